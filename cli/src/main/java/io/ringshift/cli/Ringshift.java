@@ -1,0 +1,63 @@
+package io.ringshift.cli;
+
+import io.ringshift.cli.internal.RingCommand;
+import io.ringshift.cli.internal.simulate.SimulateCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code ringshift} command line. Exit codes: 0 success, 2 bad input (missing or unreadable file,
+ * malformed JSON, invalid member, corrupt snapshot, bad option), 1 an unexpected internal error.
+ */
+@Command(
+    name = "ringshift",
+    mixinStandardHelpOptions = true,
+    versionProvider = Ringshift.Version.class,
+    description = "Control plane for consistent-hash rings of virtual nodes.",
+    subcommands = {RingCommand.class, SimulateCommand.class})
+public final class Ringshift {
+  /** Exit code for bad input: the message names the problem and nothing was written. */
+  public static final int EXIT_BAD_INPUT = 2;
+
+  private Ringshift() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs the command line in-process and returns its exit code (used by tests). */
+  public static int run(String... args) {
+    return newCommandLine().execute(args);
+  }
+
+  /** The configured command line: bad input maps to exit code 2 with a one-line message. */
+  public static CommandLine newCommandLine() {
+    CommandLine cli = new CommandLine(new Ringshift());
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          if (e instanceof BadInputException || e instanceof IllegalArgumentException) {
+            commandLine.getErr().println("ringshift: " + e.getMessage());
+            return EXIT_BAD_INPUT;
+          }
+          commandLine.getErr().println("ringshift: internal error: " + e);
+          e.printStackTrace(commandLine.getErr());
+          return 1;
+        });
+    cli.setParameterExceptionHandler(
+        (e, args) -> {
+          CommandLine commandLine = e.getCommandLine();
+          commandLine.getErr().println("ringshift: " + e.getMessage());
+          commandLine.getErr().println("Try '" + commandLine.getCommandSpec().qualifiedName() + " --help'.");
+          return EXIT_BAD_INPUT;
+        });
+    return cli;
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Ringshift.class.getPackage().getImplementationVersion();
+      return new String[] {"ringshift " + (v == null ? "dev" : v)};
+    }
+  }
+}

@@ -1,0 +1,7 @@
+package io.ringshift.cli.internal;
+
+import picocli.CommandLine.Command;
+
+/** {@code ringshift ring ...}: build, show, look up and diff ring snapshots offline. */
+@Command(name = "ring", mixinStandardHelpOptions = true, description = "Build, inspect, query and diff ring snapshots.")
+public final class RingCommand {}

@@ -1,0 +1,316 @@
+package io.ringshift.ring;
+
+import io.ringshift.ring.internal.CanonicalEncoding;
+import io.ringshift.ring.internal.TokenTable;
+import io.ringshift.ring.internal.Utf8Scratch;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * An immutable, versioned placement of keys on a consistent-hash ring of virtual nodes.
+ *
+ * <p>Design: the snapshot holds the members (sorted by id), the token table in ring order, and the replica set
+ * of every range precomputed at build time. Range {@code r} is {@code (token[r-1], token[r]]}, and range 0
+ * wraps: {@code (token[n-1], token[0]]}. A lookup hashes the key (XXH3-64, seed 0, UTF-8), finds the first
+ * token at or after the position through a bucket index (see {@link TokenTable}) and returns the precomputed
+ * {@link ReplicaSet}: one search for the primary or for all R replicas, no allocation, no lock. The exact
+ * rules, and the canonical encoding behind {@link #checksum()}, are in docs/placement.md.
+ *
+ * <p>Instances are safe to share between threads without synchronisation.
+ */
+public final class RingSnapshot {
+  /** Identifies the placement rules of this class; part of the checksum. */
+  public static final String POLICY_ID = "vnode-ring/zone-aware-walk/v1";
+
+  private final String clusterId;
+  private final long epoch;
+  private final RingHash hash;
+  private final int vnodes;
+  private final int replicas;
+  private final Member[] members;
+  private final int[] tokenCounts;
+  private final String[] zones;
+  private final TokenTable table;
+  private final ReplicaSet[] replicaSets;
+  private final List<UnderReplication> underReplication;
+  private final byte[] checksum;
+
+  RingSnapshot(
+      String clusterId,
+      long epoch,
+      RingHash hash,
+      int vnodes,
+      int replicas,
+      Member[] members,
+      int[] tokenCounts,
+      String[] zones,
+      TokenTable table,
+      ReplicaSet[] replicaSets) {
+    this.clusterId = clusterId;
+    this.epoch = epoch;
+    this.hash = hash;
+    this.vnodes = vnodes;
+    this.replicas = replicas;
+    this.members = members;
+    this.tokenCounts = tokenCounts;
+    this.zones = zones;
+    this.table = table;
+    this.replicaSets = replicaSets;
+    this.underReplication = summarizeUnderReplication();
+    this.checksum = computeChecksum();
+  }
+
+  /** A builder with the defaults documented on {@link RingBuilder}. */
+  public static RingBuilder builder() {
+    return new RingBuilder();
+  }
+
+  /** A builder holding this snapshot's cluster, epoch, parameters, hash and members. */
+  public RingBuilder toBuilder() {
+    return new RingBuilder()
+        .clusterId(clusterId)
+        .epoch(epoch)
+        .vnodes(vnodes)
+        .replicas(replicas)
+        .hash(hash)
+        .members(Arrays.asList(members));
+  }
+
+  // ---- identity and parameters ----
+
+  public String clusterId() {
+    return clusterId;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+
+  /** The ring hash; its {@link RingHash#id()} is part of the checksum. */
+  public RingHash hash() {
+    return hash;
+  }
+
+  public String hashId() {
+    return hash.id();
+  }
+
+  public String policyId() {
+    return POLICY_ID;
+  }
+
+  /** Tokens per unit of weight. */
+  public int vnodes() {
+    return vnodes;
+  }
+
+  /** The replication factor R. */
+  public int replicas() {
+    return replicas;
+  }
+
+  /** SHA-256 over the canonical encoding (docs/placement.md); a copy. */
+  public byte[] checksum() {
+    return checksum.clone();
+  }
+
+  public String checksumHex() {
+    return HexFormat.of().formatHex(checksum);
+  }
+
+  // ---- members ----
+
+  /** Members sorted by id (UTF-8 byte order). */
+  public List<Member> members() {
+    return Collections.unmodifiableList(Arrays.asList(members));
+  }
+
+  public int memberCount() {
+    return members.length;
+  }
+
+  /** The member with that id, or {@code null}. */
+  public Member member(String id) {
+    int i = memberIndex(id);
+    return i < 0 ? null : members[i];
+  }
+
+  /** Index of the member in {@link #members()}, or -1. */
+  public int memberIndex(String id) {
+    for (int i = 0; i < members.length; i++) {
+      if (members[i].id().equals(id)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Number of tokens of member {@code i} (in {@link #members()} order). */
+  public int tokenCount(int memberIndex) {
+    return tokenCounts[memberIndex];
+  }
+
+  /** Distinct zones, sorted. */
+  public List<String> zones() {
+    return List.of(zones);
+  }
+
+  /** Ranges short of the replication factor, grouped by reason; empty when fully replicated. */
+  public List<UnderReplication> underReplication() {
+    return underReplication;
+  }
+
+  // ---- tokens and ranges ----
+
+  /** Number of tokens, which is also the number of ranges. */
+  public int tokenCount() {
+    return table.size();
+  }
+
+  /** Token {@code i} in ring order (compare unsigned). */
+  public long token(int i) {
+    return table.tokens[i];
+  }
+
+  /** Member index owning token {@code i}. */
+  public int tokenOwner(int i) {
+    return table.owners[i];
+  }
+
+  /** Index of token {@code i} within its member ({@code i} in {@code id + "#" + i}). */
+  public int tokenIndexWithinMember(int i) {
+    return table.indexes[i];
+  }
+
+  /** Exclusive start of range {@code r}: the previous token, wrapping. */
+  public long rangeStart(int r) {
+    return table.tokens[r == 0 ? table.size() - 1 : r - 1];
+  }
+
+  /** Inclusive end of range {@code r}: token {@code r}. */
+  public long rangeEnd(int r) {
+    return table.tokens[r];
+  }
+
+  /** Replica set of range {@code r}. */
+  public ReplicaSet replicasOfRange(int r) {
+    return replicaSets[r];
+  }
+
+  /** Bytes of the token table, bucket index and replica table held in memory (approximate). */
+  public long footprintBytes() {
+    return table.footprintBytes() + 16L * replicaSets.length + 8L * replicas * replicaSets.length;
+  }
+
+  // ---- lookups: allocation-free and lock-free ----
+
+  /** Position of a key on the ring: the ring hash of its bytes. */
+  public long position(byte[] key) {
+    return hash.hash(key, 0, key.length);
+  }
+
+  /** Position of a key on the ring: the ring hash of its UTF-8 bytes. */
+  public long position(CharSequence key) {
+    Utf8Scratch scratch = Utf8Scratch.get();
+    int length = scratch.encode(key);
+    return hash.hash(scratch.bytes(), 0, length);
+  }
+
+  /** The range containing a position: the first token at or after it, wrapping to range 0. */
+  public int rangeOf(long position) {
+    return table.lowerBound(position);
+  }
+
+  /** Replicas, in preference order, of the range containing the position. */
+  public ReplicaSet replicasAt(long position) {
+    return replicaSets[table.lowerBound(position)];
+  }
+
+  /** Replicas of a key, in preference order; one search. */
+  public ReplicaSet replicasOf(byte[] key) {
+    return replicasAt(position(key));
+  }
+
+  /** Replicas of a key (hashed as UTF-8), in preference order; one search. */
+  public ReplicaSet replicasOf(CharSequence key) {
+    return replicasAt(position(key));
+  }
+
+  /** Primary owner of a key: the member of the first token at or after its position. */
+  public Member ownerOf(byte[] key) {
+    return members[table.owners[table.lowerBound(position(key))]];
+  }
+
+  /** Primary owner of a key hashed as UTF-8. */
+  public Member ownerOf(CharSequence key) {
+    return members[table.owners[table.lowerBound(position(key))]];
+  }
+
+  /** Differences from this snapshot to a later one. */
+  public RingDiff diffTo(RingSnapshot next) {
+    return RingDiff.between(this, next);
+  }
+
+  // ---- derived at build time ----
+
+  private List<UnderReplication> summarizeUnderReplication() {
+    UnderReplication.Reason reason = replicaSets[0].shortfall();
+    if (reason == null) {
+      return List.of();
+    }
+    String detail =
+        reason == UnderReplication.Reason.FEWER_NODES_THAN_REPLICAS
+            ? String.format("%d replicas requested but only %d nodes", replicas, members.length)
+            : String.format("%d replicas requested but only %d zones %s", replicas, zones.length, List.of(zones));
+    return List.of(new UnderReplication(reason, replicaSets.length, 1.0, detail));
+  }
+
+  private byte[] computeChecksum() {
+    CanonicalEncoding out = new CanonicalEncoding();
+    out.putString(CanonicalEncoding.FORMAT)
+        .putString(clusterId)
+        .putLong(epoch)
+        .putString(hash.id())
+        .putString(POLICY_ID)
+        .putInt(vnodes)
+        .putInt(replicas)
+        .putInt(members.length);
+    for (int i = 0; i < members.length; i++) {
+      Member m = members[i];
+      out.putString(m.id()).putString(m.zone()).putDouble(m.weight()).putString(m.state().name());
+      out.putInt(tokenCounts[i]);
+    }
+    int n = table.size();
+    out.putInt(n);
+    for (int i = 0; i < n; i++) {
+      out.putLong(table.tokens[i]).putInt(table.owners[i]).putInt(table.indexes[i]);
+    }
+    for (int r = 0; r < n; r++) {
+      ReplicaSet set = replicaSets[r];
+      out.putByte(set.size());
+      for (int j = 0; j < set.size(); j++) {
+        out.putInt(set.memberIndex(j));
+      }
+    }
+    return out.sha256();
+  }
+
+  /** Member ids of the snapshot, in canonical order (a new list). */
+  public List<String> memberIds() {
+    List<String> ids = new ArrayList<>(members.length);
+    for (Member m : members) {
+      ids.add(m.id());
+    }
+    return ids;
+  }
+
+  @Override
+  public String toString() {
+    return "RingSnapshot{cluster=" + clusterId + ", epoch=" + epoch + ", members=" + members.length
+        + ", tokens=" + table.size() + ", vnodes=" + vnodes + ", replicas=" + replicas
+        + ", checksum=" + checksumHex() + "}";
+  }
+}
