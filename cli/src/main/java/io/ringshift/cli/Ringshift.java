@@ -40,7 +40,9 @@ public final class Ringshift {
             return EXIT_BAD_INPUT;
           }
           commandLine.getErr().println("ringshift: internal error: " + e);
-          e.printStackTrace(commandLine.getErr());
+          for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            commandLine.getErr().println("  caused by: " + cause);
+          }
           return 1;
         });
     cli.setParameterExceptionHandler(
