@@ -25,43 +25,47 @@ final class ReplicaPlanner {
       shortfall = UnderReplication.Reason.FEWER_ZONES_THAN_REPLICAS;
     }
     ReplicaSet[] sets = new ReplicaSet[n];
-    int[] picked = new int[target];
+    // One flat table for all ranges (stride = target) instead of an int[] per range: fewer objects to build.
+    int[] replicaTable = new int[n * target];
     boolean[] zoneUsed = new boolean[zoneCount];
+    int[] usedZones = new int[target];
     for (int range = 0; range < n; range++) {
+      int base = range * target;
       int count = 0;
       int zonesUsed = 0;
-      java.util.Arrays.fill(zoneUsed, false);
       for (int step = 0; step < n && count < target; step++) {
         int t = range + step;
         if (t >= n) {
           t -= n;
         }
         int m = owners[t];
-        if (contains(picked, count, m)) {
+        if (contains(replicaTable, base, count, m)) {
           continue;
         }
         int z = memberZone[m];
         if (zonesUsed < zoneCount && zoneUsed[z]) {
           continue;
         }
-        picked[count++] = m;
+        replicaTable[base + count++] = m;
         if (!zoneUsed[z]) {
           zoneUsed[z] = true;
-          zonesUsed++;
+          usedZones[zonesUsed++] = z;
         }
       }
-      int[] indexes = java.util.Arrays.copyOf(picked, count);
+      for (int i = 0; i < zonesUsed; i++) {
+        zoneUsed[usedZones[i]] = false;
+      }
       Member[] set = new Member[count];
       for (int i = 0; i < count; i++) {
-        set[i] = members[indexes[i]];
+        set[i] = members[replicaTable[base + i]];
       }
-      sets[range] = new ReplicaSet(set, indexes, shortfall);
+      sets[range] = new ReplicaSet(set, replicaTable, base, shortfall);
     }
     return sets;
   }
 
-  private static boolean contains(int[] values, int count, int value) {
-    for (int i = 0; i < count; i++) {
+  private static boolean contains(int[] values, int from, int count, int value) {
+    for (int i = from; i < from + count; i++) {
       if (values[i] == value) {
         return true;
       }

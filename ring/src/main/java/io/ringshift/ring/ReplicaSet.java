@@ -14,13 +14,16 @@ import java.util.List;
  */
 public final class ReplicaSet {
   private final Member[] members;
-  private final int[] memberIndexes;
+  /** The snapshot's flat replica table; this set's member indexes start at {@code offset}. */
+  private final int[] replicaTable;
+  private final int offset;
   private final Member[] readable;
   private final UnderReplication.Reason shortfall;
 
-  ReplicaSet(Member[] members, int[] memberIndexes, UnderReplication.Reason shortfall) {
+  ReplicaSet(Member[] members, int[] replicaTable, int offset, UnderReplication.Reason shortfall) {
     this.members = members;
-    this.memberIndexes = memberIndexes;
+    this.replicaTable = replicaTable;
+    this.offset = offset;
     this.readable = allReadable(members) ? members : readableOnly(members);
     this.shortfall = shortfall;
   }
@@ -54,7 +57,7 @@ public final class ReplicaSet {
 
   /** Index of replica {@code i} in {@link RingSnapshot#members()}. */
   public int memberIndex(int i) {
-    return memberIndexes[i];
+    return replicaTable[offset + i];
   }
 
   /** Number of replicas that clients may read from (members not {@link MemberState#FILLING}). */

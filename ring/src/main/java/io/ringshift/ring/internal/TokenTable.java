@@ -115,33 +115,49 @@ public final class TokenTable {
     return digits;
   }
 
-  /** A stable LSD radix sort (four 16-bit digits) of the values, unsigned; returns the permutation. */
+  private static final int RADIX_BITS = 11;
+  private static final int RADIX = 1 << RADIX_BITS;
+
+  /**
+   * A stable LSD radix sort (six 11-bit digits) of the values, unsigned; returns the permutation. Values move
+   * together with their indexes, so every pass reads sequentially; 2,048 counters stay in L1.
+   */
   static int[] stableSortUnsigned(long[] values) {
     int n = values.length;
+    long[] keys = values.clone();
+    long[] keysOut = new long[n];
     int[] order = new int[n];
-    int[] scratch = new int[n];
+    int[] orderOut = new int[n];
     for (int i = 0; i < n; i++) {
       order[i] = i;
     }
-    int[] counts = new int[1 << 16];
-    for (int shift = 0; shift < 64; shift += 16) {
+    int[] counts = new int[RADIX];
+    for (int shift = 0; shift < 64; shift += RADIX_BITS) {
       java.util.Arrays.fill(counts, 0);
       for (int i = 0; i < n; i++) {
-        counts[(int) (values[i] >>> shift) & 0xFFFF]++;
+        counts[(int) (keys[i] >>> shift) & (RADIX - 1)]++;
+      }
+      if (counts[(int) (keys[0] >>> shift) & (RADIX - 1)] == n) {
+        continue; // every value has the same digit here: the pass would not move anything
       }
       int sum = 0;
-      for (int d = 0; d < counts.length; d++) {
+      for (int d = 0; d < RADIX; d++) {
         int c = counts[d];
         counts[d] = sum;
         sum += c;
       }
       for (int i = 0; i < n; i++) {
-        int idx = order[i];
-        scratch[counts[(int) (values[idx] >>> shift) & 0xFFFF]++] = idx;
+        long k = keys[i];
+        int to = counts[(int) (k >>> shift) & (RADIX - 1)]++;
+        keysOut[to] = k;
+        orderOut[to] = order[i];
       }
-      int[] tmp = order;
-      order = scratch;
-      scratch = tmp;
+      long[] tk = keys;
+      keys = keysOut;
+      keysOut = tk;
+      int[] to = order;
+      order = orderOut;
+      orderOut = to;
     }
     return order;
   }

@@ -1,0 +1,191 @@
+package io.ringshift.benchmarks;
+
+import com.dynatrace.hash4j.consistent.ConsistentBucketHasher;
+import com.dynatrace.hash4j.consistent.ConsistentBucketSetHasher;
+import com.dynatrace.hash4j.consistent.ConsistentHashing;
+import com.dynatrace.hash4j.hashing.Hasher64;
+import com.dynatrace.hash4j.hashing.Hashing;
+import com.dynatrace.hash4j.random.PseudoRandomGeneratorProvider;
+import io.ringshift.ring.RingSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One placement lookup of a 16-byte key, key hash included, at 120 nodes (x 256 tokens for the rings), for
+ * ringshift and its peers, in one run so that their ratios are measured on the same machine at the same time.
+ *
+ * <p>Keys cycle through 64 Ki distinct random keys (1 MiB), more than the L1/L2 caches hold, so the figure
+ * includes realistic cache behaviour rather than one hot key. Each impl runs in its own fork, so the call
+ * through {@link Lookup} is monomorphic there.
+ *
+ * <p>Peers: {@code treemapMd5} is the textbook ketama ring (MD5 of the key, {@code TreeMap.ceilingEntry});
+ * {@code guavaJump} is Guava's {@code Hashing.consistentHash} on an XXH3 key hash; {@code jumpBackAnchor} is
+ * hash4j's JumpBackAnchor bucket set; {@code rendezvous} scores all 120 nodes with a 64-bit mix of the key hash
+ * and a per-node seed and takes the highest.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+@State(Scope.Thread)
+public class LookupBenchmark {
+  static final int NODES = 120;
+  static final int VNODES = 256;
+  static final int KEY_COUNT = 1 << 16;
+
+  @Param({"ringshift", "ringshiftReplicas", "treemapMd5", "guavaJump", "jumpBackAnchor", "rendezvous"})
+  public String impl;
+
+  private byte[][] keys;
+  private int next;
+  private Lookup lookup;
+
+  /** One lookup; returns something derived from the owner so that nothing is optimised away. */
+  interface Lookup {
+    Object lookup(byte[] key);
+  }
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    SplittableRandom random = new SplittableRandom(42);
+    keys = new byte[KEY_COUNT][];
+    for (int i = 0; i < KEY_COUNT; i++) {
+      keys[i] = new byte[16];
+      random.nextBytes(keys[i]);
+    }
+    lookup = create(impl);
+  }
+
+  static Lookup create(String impl) {
+    switch (impl) {
+      case "ringshift": {
+        RingSnapshot ring = Rings.reference(NODES, VNODES);
+        return ring::ownerOf;
+      }
+      case "ringshiftReplicas": {
+        RingSnapshot ring = Rings.reference(NODES, VNODES);
+        return ring::replicasOf;
+      }
+      case "treemapMd5":
+        return new TreeMapMd5Ring(NODES, VNODES);
+      case "guavaJump": {
+        Hasher64 xxh3 = Hashing.xxh3_64();
+        return key -> com.google.common.hash.Hashing.consistentHash(xxh3.hashBytesToLong(key), NODES);
+      }
+      case "jumpBackAnchor": {
+        Hasher64 xxh3 = Hashing.xxh3_64();
+        ConsistentBucketSetHasher anchor =
+            ConsistentHashing.jumpBackAnchorHash(PseudoRandomGeneratorProvider.splitMix64_V1());
+        for (int i = 0; i < NODES; i++) {
+          anchor.addBucket();
+        }
+        return key -> anchor.getBucket(xxh3.hashBytesToLong(key));
+      }
+      case "jumpBack": {
+        Hasher64 xxh3 = Hashing.xxh3_64();
+        ConsistentBucketHasher jump = ConsistentHashing.jumpBackHash(PseudoRandomGeneratorProvider.splitMix64_V1());
+        return key -> jump.getBucket(xxh3.hashBytesToLong(key), NODES);
+      }
+      case "rendezvous":
+        return new Rendezvous(NODES);
+      default:
+        throw new IllegalArgumentException("impl was " + impl + "; see @Param for the known impls");
+    }
+  }
+
+  @Benchmark
+  public Object lookup() {
+    return lookup.lookup(keys[next++ & (KEY_COUNT - 1)]);
+  }
+
+  /** The ketama-style ring memcached clients use: MD5 of "node#i" for tokens, MD5 of the key for lookups. */
+  static final class TreeMapMd5Ring implements Lookup {
+    private final TreeMap<Long, String> ring = new TreeMap<>();
+    private final MessageDigest md5;
+
+    TreeMapMd5Ring(int nodes, int vnodes) {
+      try {
+        md5 = MessageDigest.getInstance("MD5");
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("MD5 is required by every Java platform", e);
+      }
+      for (int n = 0; n < nodes; n++) {
+        String node = Rings.nodeId(n);
+        for (int i = 0; i < vnodes; i++) {
+          ring.put(hash((node + "#" + i).getBytes(StandardCharsets.UTF_8)), node);
+        }
+      }
+    }
+
+    private long hash(byte[] bytes) {
+      byte[] d = md5.digest(bytes);
+      long h = 0;
+      for (int i = 0; i < 8; i++) {
+        h = (h << 8) | (d[i] & 0xFF);
+      }
+      return h;
+    }
+
+    @Override
+    public Object lookup(byte[] key) {
+      Map.Entry<Long, String> e = ring.ceilingEntry(hash(key));
+      return e != null ? e.getValue() : ring.firstEntry().getValue();
+    }
+  }
+
+  /** Highest-random-weight placement: score every node, keep the best. O(nodes) per lookup. */
+  static final class Rendezvous implements Lookup {
+    private final long[] seeds;
+    private final String[] ids;
+    private final Hasher64 xxh3 = Hashing.xxh3_64();
+
+    Rendezvous(int nodes) {
+      seeds = new long[nodes];
+      ids = new String[nodes];
+      for (int n = 0; n < nodes; n++) {
+        ids[n] = Rings.nodeId(n);
+        seeds[n] = xxh3.hashBytesToLong(ids[n].getBytes(StandardCharsets.UTF_8));
+      }
+    }
+
+    @Override
+    public Object lookup(byte[] key) {
+      long h = xxh3.hashBytesToLong(key);
+      int best = 0;
+      long bestScore = Long.MIN_VALUE;
+      for (int n = 0; n < seeds.length; n++) {
+        long score = mix(h ^ seeds[n]);
+        if (score > bestScore) {
+          bestScore = score;
+          best = n;
+        }
+      }
+      return ids[best];
+    }
+
+    /** The splitmix64 finaliser: a strong 64-bit mix, far cheaper than a full hash per node. */
+    private static long mix(long z) {
+      z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+      z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+      return z ^ (z >>> 31);
+    }
+  }
+}
