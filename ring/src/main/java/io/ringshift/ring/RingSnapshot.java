@@ -35,6 +35,8 @@ public final class RingSnapshot {
   private final String[] zones;
   private final TokenTable table;
   private final ReplicaSet[] replicaSets;
+  /** The member of each token, so that a primary lookup needs no second indirection. */
+  private final Member[] tokenMembers;
   private final List<UnderReplication> underReplication;
   private final byte[] checksum;
 
@@ -59,6 +61,10 @@ public final class RingSnapshot {
     this.zones = zones;
     this.table = table;
     this.replicaSets = replicaSets;
+    this.tokenMembers = new Member[table.size()];
+    for (int i = 0; i < tokenMembers.length; i++) {
+      tokenMembers[i] = members[table.owners[i]];
+    }
     this.underReplication = summarizeUnderReplication();
     this.checksum = computeChecksum();
   }
@@ -202,7 +208,8 @@ public final class RingSnapshot {
 
   /** Bytes of the token table, bucket index and replica table held in memory (approximate). */
   public long footprintBytes() {
-    return table.footprintBytes() + 16L * replicaSets.length + 8L * replicas * replicaSets.length;
+    return table.footprintBytes() + 4L * tokenMembers.length + 40L * replicaSets.length
+        + 8L * replicas * replicaSets.length;
   }
 
   // ---- lookups: allocation-free and lock-free ----
@@ -241,12 +248,12 @@ public final class RingSnapshot {
 
   /** Primary owner of a key: the member of the first token at or after its position. */
   public Member ownerOf(byte[] key) {
-    return members[table.owners[table.lowerBound(position(key))]];
+    return tokenMembers[table.lowerBound(position(key))];
   }
 
   /** Primary owner of a key hashed as UTF-8. */
   public Member ownerOf(CharSequence key) {
-    return members[table.owners[table.lowerBound(position(key))]];
+    return tokenMembers[table.lowerBound(position(key))];
   }
 
   /** Differences from this snapshot to a later one. */

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
  */
 public final class TokenTable {
   private static final int MAX_BUCKET_BITS = 22;
+  private static final int LINEAR_SCAN_LIMIT = 8;
 
   /** Token values (unsigned), in ring order. */
   public final long[] tokens;
@@ -176,12 +177,20 @@ public final class TokenTable {
     int hi = bucketStart[b + 1];
     long key = position ^ Long.MIN_VALUE;
     long[] keys = searchKeys;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (keys[mid] < key) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
+    if (hi - lo > LINEAR_SCAN_LIMIT) {
+      // Only reached when many tokens share a bucket (colliding or adversarial tokens).
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (keys[mid] < key) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+    } else {
+      // About one token per bucket: a short scan beats a binary search's unpredictable branches.
+      while (lo < hi && keys[lo] < key) {
+        lo++;
       }
     }
     return lo == keys.length ? 0 : lo;
