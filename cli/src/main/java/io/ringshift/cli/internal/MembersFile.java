@@ -79,10 +79,10 @@ final class MembersFile {
       JsonToken trailing = parser.nextToken();
       if (trailing != null) {
         throw fail(source, parser.currentTokenLocation(),
-            "unexpected " + describe(trailing) + " after the members array");
+            "expected the end of the file after the members array, found " + describe(trailing));
       }
     } catch (JsonProcessingException e) {
-      throw fail(source, e.getLocation(), "malformed JSON: " + e.getOriginalMessage());
+      throw fail(source, e.getLocation(), "malformed JSON: " + withoutSourceDescription(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new BadInputException("cannot read " + source + ": " + e.getMessage(), e);
     }
@@ -137,6 +137,24 @@ final class MembersFile {
       throw fail(source, at, where + ": " + field + " must be a JSON string, found " + describe(value));
     }
     return value.textValue();
+  }
+
+  /**
+   * Jackson names the source inside nested locations ("[Source: REDACTED (...); line: 1, column: 1]"); the
+   * message already starts with the path, so only the line and column are kept.
+   */
+  static String withoutSourceDescription(String message) {
+    String marker = "[Source: ";
+    int at = message.indexOf(marker);
+    while (at >= 0) {
+      int line = message.indexOf("line: ", at);
+      if (line < 0) {
+        break;
+      }
+      message = message.substring(0, at + 1) + message.substring(line);
+      at = message.indexOf(marker, at + 1);
+    }
+    return message;
   }
 
   private static BadInputException fail(String source, JsonLocation at, String message) {
