@@ -21,7 +21,10 @@ final class JsonOutput {
   static {
     DefaultIndenter indenter = new DefaultIndenter("  ", "\n");
     DefaultPrettyPrinter printer = new DefaultPrettyPrinter(
-        Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER));
+        Separators.createDefaultInstance()
+            .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+            .withArrayEmptySeparator("")
+            .withObjectEmptySeparator(""));
     printer.indentArraysWith(indenter);
     printer.indentObjectsWith(indenter);
     PRETTY = printer;

@@ -25,8 +25,9 @@ import picocli.CommandLine.Spec;
       "Summarises the ranges whose replica set changes from FROM to TO: how many, the fraction of the keyspace "
           + "changed in total, of replica data moved and of primaries moved, and per node the fraction gained "
           + "and lost.",
-      "ideal is the least any placement must move for this membership change (sum of positive share changes); "
-          + "ratio = replica data moved / ideal."
+      "ideal is what a placement with shares exactly proportional to weight must move for this membership change "
+          + "(sum of the positive changes of weight share); ratio = replica data moved / ideal. Zone-aware replica "
+          + "placement can move more or less than that ideal when zones differ in total weight."
     })
 public final class RingDiffCommand implements Callable<Integer> {
   @Spec private CommandSpec spec;

@@ -42,6 +42,7 @@ class RingShowCommandTest {
     assertThat(json.get("tokenCount").asInt()).isEqualTo(7 * 256);
     assertThat(json.get("zones").toString()).isEqualTo("[\"az-1\",\"az-2\",\"az-3\"]");
     assertThat(json.get("underReplicated").size()).isZero();
+    assertThat(result.stdout()).endsWith("\"underReplicated\": []\n}\n");
 
     JsonNode members = json.get("members");
     assertThat(members.size()).isEqualTo(6);
