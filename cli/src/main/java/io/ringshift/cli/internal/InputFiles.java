@@ -6,6 +6,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /** Reads whole input files, turning every way that can fail into a one-line {@link BadInputException}. */
 final class InputFiles {
@@ -26,7 +27,7 @@ final class InputFiles {
     try {
       long size = Files.size(path);
       if (size > MAX_BYTES) {
-        throw new BadInputException(String.format(
+        throw new BadInputException(String.format(Locale.ROOT,
             "%s %s is %d bytes; a %s is at most %d bytes", what, path, size, what, MAX_BYTES));
       }
       return Files.readAllBytes(path);

@@ -33,8 +33,8 @@ import java.util.Set;
  * The member rules themselves are the ring's ({@link Member}); their messages are passed through.
  */
 final class MembersFile {
-  static final Set<String> FIELDS = Set.of("id", "zone", "weight", "state");
   private static final List<String> FIELD_ORDER = List.of("id", "zone", "weight", "state");
+  private static final Set<String> FIELDS = Set.copyOf(FIELD_ORDER);
 
   private static final ObjectMapper MAPPER =
       JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();

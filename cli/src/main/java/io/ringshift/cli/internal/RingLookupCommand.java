@@ -3,8 +3,8 @@ package io.ringshift.cli.internal;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingHash;
-import io.ringshift.ring.RingSnapshot;
 import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingSnapshot;
 import io.ringshift.ring.UnderReplication;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -15,6 +15,7 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -80,20 +81,62 @@ public final class RingLookupCommand implements Callable<Integer> {
       stderr.printf(Locale.ROOT, "ringshift: warning: under-replicated: %s%n", u.detail());
     }
     stderr.flush();
-    spec.commandLine().getOut().flush();
 
-    PrintStream stdout = System.out;
     try {
-      long keys = lookUp(ring, wanted, System.in, stdout);
-      if (stdout.checkError()) {
-        stderr.printf(Locale.ROOT, "ringshift: could not write all results to stdout (%d keys read)%n", keys);
-        stderr.flush();
-        return 1;
-      }
+      lookUp(ring, wanted, System.in, new StdoutSink(System.out));
+    } catch (StdoutFailedException e) {
+      stderr.println("ringshift: stopped: " + e.getMessage());
+      stderr.flush();
+      return 1;
     } catch (IOException e) {
       throw new UncheckedIOException("reading keys from stdin failed", e);
     }
     return 0;
+  }
+
+  /** Writing to stdout failed, typically because the reading end of a pipe was closed. */
+  static final class StdoutFailedException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    StdoutFailedException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Stdout that reports failure. {@link PrintStream} swallows write errors and only sets a flag, so without
+   * checking it the command would read and hash all of stdin after {@code | head} closed the pipe.
+   */
+  private static final class StdoutSink extends OutputStream {
+    private final PrintStream stdout;
+
+    StdoutSink(PrintStream stdout) {
+      this.stdout = stdout;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      stdout.write(b);
+      check();
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+      stdout.write(bytes, offset, length);
+      check();
+    }
+
+    @Override
+    public void flush() throws IOException {
+      check();
+    }
+
+    // checkError() flushes first, which is wanted here: it is called once per 64 KiB block.
+    private void check() throws StdoutFailedException {
+      if (stdout.checkError()) {
+        throw new StdoutFailedException("could not write to stdout (was the pipe closed?)");
+      }
+    }
   }
 
   private static RingSnapshot rebuildWithReplicas(RingSnapshot ring, int replicas) {
@@ -144,7 +187,7 @@ public final class RingLookupCommand implements Callable<Integer> {
           throw new BadInputException(String.format(Locale.ROOT,
               "stdin line %d is longer than %d bytes; expected one key per line", keys + 1, MAX_KEY_BYTES));
         }
-        buffer = java.util.Arrays.copyOf(buffer, Math.min(MAX_KEY_BYTES, buffer.length * 2));
+        buffer = Arrays.copyOf(buffer, Math.min(MAX_KEY_BYTES, buffer.length * 2));
       }
       int read = in.read(buffer, end, buffer.length - end);
       if (read < 0) {

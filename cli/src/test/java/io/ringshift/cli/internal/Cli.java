@@ -4,6 +4,7 @@ import io.ringshift.cli.Ringshift;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
@@ -37,20 +38,26 @@ final class Cli {
   }
 
   static Result run(byte[] stdin, String... args) {
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    Result result = run(new ByteArrayInputStream(stdin), stdout, args);
+    return new Result(result.exitCode(), stdout.toByteArray(), result.stderr());
+  }
+
+  /** Runs with the given stdin and stdout streams; the result's stdout bytes are empty. */
+  static Result run(InputStream stdin, OutputStream stdout, String... args) {
     synchronized (LOCK) {
       InputStream in = System.in;
       PrintStream out = System.out;
       PrintStream err = System.err;
-      ByteArrayOutputStream stdout = new ByteArrayOutputStream();
       ByteArrayOutputStream stderr = new ByteArrayOutputStream();
       try {
-        System.setIn(new ByteArrayInputStream(stdin));
+        System.setIn(stdin);
         System.setOut(new PrintStream(stdout, false, StandardCharsets.UTF_8));
         System.setErr(new PrintStream(stderr, false, StandardCharsets.UTF_8));
         int exit = Ringshift.run(args);
         System.out.flush();
         System.err.flush();
-        return new Result(exit, stdout.toByteArray(), stderr.toString(StandardCharsets.UTF_8));
+        return new Result(exit, new byte[0], stderr.toString(StandardCharsets.UTF_8));
       } finally {
         System.setIn(in);
         System.setOut(out);

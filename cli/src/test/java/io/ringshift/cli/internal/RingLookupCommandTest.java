@@ -3,7 +3,10 @@ package io.ringshift.cli.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.ring.RingSnapshot;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -127,6 +130,44 @@ class RingLookupCommandTest {
     assertThat(lines[count]).isEmpty();
     for (int i = 0; i < count; i += 997) {
       assertThat(lines[i]).isEqualTo(key(i) + "\t" + String.join(",", reference.replicasOf(key(i)).ids()));
+    }
+  }
+
+  @Test
+  void shouldStopReadingWhenStdoutIsClosed() {
+    Path file = Fixtures.snapshot(dir.resolve("ring.snapshot"), ring);
+    byte[] keys = bytes("user:0123456789\n".repeat(1_000_000));
+    CountingInput stdin = new CountingInput(keys);
+    OutputStream closedAfter100k = new OutputStream() {
+      private int written;
+
+      @Override
+      public void write(int b) throws IOException {
+        if (++written > 100_000) {
+          throw new IOException("Broken pipe");
+        }
+      }
+    };
+
+    Cli.Result result = Cli.run(stdin, closedAfter100k, "ring", "lookup", "--snapshot", file.toString());
+
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
+    assertThat(result.stderr()).isEqualTo("ringshift: stopped: could not write to stdout (was the pipe closed?)\n");
+    assertThat(stdin.read).as("bytes of stdin read before stopping").isLessThan(keys.length / 10);
+  }
+
+  private static final class CountingInput extends ByteArrayInputStream {
+    long read;
+
+    CountingInput(byte[] bytes) {
+      super(bytes);
+    }
+
+    @Override
+    public synchronized int read(byte[] b, int off, int len) {
+      int n = super.read(b, off, len);
+      read += Math.max(0, n);
+      return n;
     }
   }
 
