@@ -1,0 +1,130 @@
+package io.ringshift.cli.internal;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ringshift.cli.BadInputException;
+import io.ringshift.ring.NodeMovement;
+import io.ringshift.ring.RingDiff;
+import io.ringshift.ring.RingException;
+import io.ringshift.ring.RingSnapshot;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code ringshift ring diff}: what a change from one snapshot to another moves, against the ideal. */
+@Command(
+    name = "diff",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Summarises the ranges whose replica set changes from FROM to TO: how many, the fraction of the keyspace "
+          + "changed in total, of replica data moved and of primaries moved, and per node the fraction gained "
+          + "and lost.",
+      "ideal is what a placement with shares exactly proportional to weight must move for this membership change "
+          + "(sum of the positive changes of weight share); ratio = replica data moved / ideal. Zone-aware replica "
+          + "placement can move more or less than that ideal when zones differ in total weight."
+    })
+public final class RingDiffCommand implements Callable<Integer> {
+  @Spec private CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "FROM", description = "Snapshot file before the change.")
+  private Path from;
+
+  @Parameters(index = "1", paramLabel = "TO", description = "Snapshot file after the change.")
+  private Path to;
+
+  @Option(names = "--json", description = "Print JSON instead of a table.")
+  private boolean json;
+
+  @Override
+  public Integer call() {
+    RingSnapshot before = SnapshotFiles.read(from).ring();
+    RingSnapshot after = SnapshotFiles.read(to).ring();
+    RingDiff diff;
+    try {
+      diff = before.diffTo(after);
+    } catch (RingException e) {
+      throw new BadInputException("cannot diff " + from + " and " + to + ": " + e.getMessage(), e);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      JsonOutput.print(out, toJson(before, after, diff));
+    } else {
+      printTable(out, before, after, diff);
+    }
+    return 0;
+  }
+
+  /** replica data moved / ideal; null when the ideal is 0 (nothing needs to move, so no ratio is meaningful). */
+  static Double ratio(RingDiff diff) {
+    return diff.idealMovedFraction() > 0 ? diff.movedReplicaFraction() / diff.idealMovedFraction() : null;
+  }
+
+  static ObjectNode toJson(RingSnapshot before, RingSnapshot after, RingDiff diff) {
+    ObjectNode root = JsonOutput.object();
+    root.put("cluster", after.clusterId());
+    root.put("fromEpoch", diff.fromEpoch());
+    root.put("toEpoch", diff.toEpoch());
+    root.put("fromChecksum", before.checksumHex());
+    root.put("toChecksum", after.checksumHex());
+    root.put("fromMembers", before.memberCount());
+    root.put("toMembers", after.memberCount());
+    root.put("changedRanges", diff.changes().size());
+    root.put("changedFraction", diff.changedFraction());
+    root.put("movedReplicaFraction", diff.movedReplicaFraction());
+    root.put("primaryMovedFraction", diff.primaryMovedFraction());
+    root.put("idealMovedFraction", diff.idealMovedFraction());
+    root.put("ratio", ratio(diff));
+    ArrayNode nodes = root.putArray("perNode");
+    for (NodeMovement m : diff.perNode().values()) {
+      ObjectNode node = nodes.addObject();
+      node.put("id", m.nodeId());
+      node.put("gained", m.gained());
+      node.put("lost", m.lost());
+      node.put("primaryGained", m.primaryGained());
+      node.put("primaryLost", m.primaryLost());
+    }
+    return root;
+  }
+
+  private static void printTable(PrintWriter out, RingSnapshot before, RingSnapshot after, RingDiff diff) {
+    out.printf(Locale.ROOT, "cluster %s: epoch %d -> %d, %d -> %d members, %d -> %d replicas%n",
+        after.clusterId(), diff.fromEpoch(), diff.toEpoch(), before.memberCount(), after.memberCount(),
+        before.replicas(), after.replicas());
+    out.printf(Locale.ROOT, "  from checksum %s%n  to checksum   %s%n", before.checksumHex(), after.checksumHex());
+    out.printf(Locale.ROOT, "changed ranges      %d%n", diff.changes().size());
+    out.printf(Locale.ROOT, "keyspace changed    %s  (replica list differs in any way)%n",
+        percent(diff.changedFraction()));
+    Double ratio = ratio(diff);
+    out.printf(Locale.ROOT, "replica data moved  %s  ideal %s  ratio %s%n", percent(diff.movedReplicaFraction()),
+        percent(diff.idealMovedFraction()), ratio == null ? "n/a (ideal is 0)" : String.format(Locale.ROOT,
+            "%.3f", ratio));
+    out.printf(Locale.ROOT, "primaries moved     %s%n", percent(diff.primaryMovedFraction()));
+    if (diff.perNode().isEmpty()) {
+      out.printf("per node: no node gains or loses anything%n");
+      out.flush();
+      return;
+    }
+    int width = "node".length();
+    for (String id : diff.perNode().keySet()) {
+      width = Math.max(width, id.length());
+    }
+    String row = "  %-" + width + "s  %9s  %9s  %15s  %15s%n";
+    out.printf("per node (percent of the keyspace)%n");
+    out.printf(Locale.ROOT, row, "node", "gained", "lost", "primary gained", "primary lost");
+    for (NodeMovement m : diff.perNode().values()) {
+      out.printf(Locale.ROOT, row, m.nodeId(), percent(m.gained()), percent(m.lost()), percent(m.primaryGained()),
+          percent(m.primaryLost()));
+    }
+    out.flush();
+  }
+
+  private static String percent(double fraction) {
+    return String.format(Locale.ROOT, "%.4f%%", 100 * fraction);
+  }
+}

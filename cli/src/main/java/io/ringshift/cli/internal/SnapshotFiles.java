@@ -1,0 +1,104 @@
+package io.ringshift.cli.internal;
+
+import io.ringshift.cli.BadInputException;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.CodecException;
+import io.ringshift.schemas.RingSnapshotCodec;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Snapshot files: Avro single-object encoded {@code RingSnapshot} records (see schemas/). */
+final class SnapshotFiles {
+  private static final RingSnapshotCodec CODEC = new RingSnapshotCodec();
+
+  private SnapshotFiles() {}
+
+  /** A snapshot read, decoded and verified (checksum rebuilt), with its size on disk. */
+  record Loaded(RingSnapshot ring, int bytes) {}
+
+  static Loaded read(Path path) {
+    byte[] bytes = InputFiles.read(path, "snapshot file");
+    try {
+      return new Loaded(CODEC.decode(bytes), bytes.length);
+    } catch (CodecException e) {
+      throw new BadInputException(path + " is not a valid ring snapshot: " + e.getMessage(), e);
+    }
+  }
+
+  static byte[] encode(RingSnapshot ring) {
+    try {
+      return CODEC.encode(ring);
+    } catch (CodecException e) {
+      throw new BadInputException("cannot encode the ring: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Writes the file so that readers (and a failed run) see either the old content or the complete new one: the
+   * bytes go to a temporary file in the same directory, are forced to disk, and the file is moved into place.
+   */
+  static void writeAtomically(Path target, byte[] bytes) {
+    Path absolute = target.toAbsolutePath();
+    Path directory = absolute.getParent();
+    if (directory == null || !Files.isDirectory(directory)) {
+      throw new BadInputException("cannot write " + target + ": directory " + directory + " does not exist");
+    }
+    if (Files.isDirectory(absolute)) {
+      throw new BadInputException("cannot write " + target + ": it is a directory");
+    }
+    // A name of our own with CREATE_NEW (rather than createTempFile, which forces mode 0600) so the snapshot
+    // gets the permissions the user's umask gives any new file.
+    Path temporary = directory.resolve(
+        "." + absolute.getFileName() + "." + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36)
+            + ".tmp");
+    try {
+      try (OutputStream out = Files.newOutputStream(temporary, StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE)) {
+        out.write(bytes);
+      }
+      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
+        channel.force(true);
+      }
+      moveIntoPlace(temporary, absolute);
+    } catch (IOException e) {
+      deleteQuietly(temporary, e);
+      throw new BadInputException("cannot write " + target + ": " + describe(e), e);
+    }
+  }
+
+  private static void moveIntoPlace(Path temporary, Path target) throws IOException {
+    try {
+      Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      // Same directory, so this only happens on file systems without atomic rename; replace is the best left.
+      Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  private static void deleteQuietly(Path temporary, IOException primary) {
+    try {
+      Files.deleteIfExists(temporary);
+    } catch (IOException cleanup) {
+      primary.addSuppressed(cleanup);
+    }
+  }
+
+  private static String describe(IOException e) {
+    if (e instanceof AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof NoSuchFileException) {
+      return "no such file or directory";
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+  }
+}
