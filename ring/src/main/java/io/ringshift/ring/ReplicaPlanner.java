@@ -10,6 +10,12 @@ import io.ringshift.ring.internal.TokenTable;
  * the node's zone is unused. Stop after {@code min(R, nodes)} picks. Because the rule depends only on the picks
  * so far, the first {@code r} replicas of an R-walk are the r-walk: a client asking for fewer replicas takes a
  * prefix.
+ *
+ * <p>The walk may go round the ring twice. With fewer zones than R, a node passed over in the first lap
+ * because its zone was already used becomes eligible once every zone is used; only a second lap reaches it
+ * again, so without it a ring of nodes {a1, a2} in one zone and {b1} in another could give a range only two
+ * of its three nodes. The first lap always uses every zone or fills the set, so the second lap only ever
+ * runs on rings with fewer zones than R.
  */
 final class ReplicaPlanner {
   private ReplicaPlanner() {}
@@ -31,11 +37,8 @@ final class ReplicaPlanner {
       int count = 0;
       int zonesUsed = 0;
       java.util.Arrays.fill(zoneUsed, false);
-      for (int step = 0; step < n && count < target; step++) {
-        int t = range + step;
-        if (t >= n) {
-          t -= n;
-        }
+      for (int step = 0; step < 2 * n && count < target; step++) {
+        int t = (range + step) % n;
         int m = owners[t];
         if (contains(picked, count, m)) {
           continue;
