@@ -1,7 +1,5 @@
 package io.ringshift.ring;
 
-import java.util.Objects;
-
 /**
  * A physical node of the ring: a stable id, the availability zone it runs in, its relative weight and its
  * state. Token {@code i} of the member is derived from {@code id + "#" + i} only, so the id must never be
@@ -24,7 +22,9 @@ public record Member(String id, String zone, double weight, MemberState state) {
     if (!Double.isFinite(weight) || weight <= 0) {
       throw RingException.of("member %s: weight was %s; weight must be finite and > 0", id, weight);
     }
-    Objects.requireNonNull(state, () -> "member " + id + ": state was null; state must be ACTIVE or FILLING");
+    if (state == null) {
+      throw RingException.of("member %s: state was missing; state must be ACTIVE or FILLING", id);
+    }
   }
 
   /** An active member of weight 1. */

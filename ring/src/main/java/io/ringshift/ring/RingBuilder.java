@@ -145,7 +145,10 @@ public final class RingBuilder {
   }
 
   private void validateParameters() {
-    if (clusterId == null || clusterId.isBlank()) {
+    if (clusterId == null) {
+      throw RingException.of("clusterId was missing; every ring needs a non-blank clusterId");
+    }
+    if (clusterId.isBlank()) {
       throw RingException.of("clusterId was \"%s\"; clusterId must not be blank", clusterId);
     }
     int bad = Member.unpairedSurrogate(clusterId);
