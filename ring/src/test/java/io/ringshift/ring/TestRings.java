@@ -19,6 +19,73 @@ final class TestRings {
 
   private TestRings() {}
 
+  /** A generated ring: what a property draws, printed when the property fails. */
+  record RingSpec(List<Member> members, int vnodes, int replicas) {
+    RingSpec {
+      members = List.copyOf(members);
+    }
+
+    RingSnapshot build() {
+      return ring(vnodes, replicas, members);
+    }
+
+    RingSpec withMembers(List<Member> newMembers) {
+      return new RingSpec(newMembers, vnodes, replicas);
+    }
+
+    int zoneCount() {
+      return (int) members.stream().map(Member::zone).distinct().count();
+    }
+
+    @Override
+    public String toString() {
+      StringBuilder out = new StringBuilder("V=" + vnodes + " R=" + replicas + " members=[");
+      for (Member m : members) {
+        out.append(m.id()).append('@').append(m.zone()).append('*').append(m.weight());
+        out.append(m.state() == MemberState.FILLING ? "(filling) " : " ");
+      }
+      return out.toString().trim() + "]";
+    }
+  }
+
+  private static final int[] VNODES = {1, 2, 3, 5, 8, 16, 32};
+
+  /**
+   * A small random ring. Edge cases come often on purpose: one node, V = 1, R above the node or zone count,
+   * a single zone.
+   */
+  static RingSpec randomRing(Random rnd) {
+    int nodes = rnd.nextInt(8) == 0 ? 1 : 1 + rnd.nextInt(9);
+    int zones = 1 + rnd.nextInt(4);
+    int vnodes = VNODES[rnd.nextInt(VNODES.length)];
+    int replicas = 1 + rnd.nextInt(4);
+    return new RingSpec(randomMembers(rnd, nodes, zones), vnodes, replicas);
+  }
+
+  /**
+   * Random text for keys: ASCII, controls, two-, three- and four-byte UTF-8, and unpaired surrogates (which
+   * Java encodes as '?'); now and then long enough to make the per-thread UTF-8 buffer grow.
+   */
+  static String randomText(Random rnd) {
+    int length = rnd.nextInt(20) == 0 ? rnd.nextInt(700) : rnd.nextInt(24);
+    StringBuilder out = new StringBuilder(length);
+    for (int i = 0; i < length; i++) {
+      switch (rnd.nextInt(8)) {
+        case 0, 1 -> out.append((char) (0x20 + rnd.nextInt(0x5F)));
+        case 2 -> out.append((char) rnd.nextInt(0x80));
+        case 3 -> out.append((char) (0x80 + rnd.nextInt(0x780)));
+        case 4 -> {
+          char c = (char) (0x800 + rnd.nextInt(0x10000 - 0x800));
+          out.append(Character.isSurrogate(c) ? '\uFFFF' : c);
+        }
+        case 5 -> out.appendCodePoint(0x10000 + rnd.nextInt(0x100000));
+        case 6 -> out.append((char) (0xD800 + rnd.nextInt(0x400)));
+        default -> out.append((char) (0xDC00 + rnd.nextInt(0x400)));
+      }
+    }
+    return out.toString();
+  }
+
   static RingSnapshot ring(int vnodes, int replicas, List<Member> members) {
     return RingSnapshot.builder().vnodes(vnodes).replicas(replicas).members(members).build();
   }
