@@ -10,9 +10,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -41,11 +43,15 @@ final class ReferencePlacement {
   final int vnodes;
   final int replicas;
   final RingHash hash;
+  private final Map<String, Integer> memberIndexes = new HashMap<>();
   private final List<List<String>> rangeReplicas;
 
   private ReferencePlacement(List<Member> members, int vnodes, int replicas, RingHash hash) {
     this.members = new ArrayList<>(members);
     this.members.sort(Comparator.comparing(Member::id, UTF8_ORDER));
+    for (int i = 0; i < this.members.size(); i++) {
+      memberIndexes.put(this.members.get(i).id(), i);
+    }
     Set<String> zoneSet = new TreeSet<>(UTF8_ORDER);
     members.forEach(m -> zoneSet.add(m.zone()));
     this.zones = List.copyOf(zoneSet);
@@ -94,26 +100,30 @@ final class ReferencePlacement {
   }
 
   Member member(String id) {
-    return members.stream().filter(m -> m.id().equals(id)).findFirst().orElseThrow();
+    return members.get(memberIndex(id));
   }
 
   int memberIndex(String id) {
-    for (int i = 0; i < members.size(); i++) {
-      if (members.get(i).id().equals(id)) {
-        return i;
-      }
+    Integer index = memberIndexes.get(id);
+    if (index == null) {
+      throw new IllegalArgumentException("no member " + id);
     }
-    throw new IllegalArgumentException("no member " + id);
+    return index;
   }
 
-  /** The range of a position: the first token at or after it (unsigned), wrapping to 0. */
+  /** The range of a position: the first token at or after it (unsigned), wrapping to 0. A plain bisection. */
   int rangeOf(long position) {
-    for (int r = 0; r < tokens.size(); r++) {
-      if (Long.compareUnsigned(tokens.get(r).value(), position) >= 0) {
-        return r;
+    int lo = 0;
+    int hi = tokens.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(tokens.get(mid).value(), position) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
       }
     }
-    return 0;
+    return lo == tokens.size() ? 0 : lo;
   }
 
   List<String> replicasOfRange(int range) {
@@ -148,8 +158,18 @@ final class ReferencePlacement {
     return List.copyOf(picked);
   }
 
-  /** The checksum as docs/placement.md specifies it, encoded with plain java.io. */
+  /** The checksum as docs/placement.md specifies it: SHA-256 of {@link #canonicalEncoding}. */
   String checksumHex(String clusterId, long epoch, String policyId) {
+    try {
+      return HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-256").digest(canonicalEncoding(clusterId, epoch, policyId)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The canonical encoding as docs/placement.md specifies it, written with plain java.io. */
+  byte[] canonicalEncoding(String clusterId, long epoch, String policyId) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       writeString(out, "ringshift.ring.v1");
@@ -182,11 +202,7 @@ final class ReferencePlacement {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes.toByteArray()));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return bytes.toByteArray();
   }
 
   private static void writeString(DataOutputStream out, String s) throws IOException {

@@ -258,15 +258,26 @@ final class RingInvariants {
     check(total <= 1.0 + EXACT, () -> "ranges cover more than the ring: " + total);
   }
 
+  /**
+   * The reported change containing a position, or null. The changes were checked disjoint and in ring order
+   * of their ends (only the first may wrap), so the candidate is the first change ending at or after the
+   * position, or else the wrapping one.
+   */
   private static RangeChange find(List<RangeChange> changes, long position) {
-    RangeChange found = null;
-    for (RangeChange c : changes) {
-      if (c.contains(position)) {
-        check(found == null, () -> "position " + Long.toUnsignedString(position) + " lies in two reported ranges");
-        found = c;
+    int lo = 0;
+    int hi = changes.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (Long.compareUnsigned(changes.get(mid).end(), position) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
       }
     }
-    return found;
+    if (lo < changes.size() && changes.get(lo).contains(position)) {
+      return changes.get(lo);
+    }
+    return !changes.isEmpty() && changes.get(0).contains(position) ? changes.get(0) : null;
   }
 
   private static List<String> added(List<String> before, List<String> after) {
