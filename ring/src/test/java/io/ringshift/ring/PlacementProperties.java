@@ -28,7 +28,7 @@ class PlacementProperties {
 
   @Test
   void shouldMoveKeysOnlyToJoiningNode() {
-    Seeded.forAll("shouldMoveKeysOnlyToJoiningNode", 80, TestRings::randomRing, (spec, rnd) -> {
+    Seeded.forAll("shouldMoveKeysOnlyToJoiningNode", 60, TestRings::randomRing, (spec, rnd) -> {
       Set<String> taken = spec.members().stream().map(Member::id).collect(Collectors.toCollection(HashSet::new));
       // Sometimes into a new zone, which can lift the ring from "fewer zones than R" to fully zoned.
       Member joiner = TestRings.randomMember(rnd, taken, spec.zoneCount() + rnd.nextInt(2));
@@ -56,7 +56,7 @@ class PlacementProperties {
 
   @Test
   void shouldMoveOnlyTheRemovedNodesKeys() {
-    Seeded.forAll("shouldMoveOnlyTheRemovedNodesKeys", 80, rnd -> atLeastTwoNodes(rnd), (spec, rnd) -> {
+    Seeded.forAll("shouldMoveOnlyTheRemovedNodesKeys", 60, rnd -> atLeastTwoNodes(rnd), (spec, rnd) -> {
       List<Member> after = new ArrayList<>(spec.members());
       Member removed = after.remove(rnd.nextInt(after.size()));
       RingSnapshot from = spec.build();
@@ -109,7 +109,7 @@ class PlacementProperties {
   void shouldChangeReplicaSetsOnlyInsideTheReportedRanges() {
     // Arbitrary changes at once (joins, removals, weights, zones, states, R), so the diff cannot lean on the
     // structure of a single join or removal.
-    Seeded.forAll("shouldChangeReplicaSetsOnlyInsideTheReportedRanges", 120,
+    Seeded.forAll("shouldChangeReplicaSetsOnlyInsideTheReportedRanges", 100,
         rnd -> {
           RingSpec spec = TestRings.randomRing(rnd);
           return new Change(spec, mutate(spec, rnd));
@@ -208,7 +208,7 @@ class PlacementProperties {
 
   @Test
   void shouldGiveTheSameChecksumForTheSameMembersInAnyOrder() {
-    Seeded.forAll("shouldGiveTheSameChecksumForTheSameMembersInAnyOrder", 150, TestRings::randomRing,
+    Seeded.forAll("shouldGiveTheSameChecksumForTheSameMembersInAnyOrder", 100, TestRings::randomRing,
         (spec, rnd) -> {
           RingSnapshot ring = spec.build();
           for (int i = 0; i < 3; i++) {

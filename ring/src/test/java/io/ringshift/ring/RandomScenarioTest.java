@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * {@code ./mvnw -B -pl ring test -Dtest=RandomScenarioTest -Dringshift.seed=<seed>}.
  */
 class RandomScenarioTest {
-  private static final int SCENARIOS = 40;
-  private static final int STEPS = 25;
+  private static final int SCENARIOS = 30;
+  private static final int STEPS = 20;
   private static final int[] VNODES = {1, 2, 3, 4, 8, 16};
 
   private enum Op { JOIN, REMOVE, REWEIGHT, RESTATE }

@@ -195,7 +195,7 @@ final class RingInvariants {
     }
 
     // Sampled: random positions, as a client or an auditor would see the change.
-    int samples = 4000;
+    int samples = 3000;
     Map<String, double[]> sampled = new HashMap<>();
     int changed = 0;
     for (int i = 0; i < samples; i++) {

@@ -3,9 +3,9 @@ package io.ringshift.ring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** The ring hash is XXH3-64 with seed 0 over UTF-8, as published vectors (PLATFORM.md) pin it. */
 class Xxh3VectorsTest {
