@@ -1,14 +1,13 @@
 package io.ringshift.ring;
 
-import java.util.Objects;
-
 /**
  * A physical node of the ring: a stable id, the availability zone it runs in, its relative weight and its
  * state. Token {@code i} of the member is derived from {@code id + "#" + i} only, so the id must never be
  * reused for another machine.
  *
- * @param id stable node id, not blank, at most {@value #MAX_ID_LENGTH} characters, no control characters
- * @param zone availability zone, not blank, at most {@value #MAX_ID_LENGTH} characters
+ * @param id stable node id, not blank, at most {@value #MAX_ID_LENGTH} characters, no control characters, no
+ *     unpaired surrogates
+ * @param zone availability zone, same rules as the id
  * @param weight relative capacity, finite and &gt; 0; the member gets {@code round(weight * vnodes)} tokens
  * @param state whether clients may read from it
  * @throws RingException when a field breaks its rule; the message names the field and the value
@@ -23,7 +22,9 @@ public record Member(String id, String zone, double weight, MemberState state) {
     if (!Double.isFinite(weight) || weight <= 0) {
       throw RingException.of("member %s: weight was %s; weight must be finite and > 0", id, weight);
     }
-    Objects.requireNonNull(state, () -> "member " + id + ": state was null; state must be ACTIVE or FILLING");
+    if (state == null) {
+      throw RingException.of("member %s: state was missing; state must be ACTIVE or FILLING", id);
+    }
   }
 
   /** An active member of weight 1. */
@@ -68,5 +69,44 @@ public record Member(String id, String zone, double weight, MemberState state) {
             field, value.replaceAll("\\p{Cntrl}", "?"), field, (int) value.charAt(i));
       }
     }
+    int bad = unpairedSurrogate(value);
+    if (bad >= 0) {
+      throw RingException.of(
+          "member %s was \"%s\"; %s must be well-formed Unicode (unpaired surrogate U+%04X at index %d)",
+          field, escapeSurrogates(value), field, (int) value.charAt(bad), bad);
+    }
+  }
+
+  /**
+   * Index of the first unpaired surrogate, or -1. Ids, zones and cluster ids are hashed, ordered and
+   * checksummed as UTF-8, where Java writes every unpaired surrogate as {@code '?'}: two different names would
+   * become the same bytes, and the member order (hence the checksum) would depend on insertion order.
+   */
+  static int unpairedSurrogate(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The value with each unpaired surrogate written as {@code \\uXXXX}, so that a message can show it. */
+  static String escapeSurrogates(String value) {
+    StringBuilder out = new StringBuilder(value.length() + 8);
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+        out.append(c).append(value.charAt(++i));
+      } else if (Character.isSurrogate(c)) {
+        out.append(String.format(java.util.Locale.ROOT, "\\u%04X", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 }

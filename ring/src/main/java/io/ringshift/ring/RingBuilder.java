@@ -93,8 +93,9 @@ public final class RingBuilder {
   /**
    * Validates the input and builds the snapshot.
    *
-   * @throws RingException when the cluster id is blank, the epoch negative, V &lt; 1, R &lt; 1, there are no
-   *     members, two members share an id, a member's weight gives no token, or the ring would be too large
+   * @throws RingException when the cluster id is blank or not well-formed Unicode, the epoch negative, V &lt; 1,
+   *     R &lt; 1, there are no members, two members share an id, a member's weight gives no token, or the ring
+   *     would be too large
    */
   public RingSnapshot build() {
     validateParameters();
@@ -144,8 +145,16 @@ public final class RingBuilder {
   }
 
   private void validateParameters() {
-    if (clusterId == null || clusterId.isBlank()) {
+    if (clusterId == null) {
+      throw RingException.of("clusterId was missing; every ring needs a non-blank clusterId");
+    }
+    if (clusterId.isBlank()) {
       throw RingException.of("clusterId was \"%s\"; clusterId must not be blank", clusterId);
+    }
+    int bad = Member.unpairedSurrogate(clusterId);
+    if (bad >= 0) {
+      throw RingException.of("clusterId was \"%s\"; clusterId must be well-formed Unicode (unpaired surrogate "
+          + "U+%04X at index %d)", Member.escapeSurrogates(clusterId), (int) clusterId.charAt(bad), bad);
     }
     if (clusterId.length() > MAX_CLUSTER_ID_LENGTH) {
       throw RingException.of("clusterId was %d characters long; clusterId must be at most %d characters",
