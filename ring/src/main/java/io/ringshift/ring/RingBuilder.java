@@ -71,7 +71,10 @@ public final class RingBuilder {
   }
 
   public RingBuilder addMember(Member member) {
-    members.add(Objects.requireNonNull(member, "member"));
+    if (member == null) {
+      throw RingException.of("member was null; every member must be given");
+    }
+    members.add(member);
     return this;
   }
 

@@ -144,7 +144,8 @@ public final class RingDiff {
 
   /**
    * Fraction of all replica data that must be copied: the sum over changed ranges of
-   * {@code fraction * added replicas}, divided by the new replication factor.
+   * {@code fraction * added replicas}, divided by the replicas each key has in the new snapshot
+   * ({@code min(R, nodes)}).
    */
   public double movedReplicaFraction() {
     return movedReplicaFraction;
@@ -156,8 +157,11 @@ public final class RingDiff {
   }
 
   /**
-   * The least data any placement must move for this membership change, as a fraction of all data:
-   * {@code sum over nodes of max(0, newShare - oldShare)}, with shares proportional to weight.
+   * The data a perfectly weight-proportional placement would move for this membership change, as a fraction
+   * of all data: {@code sum over nodes of max(0, newShare - oldShare)}, with shares proportional to weight.
+   * It ignores zones: when zones hold unequal total weight, zone-aware placement can realise shares that
+   * differ from the weights, so a ratio {@code movedReplicaFraction / idealMovedFraction} slightly below 1 is
+   * possible and not a bug.
    */
   public double idealMovedFraction() {
     return idealMovedFraction;
@@ -234,7 +238,7 @@ public final class RingDiff {
           Collections.unmodifiableList(changes),
           Collections.unmodifiableMap(perNode),
           Math.min(1.0, changed),
-          replicaMoved / to.replicas(),
+          replicaMoved / Math.min(to.replicas(), to.memberCount()),
           Math.min(1.0, primaryMoved),
           idealMovedFraction(from, to));
     }

@@ -201,6 +201,19 @@ public final class RingSnapshot {
     return table.tokens[r];
   }
 
+  /**
+   * Fraction of the keyspace covered by range {@code r}, in [0, 1]. A ring of one token has one range, the
+   * whole ring; a range between two equal (colliding) tokens is empty.
+   */
+  public double rangeFraction(int r) {
+    if (table.size() == 1) {
+      return 1.0;
+    }
+    long start = rangeStart(r);
+    long end = rangeEnd(r);
+    return start == end ? 0.0 : RangeChange.fraction(start, end);
+  }
+
   /** Replica set of range {@code r}. */
   public ReplicaSet replicasOfRange(int r) {
     return replicaSets[r];
@@ -270,7 +283,8 @@ public final class RingSnapshot {
     }
     String detail =
         reason == UnderReplication.Reason.FEWER_NODES_THAN_REPLICAS
-            ? String.format("%d replicas requested but only %d nodes", replicas, members.length)
+            ? String.format("%d replicas requested but only %d node%s", replicas, members.length,
+                members.length == 1 ? "" : "s")
             : String.format("%d replicas requested but only %d zones %s", replicas, zones.length, List.of(zones));
     return List.of(new UnderReplication(reason, replicaSets.length, 1.0, detail));
   }

@@ -112,7 +112,7 @@ final class RingInvariants {
           () -> "under-replication " + under + " expected " + expectedShortfall + " over all " + n + " ranges");
       String detail = under.get(0).detail();
       String expectedDetail = expectedShortfall == UnderReplication.Reason.FEWER_NODES_THAN_REPLICAS
-          ? r + " replicas requested but only " + nodes + " nodes"
+          ? r + " replicas requested but only " + nodes + (nodes == 1 ? " node" : " nodes")
           : r + " replicas requested but only " + zones + " zones " + s.zones();
       check(detail.equals(expectedDetail), () -> "detail \"" + detail + "\" expected \"" + expectedDetail + "\"");
     }
@@ -178,7 +178,8 @@ final class RingInvariants {
     checkFraction("changedFraction", diff.changedFraction(), Math.min(1.0, totals[0]), EXACT);
     checkFraction("sum of range fractions", changes.stream().mapToDouble(RangeChange::fraction).sum(), totals[0],
         EXACT);
-    checkFraction("movedReplicaFraction", diff.movedReplicaFraction(), totals[1] / to.replicas(), EXACT);
+    checkFraction("movedReplicaFraction", diff.movedReplicaFraction(),
+        totals[1] / Math.min(to.replicas(), to.memberCount()), EXACT);
     double primaryMoved = exact.values().stream().mapToDouble(v -> v[2]).sum();
     checkFraction("primaryMovedFraction", diff.primaryMovedFraction(), Math.min(1.0, primaryMoved), EXACT);
     checkFraction("idealMovedFraction", diff.idealMovedFraction(), idealMoved(from, to), EXACT);

@@ -93,7 +93,7 @@ class RingLookupTest {
     }
     assertThat(ring.underReplication()).singleElement().satisfies(u -> {
       assertThat(u.reason()).isEqualTo(UnderReplication.Reason.FEWER_NODES_THAN_REPLICAS);
-      assertThat(u.detail()).isEqualTo("3 replicas requested but only 1 nodes");
+      assertThat(u.detail()).isEqualTo("3 replicas requested but only 1 node");
     });
   }
 
