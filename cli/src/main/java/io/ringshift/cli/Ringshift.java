@@ -2,6 +2,8 @@ package io.ringshift.cli;
 
 import io.ringshift.cli.internal.RingCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
+import io.ringshift.ring.RingException;
+import io.ringshift.schemas.CodecException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -35,7 +37,7 @@ public final class Ringshift {
     CommandLine cli = new CommandLine(new Ringshift());
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
-          if (e instanceof BadInputException || e instanceof IllegalArgumentException) {
+          if (e instanceof BadInputException || e instanceof RingException || e instanceof CodecException) {
             commandLine.getErr().println("ringshift: " + e.getMessage());
             return EXIT_BAD_INPUT;
           }

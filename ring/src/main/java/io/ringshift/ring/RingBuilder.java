@@ -23,8 +23,13 @@ public final class RingBuilder {
   public static final String DEFAULT_CLUSTER = "default";
   public static final int DEFAULT_VNODES = 256;
   public static final int DEFAULT_REPLICAS = 3;
-  /** Upper bound on tokens per snapshot (about 200 MB of tables), so a typo cannot exhaust memory. */
-  public static final int MAX_TOKENS = 1 << 24;
+  /**
+   * Upper bound on tokens per snapshot, 2,097,152 (8x a ring of 1,000 nodes x 256): a built ring costs about
+   * 100 bytes per token, so a typo or a corrupt snapshot of a few hundred bytes cannot exhaust a reader's memory.
+   */
+  public static final int MAX_TOKENS = 1 << 21;
+  /** Upper bound on tokens x min(replicas, members): the size of the precomputed replica table. */
+  public static final int MAX_REPLICA_ENTRIES = 1 << 23;
   /** Upper bound on the replication factor. */
   public static final int MAX_REPLICAS = 64;
   /** Longest accepted cluster id. */
@@ -132,6 +137,12 @@ public final class RingBuilder {
       throw RingException.of(
           "the members need %d tokens in total; a ring holds at most %d tokens (lower vnodes or weights)",
           totalTokens, MAX_TOKENS);
+    }
+    long replicaEntries = totalTokens * Math.min(replicas, sorted.length);
+    if (replicaEntries > MAX_REPLICA_ENTRIES) {
+      throw RingException.of(
+          "%d tokens x %d replicas need %d replica entries; a ring holds at most %d (lower vnodes or replicas)",
+          totalTokens, Math.min(replicas, sorted.length), replicaEntries, MAX_REPLICA_ENTRIES);
     }
     Set<String> zoneSet = new TreeSet<>(UTF8_ORDER);
     for (Member m : sorted) {

@@ -62,13 +62,15 @@ public final class RingDiff {
       throw RingException.of("cannot diff hash %s against hash %s; changing the hash moves every key",
           from.hashId(), to.hashId());
     }
+    List<Member> toMembers = to.members();
+    List<Member> fromMembers = from.members();
     Map<String, Integer> toIndex = new HashMap<>();
-    for (int i = 0; i < to.memberCount(); i++) {
-      toIndex.put(to.members().get(i).id(), i);
+    for (int i = 0; i < toMembers.size(); i++) {
+      toIndex.put(toMembers.get(i).id(), i);
     }
-    int[] fromToTo = new int[from.memberCount()];
+    int[] fromToTo = new int[fromMembers.size()];
     for (int i = 0; i < fromToTo.length; i++) {
-      fromToTo[i] = toIndex.getOrDefault(from.members().get(i).id(), -1);
+      fromToTo[i] = toIndex.getOrDefault(fromMembers.get(i).id(), -1);
     }
 
     Accumulator acc = new Accumulator();
@@ -159,9 +161,8 @@ public final class RingDiff {
   /**
    * The data a perfectly weight-proportional placement would move for this membership change, as a fraction
    * of all data: {@code sum over nodes of max(0, newShare - oldShare)}, with shares proportional to weight.
-   * It ignores zones: when zones hold unequal total weight, zone-aware placement can realise shares that
-   * differ from the weights, so a ratio {@code movedReplicaFraction / idealMovedFraction} slightly below 1 is
-   * possible and not a bug.
+   * It ignores zones and token noise: a real ring realises shares that differ a little from the weights, so the
+   * ratio {@code movedReplicaFraction / idealMovedFraction} can fall a little above or below 1.
    */
   public double idealMovedFraction() {
     return idealMovedFraction;
@@ -230,8 +231,19 @@ public final class RingDiff {
           movement.computeIfAbsent(before.primary().id(), x -> new double[4])[3] += f;
         }
       }
+      Map<String, double[]> held = idealHeld(from, to);
+      held.forEach((id, h) -> {
+        double[] v = movement.computeIfAbsent(id, x -> new double[4]);
+        if (h[1] == h[0] && v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0) {
+          movement.remove(id); // neither moves nor should move
+        }
+      });
       Map<String, NodeMovement> perNode = new TreeMap<>();
-      movement.forEach((id, v) -> perNode.put(id, new NodeMovement(id, v[0], v[1], v[2], v[3])));
+      movement.forEach((id, v) -> {
+        double[] h = held.getOrDefault(id, new double[2]);
+        perNode.put(id, new NodeMovement(id, v[0], v[1], v[2], v[3], Math.max(0, h[1] - h[0]),
+            Math.max(0, h[0] - h[1])));
+      });
       return new RingDiff(
           from.epoch(),
           to.epoch(),
@@ -241,6 +253,25 @@ public final class RingDiff {
           replicaMoved / Math.min(to.replicas(), to.memberCount()),
           Math.min(1.0, primaryMoved),
           idealMovedFraction(from, to));
+    }
+  }
+
+  /**
+   * Per node id, the keyspace fraction it would hold a replica of in each snapshot if it held exactly its
+   * weight share: {@code min(1, min(R, nodes) * weight / totalWeight)}.
+   */
+  static Map<String, double[]> idealHeld(RingSnapshot from, RingSnapshot to) {
+    Map<String, double[]> held = new HashMap<>();
+    addHeld(held, from, 0);
+    addHeld(held, to, 1);
+    return held;
+  }
+
+  private static void addHeld(Map<String, double[]> held, RingSnapshot snapshot, int slot) {
+    double total = snapshot.members().stream().mapToDouble(Member::weight).sum();
+    int copies = Math.min(snapshot.replicas(), snapshot.memberCount());
+    for (Member m : snapshot.members()) {
+      held.computeIfAbsent(m.id(), x -> new double[2])[slot] = Math.min(1.0, copies * m.weight() / total);
     }
   }
 

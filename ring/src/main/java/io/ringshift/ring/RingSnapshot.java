@@ -206,12 +206,13 @@ public final class RingSnapshot {
    * whole ring; a range between two equal (colliding) tokens is empty.
    */
   public double rangeFraction(int r) {
-    if (table.size() == 1) {
-      return 1.0;
-    }
     long start = rangeStart(r);
     long end = rangeEnd(r);
-    return start == end ? 0.0 : RangeChange.fraction(start, end);
+    if (start == end) {
+      // token[r-1] == token[r]: for r = 0 that means every token is equal and range 0 is the whole ring.
+      return r == 0 ? 1.0 : 0.0;
+    }
+    return RangeChange.fraction(start, end);
   }
 
   /** Replica set of range {@code r}. */
@@ -232,8 +233,17 @@ public final class RingSnapshot {
     return hash.hash(key, 0, key.length);
   }
 
-  /** Position of a key on the ring: the ring hash of its UTF-8 bytes. */
+  /**
+   * Position of a key on the ring: the ring hash of its UTF-8 bytes. Keys up to {@value
+   * Utf8Scratch#MAX_RETAINED_CHARS} characters are encoded into a per-thread buffer and allocate nothing; longer
+   * keys are encoded into a new array. {@link #position(byte[])} is the zero-cost path for callers that already
+   * hold bytes.
+   */
   public long position(CharSequence key) {
+    if (key.length() > Utf8Scratch.MAX_RETAINED_CHARS) {
+      byte[] bytes = key.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      return hash.hash(bytes, 0, bytes.length);
+    }
     Utf8Scratch scratch = Utf8Scratch.get();
     int length = scratch.encode(key);
     return hash.hash(scratch.bytes(), 0, length);

@@ -88,6 +88,8 @@ public final class RingDiffCommand implements Callable<Integer> {
       node.put("lost", m.lost());
       node.put("primaryGained", m.primaryGained());
       node.put("primaryLost", m.primaryLost());
+      node.put("idealGained", m.idealGained());
+      node.put("idealLost", m.idealLost());
     }
     return root;
   }
@@ -114,12 +116,13 @@ public final class RingDiffCommand implements Callable<Integer> {
     for (String id : diff.perNode().keySet()) {
       width = Math.max(width, id.length());
     }
-    String row = "  %-" + width + "s  %9s  %9s  %15s  %15s%n";
-    out.printf("per node (percent of the keyspace)%n");
-    out.printf(Locale.ROOT, row, "node", "gained", "lost", "primary gained", "primary lost");
+    String row = "  %-" + width + "s  %9s  %11s  %9s  %11s  %15s  %15s%n";
+    out.printf("per node (percent of the keyspace; ideal = what its weight share alone would make it gain or lose)%n");
+    out.printf(Locale.ROOT, row, "node", "gained", "ideal gain", "lost", "ideal loss", "primary gained",
+        "primary lost");
     for (NodeMovement m : diff.perNode().values()) {
-      out.printf(Locale.ROOT, row, m.nodeId(), percent(m.gained()), percent(m.lost()), percent(m.primaryGained()),
-          percent(m.primaryLost()));
+      out.printf(Locale.ROOT, row, m.nodeId(), percent(m.gained()), percent(m.idealGained()), percent(m.lost()),
+          percent(m.idealLost()), percent(m.primaryGained()), percent(m.primaryLost()));
     }
     out.flush();
   }

@@ -21,8 +21,6 @@ import picocli.CommandLine.Spec;
     description = "Verifies a snapshot file and prints it as JSON: parameters, checksum, members with their token "
         + "counts and keyspace shares, and under-replicated ranges.")
 public final class RingShowCommand implements Callable<Integer> {
-  private static final double TWO_TO_64 = 0x1p64;
-
   @Spec private CommandSpec spec;
 
   @Parameters(index = "0", paramLabel = "FILE", description = "Snapshot file.")
@@ -39,7 +37,7 @@ public final class RingShowCommand implements Callable<Integer> {
     double[] primary = new double[ring.memberCount()];
     double[] replica = new double[ring.memberCount()];
     for (int r = 0; r < ring.tokenCount(); r++) {
-      double fraction = rangeFraction(ring, r);
+      double fraction = ring.rangeFraction(r);
       primary[ring.tokenOwner(r)] += fraction;
       ReplicaSet set = ring.replicasOfRange(r);
       for (int j = 0; j < set.size(); j++) {
@@ -84,18 +82,5 @@ public final class RingShowCommand implements Callable<Integer> {
       node.put("detail", u.detail());
     }
     return root;
-  }
-
-  /**
-   * Keyspace fraction of range {@code r}, {@code (token[r-1], token[r]]}. Equal (colliding) tokens make an
-   * empty range here, whereas {@code RangeChange.fraction} reads start == end as the whole ring, which is right
-   * only for a ring of one token.
-   */
-  static double rangeFraction(RingSnapshot ring, int r) {
-    if (ring.tokenCount() == 1) {
-      return 1.0;
-    }
-    long length = ring.rangeEnd(r) - ring.rangeStart(r);
-    return ((double) (length >>> 1) * 2.0 + (length & 1L)) / TWO_TO_64;
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringshift.ring.NodeMovement;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingSnapshot;
 import java.nio.file.Path;
@@ -34,18 +35,24 @@ class RingDiffCommandTest {
         percent(diff.movedReplicaFraction()), percent(diff.idealMovedFraction()),
         diff.movedReplicaFraction() / diff.idealMovedFraction()));
     assertThat(lines[6]).isEqualTo("primaries moved     " + percent(diff.primaryMovedFraction()));
-    assertThat(lines[7]).isEqualTo("per node (percent of the keyspace)");
-    assertThat(lines[8]).isEqualTo("  node         gained       lost   primary gained     primary lost");
-    assertThat(lines[9]).isEqualTo("  node-001    0.0000%" + String.format(Locale.ROOT, "%11s", percent(
-        diff.perNode().get("node-001").lost())) + "          0.0000%" + String.format(Locale.ROOT, "%17s",
-        percent(diff.perNode().get("node-001").primaryLost())));
+    assertThat(lines[7]).startsWith("per node (percent of the keyspace; ideal = ");
+    assertThat(lines[8].trim().split("  +")).containsExactly(
+        "node", "gained", "ideal gain", "lost", "ideal loss", "primary gained", "primary lost");
     assertThat(lines).hasSize(9 + diff.perNode().size());
-    // A join moves keys only to the joining node: it is the only one that gains.
+    for (int i = 9; i < lines.length; i++) {
+      String[] columns = lines[i].trim().split(" +");
+      NodeMovement m = diff.perNode().get(columns[0]);
+      assertThat(columns).as(lines[i]).containsExactly(m.nodeId(), percent(m.gained()), percent(m.idealGained()),
+          percent(m.lost()), percent(m.idealLost()), percent(m.primaryGained()), percent(m.primaryLost()));
+    }
+    // A join moves keys only to the joining node: it is the only one that gains, and the only one that should.
     assertThat(lines[lines.length - 1]).startsWith("  node-007  ");
+    assertThat(diff.perNode().get("node-007").idealGained()).isCloseTo(3 / 7.0, within(1e-12));
     for (int i = 9; i < lines.length - 1; i++) {
       String[] columns = lines[i].trim().split(" +");
       assertThat(columns[1]).as("gained: %s", lines[i]).isEqualTo("0.0000%");
-      assertThat(columns[3]).as("primary gained: %s", lines[i]).isEqualTo("0.0000%");
+      assertThat(columns[2]).as("ideal gain: %s", lines[i]).isEqualTo("0.0000%");
+      assertThat(columns[5]).as("primary gained: %s", lines[i]).isEqualTo("0.0000%");
     }
   }
 

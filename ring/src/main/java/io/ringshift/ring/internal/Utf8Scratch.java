@@ -8,6 +8,9 @@ package io.ringshift.ring.internal;
  * unpaired surrogate by {@code '?'}.
  */
 public final class Utf8Scratch {
+  /** Longest key, in chars, encoded into the per-thread buffer; the buffer never grows past 3 bytes per char. */
+  public static final int MAX_RETAINED_CHARS = 1024;
+
   private static final ThreadLocal<Utf8Scratch> PER_THREAD = ThreadLocal.withInitial(Utf8Scratch::new);
 
   private byte[] buffer = new byte[64];
