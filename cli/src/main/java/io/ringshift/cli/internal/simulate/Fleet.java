@@ -1,0 +1,166 @@
+package io.ringshift.cli.internal.simulate;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The physical nodes of one membership, in the order a positional scheme (modulo) numbers them.
+ *
+ * <p>Every node carries a {@link Node#number() number} that is stable across memberships: the base fleet has
+ * numbers {@code 0..n-1}, a joining node gets {@code n}. Placements report node numbers, so assignments of two
+ * memberships compare directly.
+ *
+ * @param nodes the members, in positional order
+ * @param zoneCount zones of the scenario (a zone may be empty in a small fleet)
+ */
+record Fleet(List<Node> nodes, int zoneCount) {
+
+  /**
+   * A physical node.
+   *
+   * @param number stable number, also the index into per-node arrays
+   * @param id node id on the ring, {@code node-007}
+   * @param zone zone index, {@code 0..zoneCount-1}
+   * @param weight relative capacity
+   */
+  record Node(int number, String id, int zone, double weight) {
+    String zoneName() {
+      return zoneName(zone);
+    }
+
+    static String zoneName(int zone) {
+      return "az-" + (zone + 1);
+    }
+
+    static String idOf(int number) {
+      return String.format(Locale.ROOT, "node-%03d", number);
+    }
+  }
+
+  Fleet {
+    nodes = List.copyOf(nodes);
+  }
+
+  /** {@code count} nodes of weight 1, node {@code i} in zone {@code i mod zones}. */
+  static Fleet uniform(int count, int zones) {
+    List<Node> nodes = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      nodes.add(new Node(i, Node.idOf(i), i % zones, 1.0));
+    }
+    return new Fleet(nodes, zones);
+  }
+
+  /** The same nodes with weights cycling through {@code weights}, per group of {@code zoneCount} nodes. */
+  Fleet withWeightCycle(double... weights) {
+    List<Node> out = new ArrayList<>(nodes.size());
+    for (Node n : nodes) {
+      // Consecutive nodes sit in consecutive zones; cycling per group of zoneCount gives every zone the mix.
+      double w = weights[(n.number() / zoneCount) % weights.length];
+      out.add(new Node(n.number(), n.id(), n.zone(), w));
+    }
+    return new Fleet(out, zoneCount);
+  }
+
+  /** This fleet plus a new node numbered after every existing one, in the zone its number falls in. */
+  Fleet plusNewNode() {
+    int number = maxNumber() + 1;
+    List<Node> out = new ArrayList<>(nodes);
+    out.add(new Node(number, Node.idOf(number), number % zoneCount, 1.0));
+    return new Fleet(out, zoneCount);
+  }
+
+  Fleet minus(int number) {
+    List<Node> out = new ArrayList<>(nodes);
+    out.removeIf(n -> n.number() == number);
+    return new Fleet(out, zoneCount);
+  }
+
+  Fleet withWeight(int number, double weight) {
+    List<Node> out = new ArrayList<>(nodes.size());
+    for (Node n : nodes) {
+      out.add(n.number() == number ? new Node(n.number(), n.id(), n.zone(), weight) : n);
+    }
+    return new Fleet(out, zoneCount);
+  }
+
+  int size() {
+    return nodes.size();
+  }
+
+  Node get(int position) {
+    return nodes.get(position);
+  }
+
+  /** The node with that number, or {@code null}. */
+  Node byNumber(int number) {
+    for (Node n : nodes) {
+      if (n.number() == number) {
+        return n;
+      }
+    }
+    return null;
+  }
+
+  /** Nodes indexed by number ({@code null} where a number is not in this fleet), for hot loops. */
+  Node[] byNumberIndex() {
+    Node[] index = new Node[maxNumber() + 1];
+    for (Node n : nodes) {
+      index[n.number()] = n;
+    }
+    return index;
+  }
+
+  int maxNumber() {
+    int max = -1;
+    for (Node n : nodes) {
+      max = Math.max(max, n.number());
+    }
+    return max;
+  }
+
+  double totalWeight() {
+    double total = 0;
+    for (Node n : nodes) {
+      total += n.weight();
+    }
+    return total;
+  }
+
+  /** Zones that hold at least one node. */
+  int occupiedZones() {
+    boolean[] seen = new boolean[zoneCount];
+    int count = 0;
+    for (Node n : nodes) {
+      if (!seen[n.zone()]) {
+        seen[n.zone()] = true;
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /**
+   * The least any placement must move to go from this fleet to {@code next}, as a fraction of all data: the
+   * sum over nodes of the share they gain, shares proportional to weight (the same rule as
+   * {@code RingDiff.idealMovedFraction}).
+   */
+  double idealMovedFractionTo(Fleet next) {
+    int size = Math.max(maxNumber(), next.maxNumber()) + 1;
+    double[] before = new double[size];
+    double[] after = new double[size];
+    double w0 = totalWeight();
+    double w1 = next.totalWeight();
+    for (Node n : nodes) {
+      before[n.number()] = n.weight() / w0;
+    }
+    for (Node n : next.nodes) {
+      after[n.number()] = n.weight() / w1;
+    }
+    double moved = 0;
+    for (int i = 0; i < size; i++) {
+      moved += Math.max(0, after[i] - before[i]);
+    }
+    return moved;
+  }
+}

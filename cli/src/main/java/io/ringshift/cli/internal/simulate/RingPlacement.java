@@ -1,0 +1,105 @@
+package io.ringshift.cli.internal.simulate;
+
+import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingSnapshot;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * ringshift's own placement: a {@link RingSnapshot} (V tokens per unit of weight, zone-aware clockwise walk,
+ * replica sets precomputed per range). A lookup is the snapshot's own one search.
+ */
+final class RingPlacement implements Placement {
+  static final String CLUSTER = "simulate";
+
+  private final Fleet fleet;
+  private final RingSnapshot snapshot;
+  /** Node number of each snapshot member (members are sorted by id in the snapshot). */
+  private final int[] memberNumber;
+
+  private RingPlacement(Fleet fleet, RingSnapshot snapshot) {
+    this.fleet = fleet;
+    this.snapshot = snapshot;
+    Map<String, Integer> numbers = new HashMap<>();
+    for (Fleet.Node n : fleet.nodes()) {
+      numbers.put(n.id(), n.number());
+    }
+    List<String> ids = snapshot.memberIds();
+    this.memberNumber = new int[ids.size()];
+    for (int i = 0; i < memberNumber.length; i++) {
+      memberNumber[i] = numbers.get(ids.get(i));
+    }
+  }
+
+  static RingPlacement of(Fleet fleet, int vnodes, int replicas, long epoch) {
+    return new RingPlacement(fleet, build(fleet, vnodes, replicas, epoch));
+  }
+
+  /** Builds the snapshot of a fleet; also what the V sweep times. */
+  static RingSnapshot build(Fleet fleet, int vnodes, int replicas, long epoch) {
+    var builder = RingSnapshot.builder().clusterId(CLUSTER).epoch(epoch).vnodes(vnodes).replicas(replicas);
+    for (Fleet.Node n : fleet.nodes()) {
+      builder.addMember(n.id(), n.zoneName(), n.weight());
+    }
+    return builder.build();
+  }
+
+  RingSnapshot snapshot() {
+    return snapshot;
+  }
+
+  /** Node number of snapshot member {@code memberIndex}. */
+  int numberOf(int memberIndex) {
+    return memberNumber[memberIndex];
+  }
+
+  @Override
+  public String scheme() {
+    return "ring";
+  }
+
+  @Override
+  public Fleet fleet() {
+    return fleet;
+  }
+
+  @Override
+  public int replicas() {
+    return Math.min(snapshot.replicas(), fleet.size());
+  }
+
+  @Override
+  public boolean zoneAware() {
+    return true;
+  }
+
+  @Override
+  public String clientState() {
+    return "members + V; tokens derived";
+  }
+
+  @Override
+  public long clientStateBytes() {
+    return (long) MEMBER_WIRE_BYTES * fleet.size();
+  }
+
+  @Override
+  public RingPlacement changeTo(Fleet next) {
+    return new RingPlacement(next, build(next, snapshot.vnodes(), snapshot.replicas(), snapshot.epoch() + 1));
+  }
+
+  @Override
+  public Lookup lookup() {
+    RingSnapshot s = snapshot;
+    int[] numbers = memberNumber;
+    return (keyHash, out) -> {
+      ReplicaSet set = s.replicasAt(keyHash);
+      int size = set.size();
+      for (int j = 0; j < size; j++) {
+        out[j] = numbers[set.memberIndex(j)];
+      }
+      return size;
+    };
+  }
+}
