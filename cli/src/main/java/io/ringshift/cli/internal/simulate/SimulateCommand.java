@@ -1,13 +1,178 @@
 package io.ringshift.cli.internal.simulate;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.ringshift.cli.BadInputException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** {@code ringshift simulate}: the reference-scenario placement simulation. */
-@Command(name = "simulate", mixinStandardHelpOptions = true, description = "Simulate the reference scenario.")
+/**
+ * {@code ringshift simulate}: the reference-scenario placement simulation (docs/simulate.md).
+ *
+ * <p>Every option is checked before any work starts, the report path included (a probe file is created and
+ * deleted in its directory), so a bad option fails at once with one line naming it, exit code 2, and no file.
+ * The report is written to a temporary file in the target directory and moved into place, so a reader never
+ * sees half a report.
+ */
+@Command(
+    name = "simulate",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Simulates the reference scenario: what a join, drain, failure and weight change move against the ideal,",
+      "how balanced the ring is, what 1:2:4 weights realise, what V buys, and how modulo, the ring, rendezvous,",
+      "jump and fixed partitions compare on the same keys. Deterministic for a seed (timings aside).",
+      "Progress goes to stderr; the table (or --json) to stdout."
+    })
 public final class SimulateCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--seed", defaultValue = "" + SimulationParameters.DEFAULT_SEED,
+      description = "Seed of the keys, value sizes and changed nodes (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(names = "--nodes", defaultValue = "" + SimulationParameters.DEFAULT_NODES,
+      description = "Physical nodes before the changes (default: ${DEFAULT-VALUE}).")
+  int nodes;
+
+  @Option(names = "--zones", defaultValue = "" + SimulationParameters.DEFAULT_ZONES,
+      description = "Availability zones; node i is in zone i mod zones (default: ${DEFAULT-VALUE}).")
+  int zones;
+
+  @Option(names = "--vnodes", defaultValue = "" + SimulationParameters.DEFAULT_VNODES,
+      description = "Tokens per unit of weight, V (default: ${DEFAULT-VALUE}).")
+  int vnodes;
+
+  @Option(names = "--replicas", defaultValue = "" + SimulationParameters.DEFAULT_REPLICAS,
+      description = "Replication factor R (default: ${DEFAULT-VALUE}).")
+  int replicas;
+
+  @Option(names = "--keys", defaultValue = "" + SimulationParameters.DEFAULT_KEYS,
+      description = "Keys in the workload (default: ${DEFAULT-VALUE}).")
+  int keys;
+
+  @Option(names = "--partitions", defaultValue = "" + SimulationParameters.DEFAULT_PARTITIONS,
+      description = "Logical partitions of the fixed-partition scheme (default: ${DEFAULT-VALUE}).")
+  int partitions;
+
+  @Option(names = "--zipf", defaultValue = "" + SimulationParameters.DEFAULT_ZIPF,
+      description = "Zipf exponent s of the request rates; 0 is uniform (default: ${DEFAULT-VALUE}).")
+  double zipf;
+
+  @Option(names = "--value-median", paramLabel = "BYTES", defaultValue = "" + SimulationParameters.DEFAULT_VALUE_MEDIAN,
+      description = "Median value size of the log-normal sizes, e^mu (default: ${DEFAULT-VALUE}).")
+  int valueMedian;
+
+  @Option(names = "--value-sigma", defaultValue = "" + SimulationParameters.DEFAULT_VALUE_SIGMA,
+      description = "Sigma of the log-normal value sizes (default: ${DEFAULT-VALUE}).")
+  double valueSigma;
+
+  @Option(names = "--json", description = "Print the results as JSON on stdout instead of the table.")
+  boolean json;
+
+  @Option(names = "--report", paramLabel = "FILE.html",
+      description = "Also write a self-contained HTML report with charts (no network, no scripts).")
+  String report;
+
+  @Option(names = {"-q", "--quiet"}, description = "No progress on stderr.")
+  boolean quiet;
+
   @Override
-  public Integer call() {
-    throw new UnsupportedOperationException("simulate is not built yet");
+  public Integer call() throws IOException {
+    SimulationParameters parameters = new SimulationParameters(seed, nodes, zones, vnodes, replicas, keys,
+        partitions, zipf, valueMedian, valueSigma, SimulationParameters.REFERENCE_QPS);
+    Path reportPath = report == null ? null : checkReportPath(report);
+    PrintWriter err = spec.commandLine().getErr();
+    Progress progress = new Progress(err, Progress.stderrIsTerminal(), quiet, Simulation.TOTAL_WEIGHT,
+        System::nanoTime);
+    SimulationResult result = Simulation.run(parameters, progress);
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      out.println(toJson(result));
+    } else {
+      out.print(TextReport.render(result));
+    }
+    out.flush();
+    if (reportPath != null) {
+      writeAtomically(reportPath, HtmlReport.render(result));
+      if (!quiet) {
+        err.println("simulate: report written to " + reportPath);
+        err.flush();
+      }
+    }
+    return 0;
+  }
+
+  /** The result as indented JSON; field names are the record component names. */
+  static String toJson(SimulationResult result) {
+    try {
+      return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(result);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new UncheckedIOException("cannot serialise the simulation result", e);
+    }
+  }
+
+  /** Fails now, rather than after the run, when the report could not be written. */
+  private static Path checkReportPath(String report) {
+    Path path;
+    try {
+      path = Path.of(report).toAbsolutePath().normalize();
+    } catch (InvalidPathException e) {
+      throw new BadInputException("--report was \"" + report + "\"; it is not a valid path: " + e.getReason());
+    }
+    Path dir = path.getParent();
+    if (report.isBlank() || dir == null || path.getFileName() == null) {
+      throw new BadInputException("--report was \"" + report + "\"; --report must name a file");
+    }
+    if (Files.isDirectory(path)) {
+      throw new BadInputException("--report was " + report + "; it is a directory, --report must name a file");
+    }
+    if (!Files.isDirectory(dir)) {
+      throw new BadInputException("--report was " + report + "; directory " + dir + " does not exist");
+    }
+    if (Files.exists(path) && !Files.isWritable(path)) {
+      throw new BadInputException("--report was " + report + "; the file exists and is not writable");
+    }
+    try {
+      Files.delete(Files.createTempFile(dir, ".simulate-probe-", ".tmp"));
+    } catch (IOException | SecurityException e) {
+      throw new BadInputException("--report was " + report + "; cannot write in " + dir + " (" + e + ")", e);
+    }
+    return path;
+  }
+
+  /** Writes a temporary file next to the target and moves it into place, so no reader sees a partial file. */
+  private static void writeAtomically(Path target, String content) throws IOException {
+    Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName() + "-", ".tmp");
+    try {
+      Files.writeString(tmp, content, StandardCharsets.UTF_8);
+      // Temporary files are created owner-only; a report is meant to be shared like any other output file.
+      if (Files.getFileStore(tmp).supportsFileAttributeView(PosixFileAttributeView.class)) {
+        Files.setPosixFilePermissions(tmp, Files.exists(target)
+            ? Files.getPosixFilePermissions(target) : PosixFilePermissions.fromString("rw-r--r--"));
+      }
+      try {
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        // Same directory, so this only happens on file systems without rename; replacing is the best left.
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
   }
 }

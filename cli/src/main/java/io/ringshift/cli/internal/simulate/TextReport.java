@@ -1,0 +1,168 @@
+package io.ringshift.cli.internal.simulate;
+
+import io.ringshift.cli.internal.simulate.SimulationResult.BalanceRow;
+import io.ringshift.cli.internal.simulate.SimulationResult.Change;
+import io.ringshift.cli.internal.simulate.SimulationResult.CopySources;
+import io.ringshift.cli.internal.simulate.SimulationResult.Moved;
+import io.ringshift.cli.internal.simulate.SimulationResult.SchemeRow;
+import io.ringshift.cli.internal.simulate.SimulationResult.Section;
+import io.ringshift.cli.internal.simulate.SimulationResult.VnodeRow;
+import io.ringshift.cli.internal.simulate.SimulationResult.WeightShare;
+import io.ringshift.cli.internal.simulate.SimulationResult.WorkloadSummary;
+import java.util.Locale;
+
+/** The default output: one aligned table per section, each followed by its one-line takeaway. ASCII only. */
+final class TextReport {
+  private static final String INDENT = "  ";
+
+  private TextReport() {}
+
+  static String render(SimulationResult r) {
+    StringBuilder out = new StringBuilder();
+    header(out, r);
+    changes(out, r.changes(), r.parameters());
+    balance(out, r.balance());
+    weights(out, r.weights());
+    sweep(out, r.vnodeSweep(), r.parameters());
+    schemes(out, r.schemes(), r.parameters());
+    out.append(String.format(Locale.ROOT, "Simulated in %.1f s on %d processors. Timings are rough in-process "
+        + "figures; benchmarks/ (JMH) has the authoritative ones.%n", r.runtime().totalMillis() / 1e3,
+        r.runtime().availableProcessors()));
+    return out.toString();
+  }
+
+  private static void header(StringBuilder out, SimulationResult r) {
+    SimulationParameters p = r.parameters();
+    WorkloadSummary w = r.workload();
+    out.append(String.format(Locale.ROOT, "ringshift simulate: %d nodes in %d zones, V = %d, R = %d, %s keys, seed %d%n",
+        p.nodes(), p.zones(), p.vnodes(), p.replicas(), Units.count(w.keys()), p.seed()));
+    out.append(String.format(Locale.ROOT, "%skeys      %d bytes each, like %s%n", INDENT, w.keyBytes(), w.exampleKey()));
+    out.append(String.format(Locale.ROOT, "%srequests  Zipf s = %.2f over %s req/s: the hottest key gets %s "
+            + "(%.1fx a node's mean), the top 1%% of keys %s%n", INDENT, w.zipfExponent(), Units.rate(w.totalQps()),
+        Units.percent(w.hottestKeyQpsShare()), w.hottestKeyOverNodeMean(), Units.percent(w.top1PercentQpsShare())));
+    out.append(String.format(Locale.ROOT, "%svalues    log-normal, median %s (mu = ln %d), sigma %.2f: mean %s, "
+            + "p99 %s, max %s; %s in all, %s with %d replicas%n", INDENT, Units.bytes(w.valueMedianBytes()),
+        w.valueMedianBytes(), w.valueSigma(), Units.bytes(w.meanValueBytes()), Units.bytes(w.p99ValueBytes()),
+        Units.bytes(w.maxValueBytes()), Units.bytes(w.totalValueBytes()),
+        Units.bytes((double) w.totalValueBytes() * p.replicas()), p.replicas()));
+    out.append('\n');
+  }
+
+  private static void changes(StringBuilder out, Section<Change> s, SimulationParameters p) {
+    title(out, 1, s.title());
+    note(out, "Replica level: a key counts once for every new replica that must receive it; % of all replica "
+        + "copies (keys x " + p.replicas() + "), bytes or requests.");
+    note(out, "ideal = the weight share gained, the least any placement must move. diff = the ring's own diff; "
+        + "z = (keys - diff) / standard error.");
+    TextTable t = new TextTable("<change", "<what", "copies", "keys", "bytes", "bytes %", "QPS %", "ideal",
+        "keys/ideal", "primary", "diff", "z", "<check");
+    for (Change c : s.rows()) {
+      Moved m = c.moved();
+      t.row(c.name(), c.description(), Units.count(m.replicaCopies()), Units.percent(m.keysFraction()),
+          Units.bytes(m.bytes()), Units.percent(m.bytesFraction()), Units.percent(m.qpsFraction()),
+          Units.percent(m.idealFraction()), Units.ratio(m.keysOverIdeal()), Units.percent(m.primaryKeysFraction()),
+          Units.percent(c.diff().movedReplicaFraction()), String.format(Locale.ROOT, "%+.1f", c.diff().replicaZ()),
+          c.diff().agrees() ? "ok" : "MISMATCH");
+    }
+    out.append(t.render(INDENT)).append('\n');
+    note(out, "Where the copies come from: an old replica that is still up, in the new replica's zone if one is.");
+    TextTable src = new TextTable("<change", "sources", "<busiest source", "same zone", "targets",
+        "<busiest target", "<until copied");
+    for (Change c : s.rows()) {
+      CopySources cs = c.sources();
+      src.row(c.name(), Units.count(cs.sourceNodes()), busiest(cs.busiestSource(), cs.busiestSourceShare()),
+          Units.percent(cs.sameZoneShare()), Units.count(cs.targetNodes()),
+          busiest(cs.busiestTarget(), cs.busiestTargetShare()),
+          cs.keysDegradedFraction() > 0
+              ? Units.percent(cs.keysDegradedFraction()) + " of keys on " + (p.replicas() - 1) + " replicas"
+                  + (cs.keysWithoutSurvivor() > 0 ? ", " + cs.keysWithoutSurvivor() + " LOST" : "")
+              : "-");
+    }
+    out.append(src.render(INDENT));
+    takeaway(out, s.takeaway());
+  }
+
+  private static String busiest(String node, double share) {
+    return node == null ? "-" : node + " " + Units.percent(share);
+  }
+
+  private static void balance(StringBuilder out, Section<BalanceRow> s) {
+    title(out, 2, s.title());
+    note(out, "Per-node load over the mean. Replica level: every replica stores the key and serves 1/R of its "
+        + "requests. Random floor: the CV a uniformly random assignment of these keys would show.");
+    TextTable t = new TextTable("<level", "<measure", "max/mean", "min/mean", "CV", "random floor CV");
+    for (BalanceRow b : s.rows()) {
+      t.row(b.level(), b.measure(), Units.fixed(b.maxOverMean(), 3), Units.fixed(b.minOverMean(), 3),
+          Units.percent(b.cv()), Units.percent(b.randomFloorCv()));
+    }
+    out.append(t.render(INDENT));
+    takeaway(out, s.takeaway());
+  }
+
+  private static void weights(StringBuilder out, Section<WeightShare> s) {
+    title(out, 3, s.title());
+    TextTable t = new TextTable("<ring", "weight", "nodes", "expected", "primary", "/expected", "replica",
+        "/expected", "primary min-max /expected");
+    for (WeightShare w : s.rows()) {
+      t.row(w.ring(), Units.fixed(w.weight(), 0), Units.count(w.nodes()), Units.percent(w.expectedShare()),
+          Units.percent(w.primaryShare()), Units.fixed(w.primaryOverExpected(), 3),
+          w.replicaShare() == null ? "all keys" : Units.percent(w.replicaShare()),
+          w.replicaOverExpected() == null ? "-" : Units.fixed(w.replicaOverExpected(), 3),
+          Units.fixed(w.primaryMinOverExpected(), 2) + " - " + Units.fixed(w.primaryMaxOverExpected(), 2));
+    }
+    out.append(t.render(INDENT));
+    takeaway(out, s.takeaway());
+  }
+
+  private static void sweep(StringBuilder out, Section<VnodeRow> s, SimulationParameters p) {
+    title(out, 4, s.title());
+    note(out, "Balance from exact hash-space shares. Memory = RingSnapshot.footprintBytes(); raw table = tokens x "
+        + "12 B; wire = members x ~40 B (membership only; the real codec lives in schemas).");
+    TextTable t = new TextTable("V", "tokens", "build ms", "memory", "raw table", "wire", "max/mean", "CV",
+        "max/mean", "CV", "moved/ideal", "ranges", "ns/lookup")
+        .groups("", "", "", "", "", "", "primary", "primary", "replica", "replica", "join", "join", "");
+    for (VnodeRow v : s.rows()) {
+      t.row((v.vnodes() == p.vnodes() ? "*" : "") + v.vnodes(), Units.count(v.tokens()), Units.fixed(v.buildMillis(), 1),
+          Units.bytes(v.footprintBytes()), Units.bytes(v.rawTokenTableBytes()),
+          Units.bytes(v.wireSnapshotBytesEstimate()), Units.fixed(v.primaryMaxOverMean(), 2),
+          Units.percent(v.primaryCv()), Units.fixed(v.replicaMaxOverMean(), 2), Units.percent(v.replicaCv()),
+          Units.fixed(v.joinMovedOverIdeal(), 2), Units.count(v.joinChangedRanges()), Units.fixed(v.lookupNanos(), 0));
+    }
+    out.append(t.render(INDENT));
+    note(out, "* = the V of this run. ns/lookup: key hash + replica set, one thread, streaming over all keys "
+        + "after a warm-up pass; rough.");
+    takeaway(out, s.takeaway());
+  }
+
+  private static void schemes(StringBuilder out, Section<SchemeRow> s, SimulationParameters p) {
+    title(out, 5, s.title());
+    note(out, String.format(Locale.ROOT, "Same keys, R = %d. Moved = replica copies; /ideal against the weight "
+        + "share gained. Balance: replica copies per node. ns/lookup: key hash + all R replicas, one thread.",
+        p.replicas()));
+    TextTable t = new TextTable("<scheme", "<zones", "moved", "/ideal", "primary", "moved", "/ideal",
+        "primary", "max/mean", "CV", "ns/lookup", "<client state")
+        .groups("", "", "join", "join", "join", "removal", "removal", "removal", "balance", "balance", "", "");
+    for (SchemeRow r : s.rows()) {
+      t.row(r.scheme(), r.zoneAware() ? "aware" : "no", Units.percent(r.join().keysFraction()),
+          Units.ratio(r.join().keysOverIdeal()), Units.percent(r.join().primaryKeysFraction()),
+          Units.percent(r.removal().keysFraction()), Units.ratio(r.removal().keysOverIdeal()),
+          Units.percent(r.removal().primaryKeysFraction()), Units.fixed(r.replicaKeysMaxOverMean(), 3),
+          Units.percent(r.replicaKeysCv()), Units.fixed(r.lookupNanos(), 0),
+          r.clientState() + ", " + Units.bytes(r.clientStateBytes()));
+    }
+    out.append(t.render(INDENT));
+    takeaway(out, s.takeaway());
+  }
+
+  private static void title(StringBuilder out, int number, String title) {
+    out.append(number).append(". ").append(title).append('\n');
+  }
+
+  private static void note(StringBuilder out, String text) {
+    out.append(INDENT).append(text).append('\n');
+  }
+
+  private static void takeaway(StringBuilder out, String text) {
+    out.append(INDENT).append("=> ").append(text).append("\n\n");
+  }
+}
