@@ -51,12 +51,15 @@ record Fleet(List<Node> nodes, int zoneCount) {
     return new Fleet(nodes, zones);
   }
 
-  /** The same nodes with weights cycling through {@code weights}, per group of {@code zoneCount} nodes. */
+  /**
+   * The same nodes with weights cycling through {@code weights} within every zone (the {@code k}-th node of
+   * zone {@code z} gets {@code weights[(k + z) mod length]}), so that every zone holds the same mix and every
+   * weight appears as soon as there are enough nodes.
+   */
   Fleet withWeightCycle(double... weights) {
     List<Node> out = new ArrayList<>(nodes.size());
     for (Node n : nodes) {
-      // Consecutive nodes sit in consecutive zones; cycling per group of zoneCount gives every zone the mix.
-      double w = weights[(n.number() / zoneCount) % weights.length];
+      double w = weights[(n.number() / zoneCount + n.zone()) % weights.length];
       out.add(new Node(n.number(), n.id(), n.zone(), w));
     }
     return new Fleet(out, zoneCount);

@@ -50,7 +50,7 @@ public final class SimulateCommand implements Callable<Integer> {
   int nodes;
 
   @Option(names = "--zones", defaultValue = "" + SimulationParameters.DEFAULT_ZONES,
-      description = "Availability zones; node i is in zone i mod zones (default: ${DEFAULT-VALUE}).")
+      description = "Availability zones; node i is in zone i mod zones (default: ${DEFAULT-VALUE}, at most --nodes).")
   int zones;
 
   @Option(names = "--vnodes", defaultValue = "" + SimulationParameters.DEFAULT_VNODES,
@@ -58,7 +58,7 @@ public final class SimulateCommand implements Callable<Integer> {
   int vnodes;
 
   @Option(names = "--replicas", defaultValue = "" + SimulationParameters.DEFAULT_REPLICAS,
-      description = "Replication factor R (default: ${DEFAULT-VALUE}).")
+      description = "Replication factor R (default: ${DEFAULT-VALUE}, below --nodes).")
   int replicas;
 
   @Option(names = "--keys", defaultValue = "" + SimulationParameters.DEFAULT_KEYS,
@@ -93,8 +93,13 @@ public final class SimulateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    SimulationParameters parameters = new SimulationParameters(seed, nodes, zones, vnodes, replicas, keys,
+    // Defaults give way to a small --nodes (--nodes 2 alone should run), explicit values are taken as given.
+    var parsed = spec.commandLine().getParseResult();
+    int zoneCount = parsed.hasMatchedOption("--zones") ? zones : Math.max(1, Math.min(zones, nodes));
+    int replicaCount = parsed.hasMatchedOption("--replicas") ? replicas : Math.max(1, Math.min(replicas, nodes - 1));
+    SimulationParameters parameters = new SimulationParameters(seed, nodes, zoneCount, vnodes, replicaCount, keys,
         partitions, zipf, valueMedian, valueSigma, SimulationParameters.REFERENCE_QPS);
+    checkHeap(parameters.keys());
     Path reportPath = report == null ? null : checkReportPath(report);
     PrintWriter err = spec.commandLine().getErr();
     Progress progress = new Progress(err, Progress.stderrIsTerminal(), quiet, Simulation.TOTAL_WEIGHT,
@@ -123,6 +128,20 @@ public final class SimulateCommand implements Callable<Integer> {
       return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(result);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new UncheckedIOException("cannot serialise the simulation result", e);
+    }
+  }
+
+  /**
+   * Fails now, rather than minutes later with an OutOfMemoryError, when the heap cannot hold the run. Measured:
+   * one million keys run in a 200 MiB heap, ten million in 1.6 GiB.
+   */
+  private static void checkHeap(int keys) {
+    long needed = (48L << 20) + 150L * keys;
+    long max = Runtime.getRuntime().maxMemory();
+    if (max != Long.MAX_VALUE && max < needed) {
+      throw new BadInputException(String.format(java.util.Locale.ROOT, "--keys was %d; that needs about %s of "
+          + "heap and this JVM may use %s (set RINGSHIFT_JAVA_OPTS=-Xmx%dm or use fewer keys)", keys,
+          Units.bytes(needed), Units.bytes(max), (needed >> 20) + 64));
     }
   }
 

@@ -220,20 +220,35 @@ final class Simulation {
       three.add(new Fleet.Node(i, Fleet.Node.idOf(i), i % p.zones(), w[i]));
     }
     rows.addAll(weightShares("3 nodes of weight 1, 2, 4", new Fleet(three, p.zones())));
-    WeightShare w1 = rows.get(0);
-    WeightShare w2 = rows.get(1);
-    WeightShare w4 = rows.get(2);
+    List<WeightShare> mixedRows = rows.stream().filter(r -> r.ring().equals(mixedName)).toList();
+    StringBuilder primaryRatio = new StringBuilder();
+    StringBuilder replicaRatio = new StringBuilder();
     double worst = 0;
+    WeightShare lightest = mixedRows.get(0);
+    for (WeightShare s : mixedRows) {
+      String sep = primaryRatio.length() == 0 ? "" : " : ";
+      primaryRatio.append(sep).append(ratioText(s.primaryShare(), lightest.primaryShare()));
+      if (s.replicaShare() != null && lightest.replicaShare() != null) {
+        replicaRatio.append(sep).append(ratioText(s.replicaShare(), lightest.replicaShare()));
+      }
+    }
+    boolean everywhere = rows.stream().anyMatch(r -> r.replicaShare() == null);
     for (WeightShare s : rows) {
       worst = Math.max(worst, Math.abs(s.primaryOverExpected() - 1));
     }
+    String weightsPresent = mixedRows.stream().map(s -> Units.fixed(s.weight(), 0))
+        .collect(java.util.stream.Collectors.joining(":"));
     String takeaway = String.format(Locale.ROOT,
-        "On the mixed ring weights 1:2:4 get primaries in the ratio 1 : %.2f : %.2f and replica copies 1 : %.2f "
-            + ": %.2f; every class is within %.1f%% of its expected primary share. With R >= nodes every node "
-            + "holds every key, so replica shares cannot follow weight.",
-        w2.primaryShare() / w1.primaryShare(), w4.primaryShare() / w1.primaryShare(),
-        w2.replicaShare() / w1.replicaShare(), w4.replicaShare() / w1.replicaShare(), 100 * worst);
+        "On the mixed ring weights %s get primaries in the ratio %s%s; every class is within %.1f%% of its "
+            + "expected primary share.%s",
+        weightsPresent, primaryRatio, replicaRatio.length() == 0 ? "" : " and replica copies " + replicaRatio,
+        100 * worst, everywhere ? " Where R >= nodes every node holds every key, so replica shares cannot "
+            + "follow weight." : "");
     return new Section<>("Realised shares of weights 1:2:4", takeaway, rows);
+  }
+
+  private static String ratioText(double value, double base) {
+    return base > 0 ? Units.fixed(value / base, 2) : "-";
   }
 
   private List<WeightShare> weightShares(String name, Fleet fleet) {

@@ -50,6 +50,11 @@ public record SimulationParameters(
   static final int MAX_KEYS = 10_000_000;
   /** Keeps the largest ring of the run (1:2:4 weights, about 2.3 V tokens per node) under the ring's limit. */
   static final int MAX_VNODES = 4096;
+  /**
+   * Tokens of the base ring (nodes x V). The run also builds a 1:2:4 ring of about 2.3x that and keeps a
+   * ReplicaSet per token, so this bounds the heap at roughly a gigabyte.
+   */
+  static final int MAX_TOKENS = 1 << 20;
   static final int MAX_REPLICAS = 16;
   static final int MAX_PARTITIONS = 1 << 20;
 
@@ -58,6 +63,9 @@ public record SimulationParameters(
         "must be between 2 and " + MAX_NODES + " (a drain needs a node to remain)");
     require(zones >= 1 && zones <= nodes, "--zones", zones, "must be between 1 and --nodes (" + nodes + ")");
     require(vnodes >= 1 && vnodes <= MAX_VNODES, "--vnodes", vnodes, "must be between 1 and " + MAX_VNODES);
+    require((long) nodes * vnodes <= MAX_TOKENS, "--vnodes", vnodes, String.format(Locale.ROOT,
+        "with --nodes %d gives %,d tokens; --nodes x --vnodes must be at most %,d", nodes, (long) nodes * vnodes,
+        MAX_TOKENS));
     require(replicas >= 1 && replicas <= MAX_REPLICAS && replicas < nodes, "--replicas", replicas,
         "must be between 1 and " + MAX_REPLICAS + " and below --nodes (" + nodes
             + "), so that R distinct nodes remain after a drain");

@@ -14,6 +14,10 @@ import java.util.Locale;
 /** The default output: one aligned table per section, each followed by its one-line takeaway. ASCII only. */
 final class TextReport {
   private static final String INDENT = "  ";
+  /** Prose width: readable in an 80-column terminal with room to spare in a wider one. */
+  private static final int WIDTH = 110;
+  /** The reference scenario's logical data (DESIGN.md), to turn fractions into terabytes. */
+  private static final double REFERENCE_LOGICAL_BYTES = 24.0 * (1L << 40);
 
   private TextReport() {}
 
@@ -61,10 +65,13 @@ final class TextReport {
       t.row(c.name(), c.description(), Units.count(m.replicaCopies()), Units.percent(m.keysFraction()),
           Units.bytes(m.bytes()), Units.percent(m.bytesFraction()), Units.percent(m.qpsFraction()),
           Units.percent(m.idealFraction()), Units.ratio(m.keysOverIdeal()), Units.percent(m.primaryKeysFraction()),
-          Units.percent(c.diff().movedReplicaFraction()), String.format(Locale.ROOT, "%+.1f", c.diff().replicaZ()),
+          Units.percent(c.diff().movedReplicaFraction()),
+          String.format(Locale.ROOT, "%+.1f %+.1f", c.diff().replicaZ(), c.diff().primaryZ()),
           c.diff().agrees() ? "ok" : "MISMATCH");
     }
-    out.append(t.render(INDENT)).append('\n');
+    out.append(t.render(INDENT));
+    note(out, "z: for copies, then primaries; |z| <= 4 passes. " + atReferenceScale(s, p));
+    out.append('\n');
     note(out, "Where the copies come from: an old replica that is still up, in the new replica's zone if one is.");
     TextTable src = new TextTable("<change", "sources", "<busiest source", "same zone", "targets",
         "<busiest target", "<until copied");
@@ -82,6 +89,17 @@ final class TextReport {
     takeaway(out, s.takeaway());
   }
 
+  /** What the change fractions mean at the reference scenario's 24 TiB of logical data. */
+  static String atReferenceScale(Section<Change> s, SimulationParameters p) {
+    StringBuilder text = new StringBuilder("At the reference 24 TiB of logical data (x" + p.replicas() + " replicas) ");
+    for (int i = 0; i < s.rows().size(); i++) {
+      Change c = s.rows().get(i);
+      text.append(i == 0 ? "" : i == s.rows().size() - 1 ? " and " : ", ").append(c.name()).append(" copies ")
+          .append(Units.bytes(c.moved().bytesFraction() * p.replicas() * REFERENCE_LOGICAL_BYTES));
+    }
+    return text.append('.').toString();
+  }
+
   private static String busiest(String node, double share) {
     return node == null ? "-" : node + " " + Units.percent(share);
   }
@@ -92,7 +110,7 @@ final class TextReport {
         + "requests. Random floor: the CV a uniformly random assignment of these keys would show.");
     TextTable t = new TextTable("<level", "<measure", "max/mean", "min/mean", "CV", "random floor CV");
     for (BalanceRow b : s.rows()) {
-      t.row(b.level(), b.measure(), Units.fixed(b.maxOverMean(), 3), Units.fixed(b.minOverMean(), 3),
+      t.row(b.level(), b.measure().equals(LoadBalance.QPS) ? "QPS" : b.measure(), Units.fixed(b.maxOverMean(), 3), Units.fixed(b.minOverMean(), 3),
           Units.percent(b.cv()), Units.percent(b.randomFloorCv()));
     }
     out.append(t.render(INDENT));
@@ -159,10 +177,29 @@ final class TextReport {
   }
 
   private static void note(StringBuilder out, String text) {
-    out.append(INDENT).append(text).append('\n');
+    wrap(out, INDENT, INDENT, text);
   }
 
   private static void takeaway(StringBuilder out, String text) {
-    out.append(INDENT).append("=> ").append(text).append("\n\n");
+    wrap(out, INDENT + "=> ", INDENT + "   ", text);
+    out.append('\n');
+  }
+
+  /** Word-wraps prose to {@link #WIDTH} columns; tables are left as wide as they need. */
+  private static void wrap(StringBuilder out, String first, String rest, String text) {
+    StringBuilder line = new StringBuilder(first);
+    int start = line.length();
+    for (String word : text.split(" ")) {
+      if (line.length() > start && line.length() + 1 + word.length() > WIDTH) {
+        out.append(line).append('\n');
+        line = new StringBuilder(rest);
+        start = line.length();
+      }
+      if (line.length() > start) {
+        line.append(' ');
+      }
+      line.append(word);
+    }
+    out.append(line).append('\n');
   }
 }

@@ -177,6 +177,26 @@ class SimulateCommandTest {
   }
 
   @Test
+  void shouldFitDefaultZonesAndReplicasToASmallFleetButTakeExplicitValuesAsGiven() throws IOException {
+    Run small = run("simulate", "--nodes", "2", "--keys", "1000", "--quiet", "--json");
+    assertThat(small.exitCode()).as(small.err()).isZero();
+    JsonNode p = JSON.readTree(small.out()).path("parameters");
+    assertThat(p.path("zones").asInt()).isEqualTo(2);
+    assertThat(p.path("replicas").asInt()).isEqualTo(1);
+    Run explicit = run("simulate", "--nodes", "2", "--zones", "3", "--keys", "1000", "--quiet");
+    assertThat(explicit.exitCode()).isEqualTo(Ringshift.EXIT_BAD_INPUT);
+    assertThat(explicit.err()).contains("--zones was 3");
+  }
+
+  @Test
+  void shouldRejectMoreTokensThanTheRunCanHold() {
+    Run r = run("simulate", "--nodes", "1000", "--vnodes", "4096", "--quiet");
+    assertThat(r.exitCode()).isEqualTo(Ringshift.EXIT_BAD_INPUT);
+    assertThat(r.err().lines()).hasSize(1).allMatch(line -> line.contains("--vnodes was 4096")
+        && line.contains("4,096,000 tokens"));
+  }
+
+  @Test
   void shouldRejectAnUnwritableReportPathBeforeRunning(@TempDir Path dir) throws IOException {
     for (Path bad : List.of(dir.resolve("missing").resolve("r.html"), dir)) {
       Run r = run(with(SMALL, "--report", bad.toString()));
