@@ -167,7 +167,8 @@ final class HtmlReport {
       double lo = Math.min(0.8, Math.floor(b.minOverMean() * 20) / 20);
       double hi = Math.max(1.2, Math.ceil(b.maxOverMean() * 20) / 20);
       int m = b.measure().equals(LoadBalance.KEYS) ? 0 : b.measure().equals(LoadBalance.BYTES) ? 1 : 2;
-      h.append("<div class=\"mini\"><div class=\"mt\">").append(b.level()).append(" &middot; ").append(b.measure())
+      String measure = b.measure().equals(LoadBalance.QPS) ? "requests" : b.measure();
+      h.append("<div class=\"mini\"><div class=\"mt\">").append(b.level()).append(" &middot; ").append(measure)
           .append("</div>");
       h.append(Charts.histogram(values, lo, hi, 24, css[m], 1.0, v -> Units.fixed(v, hi - lo > 2 ? 0 : 1), 300, 150,
           "histogram of per-node " + b.level() + " " + b.measure() + " load"));
@@ -229,8 +230,9 @@ final class HtmlReport {
       h.append("</div>\n");
     }
     h.append("</div>\n");
-    figureEnd(h, "A node of weight w gets round(w &times; V) tokens. Replica shares on the 3-node ring are not "
-        + "shown: with R = 3 every node holds every key.");
+    boolean hidden = s.rows().stream().anyMatch(w -> w.replicaShare() == null);
+    figureEnd(h, "A node of weight w gets round(w &times; V) tokens." + (hidden ? " Replica shares are not shown "
+        + "where R &ge; nodes: every node then holds every key." : ""));
     details(h);
     h.append("<table><thead><tr><th>ring</th><th>weight</th><th>nodes</th><th>expected</th><th>primary</th>"
         + "<th>/expected</th><th>replica</th><th>/expected</th><th>primary min&ndash;max /expected</th></tr></thead><tbody>\n");
