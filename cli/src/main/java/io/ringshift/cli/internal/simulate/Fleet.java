@@ -144,9 +144,10 @@ record Fleet(List<Node> nodes, int zoneCount) {
   }
 
   /**
-   * The least any placement must move to go from this fleet to {@code next}, as a fraction of all data: the
-   * sum over nodes of the share they gain, shares proportional to weight (the same rule as
-   * {@code RingDiff.idealMovedFraction}).
+   * What a perfectly weight-proportional placement moves to go from this fleet to {@code next}, as a fraction
+   * of all data: the sum over nodes of the share they gain, shares proportional to weight (the same rule as
+   * {@code RingDiff.idealMovedFraction}). Zone spread can make the realisable minimum slightly lower when zones
+   * hold unequal weight.
    */
   double idealMovedFractionTo(Fleet next) {
     int size = Math.max(maxNumber(), next.maxNumber()) + 1;

@@ -114,8 +114,8 @@ final class HtmlReport {
         new String[] {"keys (replica copies)", "bytes", "requests", "primary owners", "ideal"});
     h.append(Charts.hbars(groups, CHANGE_SERIES, Scale.linear(max * 1.08), Units::percentTick, FULL,
         "bars of moved keys, bytes, requests and primaries per change, with the ideal marked"));
-    figureEnd(h, "The dashed line is the ideal: the weight share the change hands over, which any placement must "
-        + "move. Replica level: a key counts once for each new replica that must receive it. "
+    figureEnd(h, "The dashed line is the ideal: the weight share the change hands over, what a perfectly "
+        + "weight-proportional placement moves (zone spread can make slightly less possible). Replica level: a key counts once for each new replica that must receive it. "
         + escape(TextReport.atReferenceScale(s, r.parameters())));
 
     List<String> labels = new ArrayList<>();

@@ -1,7 +1,11 @@
 package io.ringshift.cli.internal.simulate;
 
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.ringshift.cli.BadInputException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -107,7 +111,8 @@ public final class SimulateCommand implements Callable<Integer> {
     SimulationResult result = Simulation.run(parameters, progress);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(toJson(result));
+      out.print(toJson(result));
+      out.print('\n');
     } else {
       out.print(TextReport.render(result));
     }
@@ -122,10 +127,22 @@ public final class SimulateCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** The result as indented JSON; field names are the record component names. */
+  /**
+   * The result as indented JSON; field names are the record component names. Formatted like the ring
+   * commands' output (two-space indents, {@code "key": value}, {@code \n} line ends, non-ASCII escaped), whose
+   * printer is package-private to {@code io.ringshift.cli.internal}.
+   */
   static String toJson(SimulationResult result) {
+    DefaultIndenter indenter = new DefaultIndenter("  ", "\n");
+    DefaultPrettyPrinter printer = new DefaultPrettyPrinter(Separators.createDefaultInstance()
+        .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+        .withArrayEmptySeparator("")
+        .withObjectEmptySeparator(""));
+    printer.indentArraysWith(indenter);
+    printer.indentObjectsWith(indenter);
+    ObjectMapper mapper = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
     try {
-      return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(result);
+      return mapper.writer(printer).writeValueAsString(result);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new UncheckedIOException("cannot serialise the simulation result", e);
     }

@@ -10,7 +10,6 @@ import io.ringshift.cli.internal.simulate.SimulationResult.SchemeRow;
 import io.ringshift.cli.internal.simulate.SimulationResult.Section;
 import io.ringshift.cli.internal.simulate.SimulationResult.VnodeRow;
 import io.ringshift.cli.internal.simulate.SimulationResult.WeightShare;
-import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingHash;
@@ -321,7 +320,7 @@ final class Simulation {
     double[] primary = new double[members];
     double[] replica = new double[members];
     for (int i = 0; i < s.tokenCount(); i++) {
-      double f = RangeChange.fraction(s.rangeStart(i), s.rangeEnd(i));
+      double f = s.rangeFraction(i);
       primary[s.tokenOwner(i)] += f;
       ReplicaSet set = s.replicasOfRange(i);
       for (int j = 0; j < set.size(); j++) {

@@ -95,7 +95,8 @@ public record SimulationResult(
    * @param primaryKeysFraction primaryKeys / keys
    * @param primaryBytesFraction their bytes / value bytes
    * @param primaryQpsFraction their request rate / total request rate
-   * @param idealFraction the least any placement must move: the weight share gained, summed over nodes
+   * @param idealFraction the weight share gained, summed over nodes: what a perfectly weight-proportional
+   *     placement moves
    * @param keysOverIdeal keysFraction / idealFraction
    * @param bytesOverIdeal bytesFraction / idealFraction
    * @param qpsOverIdeal qpsFraction / idealFraction

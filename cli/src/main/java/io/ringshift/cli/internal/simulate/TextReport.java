@@ -56,7 +56,8 @@ final class TextReport {
     title(out, 1, s.title());
     note(out, "Replica level: a key counts once for every new replica that must receive it; % of all replica "
         + "copies (keys x " + p.replicas() + "), bytes or requests.");
-    note(out, "ideal = the weight share gained, the least any placement must move. diff = the ring's own diff; "
+    note(out, "ideal = the weight share gained, what a perfectly weight-proportional placement moves. diff = the "
+        + "ring's own diff; "
         + "z = (keys - diff) / standard error.");
     TextTable t = new TextTable("<change", "<what", "copies", "keys", "bytes", "bytes %", "QPS %", "ideal",
         "keys/ideal", "primary", "diff", "z", "<check");
