@@ -135,21 +135,35 @@ final class HtmlReport {
         + "nodes and, with R = zones, always across zones.");
 
     details(h);
-    h.append("<table><thead><tr><th>change</th><th>what</th><th>copies</th><th>keys</th><th>bytes</th>"
-        + "<th>bytes %</th><th>QPS %</th><th>ideal</th><th>keys/ideal</th><th>primary</th><th>diff</th>"
-        + "<th>z</th><th>diff ranges</th><th>sources</th><th>degraded keys</th></tr></thead><tbody>\n");
+    h.append("<table><thead><tr><th></th><th></th><th></th><th colspan=\"3\">replica copies</th>"
+        + "<th colspan=\"3\">bytes</th><th colspan=\"3\">requests</th><th colspan=\"3\">primary</th></tr>"
+        + "<tr><th>change</th><th>what</th><th>ideal</th><th>copies</th><th>%</th><th>/ideal</th><th>bytes</th>"
+        + "<th>%</th><th>/ideal</th><th>QPS</th><th>%</th><th>/ideal</th><th>keys</th><th>%</th><th>/ideal</th>"
+        + "</tr></thead><tbody>\n");
     for (Change c : s.rows()) {
       Moved m = c.moved();
-      row(h, c.name(), c.description(), Units.count(m.replicaCopies()), Units.percent(m.keysFraction()),
-          Units.bytes(m.bytes()), Units.percent(m.bytesFraction()), Units.percent(m.qpsFraction()),
-          Units.percent(m.idealFraction()), Units.ratio(m.keysOverIdeal()), Units.percent(m.primaryKeysFraction()),
-          Units.percent(c.diff().movedReplicaFraction()),
-          String.format(Locale.ROOT, "%+.1f / %+.1f", c.diff().replicaZ(), c.diff().primaryZ()),
-          Units.count(c.diff().changedRanges()), Units.count(c.sources().sourceNodes()),
-          c.sources().keysDegradedFraction() > 0 ? Units.percent(c.sources().keysDegradedFraction()) : "-");
+      row(h, c.name(), escape(c.description()), Units.percent(m.idealFraction()), Units.count(m.replicaCopies()),
+          Units.percent(m.keysFraction()), Units.ratio(m.keysOverIdeal()), Units.bytes(m.bytes()),
+          Units.percent(m.bytesFraction()), Units.ratio(m.bytesOverIdeal()), Units.rate(m.qps()),
+          Units.percent(m.qpsFraction()), Units.ratio(m.qpsOverIdeal()), Units.count(m.primaryKeys()),
+          Units.percent(m.primaryKeysFraction()), Units.ratio(m.primaryOverIdeal()));
     }
-    h.append("</tbody></table>\n<p class=\"note\">z: (simulated &minus; diff) / standard error, for replica copies and "
-        + "for primaries; the keys are a uniform sample of positions, so |z| &le; 4 means they agree.</p>\n");
+    h.append("</tbody></table>\n<table><thead><tr><th></th><th></th><th colspan=\"3\">replica copies</th>"
+        + "<th colspan=\"3\">primary</th><th></th><th colspan=\"3\">copies</th></tr>"
+        + "<tr><th>change</th><th>diff ranges</th><th>diff</th><th>keys</th><th>z</th><th>diff</th><th>keys</th>"
+        + "<th>z</th><th>check</th><th>sources</th><th>same zone</th><th>keys degraded</th></tr></thead><tbody>\n");
+    for (Change c : s.rows()) {
+      SimulationResult.DiffCheck d = c.diff();
+      CopySources cs = c.sources();
+      row(h, c.name(), Units.count(d.changedRanges()), Units.percent(d.movedReplicaFraction()),
+          Units.percent(d.simulatedReplicaFraction()), String.format(Locale.ROOT, "%+.1f", d.replicaZ()),
+          Units.percent(d.primaryMovedFraction()), Units.percent(d.simulatedPrimaryFraction()),
+          String.format(Locale.ROOT, "%+.1f", d.primaryZ()), d.agrees() ? "ok" : "MISMATCH",
+          Units.count(cs.sourceNodes()), Units.percent(cs.sameZoneShare()),
+          cs.keysDegradedFraction() > 0 ? Units.percent(cs.keysDegradedFraction()) : "-");
+    }
+    h.append("</tbody></table>\n<p class=\"note\">diff: the ring's own diff, exact. z: (keys &minus; diff) / "
+        + "standard error; the keys are a uniform sample of positions, so |z| &le; 4 means they agree.</p>\n");
     detailsEnd(h);
     h.append("</section>\n");
   }

@@ -55,24 +55,36 @@ final class TextReport {
   private static void changes(StringBuilder out, Section<Change> s, SimulationParameters p) {
     title(out, 1, s.title());
     note(out, "Replica level: a key counts once for every new replica that must receive it; % of all replica "
-        + "copies (keys x " + p.replicas() + "), bytes or requests.");
-    note(out, "ideal = the weight share gained, what a perfectly weight-proportional placement moves. diff = the "
-        + "ring's own diff; "
-        + "z = (keys - diff) / standard error.");
-    TextTable t = new TextTable("<change", "<what", "copies", "keys", "bytes", "bytes %", "QPS %", "ideal",
-        "keys/ideal", "primary", "diff", "z", "<check");
+        + "copies (keys x " + p.replicas() + "), replica bytes or requests (reads spread over the replicas). "
+        + "Primary: keys whose primary owner changed. ideal = the weight share gained, what a perfectly "
+        + "weight-proportional placement moves.");
+    TextTable t = new TextTable("<change", "<what", "ideal", "copies", "%", "/ideal", "bytes", "%", "/ideal", "QPS",
+        "%", "/ideal", "keys", "%", "/ideal")
+        .groups("", "", "", "replica copies", "replica copies", "replica copies", "bytes",
+            "bytes", "bytes", "requests", "requests", "requests", "primary", "primary", "primary");
     for (Change c : s.rows()) {
       Moved m = c.moved();
-      t.row(c.name(), c.description(), Units.count(m.replicaCopies()), Units.percent(m.keysFraction()),
-          Units.bytes(m.bytes()), Units.percent(m.bytesFraction()), Units.percent(m.qpsFraction()),
-          Units.percent(m.idealFraction()), Units.ratio(m.keysOverIdeal()), Units.percent(m.primaryKeysFraction()),
-          Units.percent(c.diff().movedReplicaFraction()),
-          String.format(Locale.ROOT, "%+.1f %+.1f", c.diff().replicaZ(), c.diff().primaryZ()),
-          c.diff().agrees() ? "ok" : "MISMATCH");
+      t.row(c.name(), c.description(), Units.percent(m.idealFraction()), Units.count(m.replicaCopies()),
+          Units.percent(m.keysFraction()), Units.ratio(m.keysOverIdeal()), Units.bytes(m.bytes()),
+          Units.percent(m.bytesFraction()), Units.ratio(m.bytesOverIdeal()), Units.rate(m.qps()),
+          Units.percent(m.qpsFraction()), Units.ratio(m.qpsOverIdeal()), Units.count(m.primaryKeys()),
+          Units.percent(m.primaryKeysFraction()), Units.ratio(m.primaryOverIdeal()));
     }
     out.append(t.render(INDENT));
-    note(out, "z: for copies, then primaries; |z| <= 4 passes. " + atReferenceScale(s, p));
+    note(out, atReferenceScale(s, p));
     out.append('\n');
+    note(out, "Check against the ring's own diff (exact keyspace fractions; the keys are a uniform sample of "
+        + "positions, so they should agree within a few standard errors: |z| <= 4).");
+    TextTable d = new TextTable("<change", "ranges", "diff", "keys", "z", "diff", "keys", "z", "<check")
+        .groups("", "", "replica copies", "replica copies", "replica copies", "primary", "primary", "primary", "");
+    for (Change c : s.rows()) {
+      SimulationResult.DiffCheck dc = c.diff();
+      d.row(c.name(), Units.count(dc.changedRanges()), Units.percent(dc.movedReplicaFraction()),
+          Units.percent(dc.simulatedReplicaFraction()), String.format(Locale.ROOT, "%+.1f", dc.replicaZ()),
+          Units.percent(dc.primaryMovedFraction()), Units.percent(dc.simulatedPrimaryFraction()),
+          String.format(Locale.ROOT, "%+.1f", dc.primaryZ()), dc.agrees() ? "ok" : "MISMATCH");
+    }
+    out.append(d.render(INDENT)).append('\n');
     note(out, "Where the copies come from: an old replica that is still up, in the new replica's zone if one is.");
     TextTable src = new TextTable("<change", "sources", "<busiest source", "same zone", "targets",
         "<busiest target", "<until copied");

@@ -49,6 +49,9 @@ final class TextTable {
         width[i] = Math.max(width[i], row[i].length());
       }
     }
+    if (groups != null) {
+      widenForGroups(width);
+    }
     StringBuilder out = new StringBuilder();
     if (groups != null) {
       groupLine(out, indent, width);
@@ -63,6 +66,24 @@ final class TextTable {
       line(out, indent, row, width);
     }
     return out.toString();
+  }
+
+  /** Widens the last column of a group whose label (plus a space each side) is wider than its columns. */
+  private void widenForGroups(int[] width) {
+    int i = 0;
+    while (i < groups.length) {
+      int j = i;
+      int span = width[i];
+      while (j + 1 < groups.length && !groups[i].isEmpty() && groups[j + 1].equals(groups[i])) {
+        j++;
+        span += 2 + width[j];
+      }
+      int needed = groups[i].isEmpty() ? 0 : groups[i].length() + 2;
+      if (needed > span) {
+        width[j] += needed - span;
+      }
+      i = j + 1;
+    }
   }
 
   private void groupLine(StringBuilder out, String indent, int[] width) {
