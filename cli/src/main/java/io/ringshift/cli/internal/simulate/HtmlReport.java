@@ -385,7 +385,8 @@ final class HtmlReport {
         + "</figcaption>");
     legend(h, new String[] {"s4"}, new String[] {"in-process, one thread, rough"});
     h.append(Charts.hbars(cost, new String[] {"s4"}, Scale.log(Math.min(1, minNanos), maxNanos * 1.5),
-        v -> Units.fixed(v, 0), HALF, "nanoseconds per lookup per scheme, log scale"));
+        v -> v >= 1000 ? Units.fixed(v / 1000, 0) + "k" : Units.fixed(v, 0), HALF,
+        "nanoseconds per lookup per scheme, log scale"));
     h.append("</figure>\n</div>\n");
     details(h);
     h.append("<table><thead><tr><th>scheme</th><th>zones</th><th>join moved</th><th>/ideal</th><th>primary</th>"

@@ -56,7 +56,7 @@ final class JumpPlacement implements Placement {
 
   @Override
   public String clientState() {
-    return "bucket -> member list";
+    return "ordered member list";
   }
 
   @Override

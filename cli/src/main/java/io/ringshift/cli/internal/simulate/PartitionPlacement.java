@@ -89,7 +89,7 @@ final class PartitionPlacement implements Placement {
 
   @Override
   public String clientState() {
-    return partitions + "x" + replicas + " partition table";
+    return partitions + "x" + replicas + " table + members";
   }
 
   @Override

@@ -76,7 +76,7 @@ final class RingPlacement implements Placement {
 
   @Override
   public String clientState() {
-    return "members + V; tokens derived";
+    return "members + V";
   }
 
   @Override
