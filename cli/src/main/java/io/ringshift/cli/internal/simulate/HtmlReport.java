@@ -35,7 +35,8 @@ final class HtmlReport {
     h.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
         .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
         .append("<title>ringshift simulate: ").append(p.nodes()).append(" nodes, V = ").append(p.vnodes())
-        .append(", R = ").append(p.replicas()).append("</title>\n<style>").append(CSS).append("</style>\n</head>\n<body>\n<main>\n");
+        .append(", R = ").append(p.replicas()).append("</title>\n<style>").append(CSS)
+        .append("</style>\n</head>\n<body>\n<main>\n");
     header(h, r);
     changes(h, r);
     balance(h, r);
@@ -82,7 +83,8 @@ final class HtmlReport {
         .append(" req/s (the hottest key gets ").append(Units.percent(w.hottestKeyQpsShare())).append(", ")
         .append(Units.fixed(w.hottestKeyOverNodeMean(), 1)).append("&times; a node's mean); values log-normal, median ")
         .append(Units.bytes(w.valueMedianBytes())).append(", &sigma; ").append(Units.fixed(w.valueSigma(), 2))
-        .append(" (mean ").append(Units.bytes(w.meanValueBytes())).append(", p99 ").append(Units.bytes(w.p99ValueBytes()))
+        .append(" (mean ").append(Units.bytes(w.meanValueBytes()))
+        .append(", p99 ").append(Units.bytes(w.p99ValueBytes()))
         .append("), ").append(Units.bytes(w.totalValueBytes())).append(" in all.</p>\n</header>\n");
   }
 
@@ -115,7 +117,8 @@ final class HtmlReport {
     h.append(Charts.hbars(groups, CHANGE_SERIES, Scale.linear(max * 1.08), Units::percentTick, FULL,
         "bars of moved keys, bytes, requests and primaries per change, with the ideal marked"));
     figureEnd(h, "The dashed line is the ideal: the weight share the change hands over, what a perfectly "
-        + "weight-proportional placement moves (zone spread can make slightly less possible). Replica level: a key counts once for each new replica that must receive it. "
+        + "weight-proportional placement moves (zone spread can make slightly less possible). Replica level: "
+        + "a key counts once for each new replica that must receive it. "
         + escape(TextReport.atReferenceScale(s, r.parameters())));
 
     List<String> labels = new ArrayList<>();
@@ -249,7 +252,8 @@ final class HtmlReport {
         + "where R &ge; nodes: every node then holds every key." : ""));
     details(h);
     h.append("<table><thead><tr><th>ring</th><th>weight</th><th>nodes</th><th>expected</th><th>primary</th>"
-        + "<th>/expected</th><th>replica</th><th>/expected</th><th>primary min&ndash;max /expected</th></tr></thead><tbody>\n");
+        + "<th>/expected</th><th>replica</th><th>/expected</th><th>primary min&ndash;max /expected</th></tr>"
+        + "</thead><tbody>\n");
     for (WeightShare w : s.rows()) {
       row(h, w.ring(), Units.fixed(w.weight(), 0), Units.count(w.nodes()), Units.percent(w.expectedShare()),
           Units.percent(w.primaryShare()), Units.fixed(w.primaryOverExpected(), 3),
@@ -414,7 +418,8 @@ final class HtmlReport {
         p.seed(), p.nodes(), p.zones(), p.vnodes(), p.replicas(), p.keys(), p.partitions(), p.zipfExponent(),
         p.valueMedianBytes(), p.valueSigma());
     h.append("<footer><p>Reproduce with <code>").append(escape(command)).append("</code>. Every figure except "
-        + "timings is deterministic for the seed. Simulated in ").append(Units.fixed(r.runtime().totalMillis() / 1e3, 1))
+        + "timings is deterministic for the seed. Simulated in ")
+        .append(Units.fixed(r.runtime().totalMillis() / 1e3, 1))
         .append(" s on ").append(r.runtime().availableProcessors())
         .append(" processors. What each figure means: <code>docs/simulate.md</code>.</p></footer>\n");
   }

@@ -37,43 +37,44 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Simulates the reference scenario: what a join, drain, failure and weight change move against the ideal,",
-      "how balanced the ring is, what 1:2:4 weights realise, what V buys, and how modulo, the ring, rendezvous,",
-      "jump and fixed partitions compare on the same keys. Deterministic for a seed (timings aside).",
-      "Progress goes to stderr; the table (or --json) to stdout."
+      "Simulates the reference scenario: what a join, drain, failure and weight change move against the ideal, "
+          + "how balanced the ring is, what 1:2:4 weights realise, what V buys, and how modulo, the ring, "
+          + "rendezvous, jump and fixed partitions compare on the same keys. Deterministic for a seed (timings "
+          + "aside). Progress goes to stderr; the table (or --json) to stdout. See docs/simulate.md.",
+      ""
     })
 public final class SimulateCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--seed", defaultValue = "" + SimulationParameters.DEFAULT_SEED,
+  @Option(names = "--seed", paramLabel = "N", defaultValue = "" + SimulationParameters.DEFAULT_SEED,
       description = "Seed of the keys, value sizes and changed nodes (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(names = "--nodes", defaultValue = "" + SimulationParameters.DEFAULT_NODES,
+  @Option(names = "--nodes", paramLabel = "N", defaultValue = "" + SimulationParameters.DEFAULT_NODES,
       description = "Physical nodes before the changes (default: ${DEFAULT-VALUE}).")
   int nodes;
 
-  @Option(names = "--zones", defaultValue = "" + SimulationParameters.DEFAULT_ZONES,
+  @Option(names = "--zones", paramLabel = "N", defaultValue = "" + SimulationParameters.DEFAULT_ZONES,
       description = "Availability zones; node i is in zone i mod zones (default: ${DEFAULT-VALUE}, at most --nodes).")
   int zones;
 
-  @Option(names = "--vnodes", defaultValue = "" + SimulationParameters.DEFAULT_VNODES,
+  @Option(names = "--vnodes", paramLabel = "V", defaultValue = "" + SimulationParameters.DEFAULT_VNODES,
       description = "Tokens per unit of weight, V (default: ${DEFAULT-VALUE}).")
   int vnodes;
 
-  @Option(names = "--replicas", defaultValue = "" + SimulationParameters.DEFAULT_REPLICAS,
+  @Option(names = "--replicas", paramLabel = "R", defaultValue = "" + SimulationParameters.DEFAULT_REPLICAS,
       description = "Replication factor R (default: ${DEFAULT-VALUE}, below --nodes).")
   int replicas;
 
-  @Option(names = "--keys", defaultValue = "" + SimulationParameters.DEFAULT_KEYS,
+  @Option(names = "--keys", paramLabel = "N", defaultValue = "" + SimulationParameters.DEFAULT_KEYS,
       description = "Keys in the workload (default: ${DEFAULT-VALUE}).")
   int keys;
 
-  @Option(names = "--partitions", defaultValue = "" + SimulationParameters.DEFAULT_PARTITIONS,
+  @Option(names = "--partitions", paramLabel = "N", defaultValue = "" + SimulationParameters.DEFAULT_PARTITIONS,
       description = "Logical partitions of the fixed-partition scheme (default: ${DEFAULT-VALUE}).")
   int partitions;
 
-  @Option(names = "--zipf", defaultValue = "" + SimulationParameters.DEFAULT_ZIPF,
+  @Option(names = "--zipf", paramLabel = "S", defaultValue = "" + SimulationParameters.DEFAULT_ZIPF,
       description = "Zipf exponent s of the request rates; 0 is uniform (default: ${DEFAULT-VALUE}).")
   double zipf;
 
@@ -81,7 +82,7 @@ public final class SimulateCommand implements Callable<Integer> {
       description = "Median value size of the log-normal sizes, e^mu (default: ${DEFAULT-VALUE}).")
   int valueMedian;
 
-  @Option(names = "--value-sigma", defaultValue = "" + SimulationParameters.DEFAULT_VALUE_SIGMA,
+  @Option(names = "--value-sigma", paramLabel = "SIGMA", defaultValue = "" + SimulationParameters.DEFAULT_VALUE_SIGMA,
       description = "Sigma of the log-normal value sizes (default: ${DEFAULT-VALUE}).")
   double valueSigma;
 

@@ -85,7 +85,8 @@ final class Simulation {
     long total = progress.elapsedMillis();
     progress.finish();
     return new SimulationResult(SimulationResult.FORMAT, p, summary, changes, balance, weights, sweep, schemes,
-        new SimulationResult.Runtime(total, progress.stageMillis(), java.lang.Runtime.getRuntime().availableProcessors()));
+        new SimulationResult.Runtime(total, progress.stageMillis(),
+            java.lang.Runtime.getRuntime().availableProcessors()));
   }
 
   /** The base fleet and its changed memberships; the changed nodes are picked by the seed. */
@@ -361,7 +362,8 @@ final class Simulation {
     StringBuilder s = new StringBuilder();
     s.append(String.format(Locale.ROOT, "Replica CV falls roughly as 1/sqrt(V), from %.0f%% at V = %d to %.1f%% at "
         + "V = %d, while the in-memory table grows from %s to %s. ", 100 * first.replicaCv(), first.vnodes(),
-        100 * last.replicaCv(), last.vnodes(), Units.bytes(first.footprintBytes()), Units.bytes(last.footprintBytes())));
+        100 * last.replicaCv(), last.vnodes(), Units.bytes(first.footprintBytes()),
+        Units.bytes(last.footprintBytes())));
     if (chosen != null && quarter != null && fourfold != null) {
       s.append(String.format(Locale.ROOT, "4x the tokens buys ever less: V %d -> %d cuts max/mean from %.2f to "
           + "%.2f, V %d -> %d only to %.2f. ", quarter.vnodes(), chosen.vnodes(), quarter.replicaMaxOverMean(),
@@ -474,9 +476,11 @@ final class Simulation {
     SchemeRow largest = rows.stream().max(java.util.Comparator.comparingLong(SchemeRow::clientStateBytes))
         .orElseThrow();
     StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "Modulo copies %s of all replicas on a join "
-        + "(%.0fx the ideal). ", Units.percent(modulo.join().keysFraction()), nullToZero(modulo.join().keysOverIdeal())));
+        + "(%.0fx the ideal). ", Units.percent(modulo.join().keysFraction()),
+        nullToZero(modulo.join().keysOverIdeal())));
     if (!near.isEmpty()) {
-      s.append("Within 1.25x of the ideal for both a join and a removal: ").append(String.join(", ", near)).append(". ");
+      s.append("Within 1.25x of the ideal for both a join and a removal: ").append(String.join(", ", near))
+          .append(". ");
     }
     if (!far.isEmpty()) {
       s.append("Not: ").append(String.join(", ", far)).append(". ");

@@ -38,9 +38,11 @@ final class TextReport {
   private static void header(StringBuilder out, SimulationResult r) {
     SimulationParameters p = r.parameters();
     WorkloadSummary w = r.workload();
-    out.append(String.format(Locale.ROOT, "ringshift simulate: %d nodes in %d zones, V = %d, R = %d, %s keys, seed %d%n",
+    out.append(String.format(Locale.ROOT,
+        "ringshift simulate: %d nodes in %d zones, V = %d, R = %d, %s keys, seed %d%n",
         p.nodes(), p.zones(), p.vnodes(), p.replicas(), Units.count(w.keys()), p.seed()));
-    out.append(String.format(Locale.ROOT, "%skeys      %d bytes each, like %s%n", INDENT, w.keyBytes(), w.exampleKey()));
+    out.append(String.format(Locale.ROOT, "%skeys      %d bytes each, like %s%n", INDENT, w.keyBytes(),
+        w.exampleKey()));
     out.append(String.format(Locale.ROOT, "%srequests  Zipf s = %.2f over %s req/s: the hottest key gets %s "
             + "(%.1fx a node's mean), the top 1%% of keys %s%n", INDENT, w.zipfExponent(), Units.rate(w.totalQps()),
         Units.percent(w.hottestKeyQpsShare()), w.hottestKeyOverNodeMean(), Units.percent(w.top1PercentQpsShare())));
@@ -123,7 +125,8 @@ final class TextReport {
         + "requests. Random floor: the CV a uniformly random assignment of these keys would show.");
     TextTable t = new TextTable("<level", "<measure", "max/mean", "min/mean", "CV", "random floor CV");
     for (BalanceRow b : s.rows()) {
-      t.row(b.level(), b.measure().equals(LoadBalance.QPS) ? "QPS" : b.measure(), Units.fixed(b.maxOverMean(), 3), Units.fixed(b.minOverMean(), 3),
+      t.row(b.level(), b.measure().equals(LoadBalance.QPS) ? "QPS" : b.measure(), Units.fixed(b.maxOverMean(), 3),
+          Units.fixed(b.minOverMean(), 3),
           Units.percent(b.cv()), Units.percent(b.randomFloorCv()));
     }
     out.append(t.render(INDENT));
@@ -153,7 +156,8 @@ final class TextReport {
         "max/mean", "CV", "moved/ideal", "ranges", "ns/lookup")
         .groups("", "", "", "", "", "", "primary", "primary", "replica", "replica", "join", "join", "");
     for (VnodeRow v : s.rows()) {
-      t.row((v.vnodes() == p.vnodes() ? "*" : "") + v.vnodes(), Units.count(v.tokens()), Units.fixed(v.buildMillis(), 1),
+      t.row((v.vnodes() == p.vnodes() ? "*" : "") + v.vnodes(), Units.count(v.tokens()),
+          Units.fixed(v.buildMillis(), 1),
           Units.bytes(v.footprintBytes()), Units.bytes(v.rawTokenTableBytes()),
           Units.bytes(v.wireSnapshotBytesEstimate()), Units.fixed(v.primaryMaxOverMean(), 2),
           Units.percent(v.primaryCv()), Units.fixed(v.replicaMaxOverMean(), 2), Units.percent(v.replicaCv()),

@@ -141,7 +141,8 @@ class SimulateCommandTest {
     Run text = run(SMALL);
     assertThat(text.exitCode()).as(text.err()).isZero();
     assertThat(text.out()).contains("1. Membership changes on the ring", "2. Balance of the base ring",
-        "3. Realised shares of weights 1:2:4", "4. Virtual nodes per node (V)", "5. Placement schemes on the same keys");
+        "3. Realised shares of weights 1:2:4", "4. Virtual nodes per node (V)",
+        "5. Placement schemes on the same keys");
     assertThat(count(text.out(), "\n  => ")).isEqualTo(5);
     assertThat(text.out()).doesNotContain("MISMATCH");
     assertThat(text.err()).as("--quiet").isEmpty();
