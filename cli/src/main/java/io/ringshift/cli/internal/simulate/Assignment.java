@@ -27,7 +27,8 @@ final class Assignment {
     int[] nodes = new int[n * stride];
     long[] hashes = workload.hashes;
     int chunks = (n + CHUNK - 1) / CHUNK;
-    // Parallel only where it pays: rendezvous costs one hash per node per key; the others are memory-bound.
+    // Parallel only where it pays: rendezvous hashes every key once per node (1M keys x 120 nodes: 0.56 s on one
+    // core, 0.30 s on two); the other schemes take tens of milliseconds and would only add task overhead.
     IntStream range = IntStream.range(0, chunks);
     (placement instanceof RendezvousPlacement ? range.parallel() : range).forEach(c -> {
       Placement.Lookup lookup = placement.lookup();
