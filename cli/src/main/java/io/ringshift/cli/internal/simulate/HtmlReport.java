@@ -317,8 +317,8 @@ final class HtmlReport {
         Charts.lines(xs, xl, List.of(new Line("ns", "s3", nanos, false)), Scale.linear(max(nanos)),
             v -> Units.fixed(v, 0), run, HALF, 240, "lookup nanoseconds against V"));
     h.append("</div>\n<p class=\"note\">x: V, tokens per node (log scale); the shaded column is this run's V. "
-        + "Balance is exact (hash-space shares from the token table, no sampling). The membership snapshot is an "
-        + "estimate (members &times; ~40 B); the real codec lives in <code>schemas</code>. Lookup and build times "
+        + "Balance is exact (hash-space shares from the token table, no sampling). The membership snapshot is measured "
+        + "as <code>RingSnapshotCodec</code> encodes it (membership and parameters only). Lookup and build times "
         + "are rough in-process figures (one thread, streaming all keys, after a warm-up pass); JMH in "
         + "<code>benchmarks/</code> is the authoritative one.</p>\n");
     details(h);

@@ -61,7 +61,7 @@ final class JumpPlacement implements Placement {
 
   @Override
   public long clientStateBytes() {
-    return (long) MEMBER_WIRE_BYTES * fleet.size();
+    return Placement.membershipWireBytes(fleet);
   }
 
   @Override

@@ -42,7 +42,7 @@ final class ModuloPlacement implements Placement {
 
   @Override
   public long clientStateBytes() {
-    return (long) MEMBER_WIRE_BYTES * fleet.size();
+    return Placement.membershipWireBytes(fleet);
   }
 
   @Override

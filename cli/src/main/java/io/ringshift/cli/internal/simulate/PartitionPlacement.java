@@ -94,7 +94,7 @@ final class PartitionPlacement implements Placement {
 
   @Override
   public long clientStateBytes() {
-    return (long) MEMBER_WIRE_BYTES * fleet.size() + 2L * partitions * replicas;
+    return Placement.membershipWireBytes(fleet) + 2L * partitions * replicas;
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.ringshift.cli.internal.simulate;
 
+import io.ringshift.schemas.RingSnapshotCodec;
+
 /**
  * One placement scheme applied to one membership: which nodes hold a key, in preference order.
  *
@@ -23,7 +25,7 @@ interface Placement {
   /** What a client must hold to route, in words. */
   String clientState();
 
-  /** Bytes of that client state on the wire (estimate: about {@value #MEMBER_WIRE_BYTES} bytes per member). */
+  /** Bytes of that client state on the wire, measured with the real snapshot codec where one exists. */
   long clientStateBytes();
 
   /** The placement of the same scheme for another membership. */
@@ -32,8 +34,13 @@ interface Placement {
   /** A lookup handle for one thread (some schemes keep per-thread scratch state). */
   Lookup lookup();
 
-  /** Estimated wire size of one member (id, zone, weight, state) in a membership-only snapshot. */
-  int MEMBER_WIRE_BYTES = 40;
+  /**
+   * Wire size of the fleet's membership (ids, zones, weights, states and the parameters) as the real
+   * {@link RingSnapshotCodec} encodes it: what every scheme that routes from a member list must ship.
+   */
+  static long membershipWireBytes(Fleet fleet) {
+    return new RingSnapshotCodec().encode(RingPlacement.build(fleet, 1, 1, 0)).length;
+  }
 
   /** Finds the replicas of a key. Not thread-safe: one per thread. */
   interface Lookup {

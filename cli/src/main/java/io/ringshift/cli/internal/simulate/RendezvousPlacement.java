@@ -55,7 +55,7 @@ final class RendezvousPlacement implements Placement {
 
   @Override
   public long clientStateBytes() {
-    return (long) MEMBER_WIRE_BYTES * fleet.size();
+    return Placement.membershipWireBytes(fleet);
   }
 
   @Override

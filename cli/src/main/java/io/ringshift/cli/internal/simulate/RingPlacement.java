@@ -2,6 +2,7 @@ package io.ringshift.cli.internal.simulate;
 
 import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.RingSnapshotCodec;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,7 +82,7 @@ final class RingPlacement implements Placement {
 
   @Override
   public long clientStateBytes() {
-    return (long) MEMBER_WIRE_BYTES * fleet.size();
+    return new RingSnapshotCodec().encode(snapshot).length;
   }
 
   @Override

@@ -14,6 +14,7 @@ import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingHash;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.RingSnapshotCodec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -308,7 +309,7 @@ final class Simulation {
       LoadBalance.Stats replica = LoadBalance.Stats.of(shares[1]);
       RingDiff join = snapshot.diffTo(RingPlacement.build(joined, v, p.replicas(), 2));
       rows.add(new VnodeRow(v, snapshot.tokenCount(), builds[1], snapshot.footprintBytes(),
-          12L * snapshot.tokenCount(), (long) Placement.MEMBER_WIRE_BYTES * snapshot.memberCount(), primary.max(),
+          12L * snapshot.tokenCount(), new RingSnapshotCodec().encode(snapshot).length, primary.max(),
           primary.cv(), replica.max(), replica.cv(), join.movedReplicaFraction() / ideal, join.changes().size(),
           timeRing(snapshot)));
     }

@@ -151,7 +151,7 @@ final class TextReport {
   private static void sweep(StringBuilder out, Section<VnodeRow> s, SimulationParameters p) {
     title(out, 4, s.title());
     note(out, "Balance from exact hash-space shares. Memory = RingSnapshot.footprintBytes(); raw table = tokens x "
-        + "12 B; wire = members x ~40 B (membership only; the real codec lives in schemas).");
+        + "12 B; wire = the snapshot as RingSnapshotCodec encodes it (membership only).");
     TextTable t = new TextTable("V", "tokens", "build ms", "memory", "raw table", "wire", "max/mean", "CV",
         "max/mean", "CV", "moved/ideal", "ranges", "ns/lookup")
         .groups("", "", "", "", "", "", "primary", "primary", "replica", "replica", "join", "join", "");
