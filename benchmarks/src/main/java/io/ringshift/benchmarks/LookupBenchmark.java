@@ -5,7 +5,7 @@ import com.dynatrace.hash4j.consistent.ConsistentHashing;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 import com.dynatrace.hash4j.random.PseudoRandomGeneratorProvider;
-import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.Member;
 import io.ringshift.ring.RingSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -83,10 +83,12 @@ public class LookupBenchmark {
       }
       case "ringshiftReplicas": {
         RingSnapshot ring = Rings.reference(NODES, VNODES);
-        // Read the last replica, so the precomputed set is really touched, not just its reference returned.
+        // Reads all three replicas (one search, then the flat replica table), as a client routing a write does.
         return key -> {
-          ReplicaSet replicas = ring.replicasOf(key);
-          return replicas.get(replicas.size() - 1);
+          int range = ring.rangeOf(ring.position(key));
+          Member first = ring.replica(range, 0);
+          Member second = ring.replica(range, 1);
+          return ring.replica(range, 2) == first ? second : first;
         };
       }
       case "treemapMd5":

@@ -11,6 +11,9 @@ import java.util.List;
  *
  * <p>Replicas are always distinct physical nodes. When the ring has fewer nodes than the replication factor,
  * or fewer zones, the set says so through {@link #shortfall()} instead of naming a node twice.
+ *
+ * <p>On the hottest paths {@link RingSnapshot#replica(int, int)} reads the same replicas from the snapshot's
+ * flat table, which is more compact in cache than these per-range objects.
  */
 public final class ReplicaSet {
   private final Member[] members;
@@ -53,6 +56,11 @@ public final class ReplicaSet {
 
   public Member primary() {
     return members[0];
+  }
+
+  /** The snapshot's flat replica table this set points into (shared, never modified). */
+  int[] replicaTable() {
+    return replicaTable;
   }
 
   /** Index of replica {@code i} in {@link RingSnapshot#members()}. */
