@@ -16,52 +16,19 @@ import java.util.List;
  * ideal. hash4j's JumpBackAnchor removes arbitrary buckets at the cost of per-client state; it is not simulated
  * here. Weights and zones are ignored.
  */
-final class JumpPlacement implements Placement {
+final class JumpPlacement extends MemberListPlacement {
   private static final int MAX_DRAWS = 64;
 
-  private final Fleet fleet;
-  private final int replicas;
   /** Node number of each bucket. */
   private final int[] bucketNode;
 
   private JumpPlacement(Fleet fleet, int replicas, int[] bucketNode) {
-    this.fleet = fleet;
-    this.replicas = Math.min(replicas, fleet.size());
+    super(fleet, Math.min(replicas, fleet.size()), "jump", false, "ordered member list");
     this.bucketNode = bucketNode;
   }
 
   static JumpPlacement of(Fleet fleet, int replicas) {
     return new JumpPlacement(fleet, replicas, fleet.nodes().stream().mapToInt(Fleet.Node::number).toArray());
-  }
-
-  @Override
-  public String scheme() {
-    return "jump";
-  }
-
-  @Override
-  public Fleet fleet() {
-    return fleet;
-  }
-
-  @Override
-  public int replicas() {
-    return replicas;
-  }
-
-  @Override
-  public boolean zoneAware() {
-    return false;
-  }
-
-  @Override
-  public String clientState() {
-    return "ordered member list";
-  }
-
-  @Override
-  public long clientStateBytes() {
-    return Placement.membershipWireBytes(fleet);
   }
 
   @Override
@@ -86,7 +53,7 @@ final class JumpPlacement implements Placement {
         buckets.add(n.number());
       }
     }
-    return new JumpPlacement(next, replicas, buckets.stream().mapToInt(Integer::intValue).toArray());
+    return new JumpPlacement(next, replicas(), buckets.stream().mapToInt(Integer::intValue).toArray());
   }
 
   @Override
@@ -94,7 +61,7 @@ final class JumpPlacement implements Placement {
     // JumpBackHash keeps a pseudo-random generator inside: one hasher per lookup handle, that is per thread.
     ConsistentBucketHasher jump = ConsistentHashing.jumpBackHash(PseudoRandomGeneratorProvider.splitMix64_V1());
     int n = bucketNode.length;
-    int r = replicas;
+    int r = replicas();
     int[] nodes = bucketNode;
     return (keyHash, out) -> {
       int filled = 0;

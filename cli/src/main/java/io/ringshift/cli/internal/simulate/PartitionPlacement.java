@@ -16,15 +16,14 @@ import java.util.Comparator;
  * {@code sum(slots^2 / weight)} (minimal at slots proportional to weight, so the loop ends) without narrowing
  * a partition's zone spread. The table is state every client must hold.
  */
-final class PartitionPlacement implements Placement {
-  private final Fleet fleet;
+final class PartitionPlacement extends MemberListPlacement {
   private final int partitions;
   private final int replicas;
   /** Node number of slot {@code j} of partition {@code p} at {@code p * replicas + j}; slot 0 is the primary. */
   private final int[] table;
 
   private PartitionPlacement(Fleet fleet, int partitions, int replicas, int[] table) {
-    this.fleet = fleet;
+    super(fleet, replicas, "partitions", true, partitions + "x" + replicas + " table + members");
     this.partitions = partitions;
     this.replicas = replicas;
     this.table = table;
@@ -68,33 +67,8 @@ final class PartitionPlacement implements Placement {
   }
 
   @Override
-  public String scheme() {
-    return "partitions";
-  }
-
-  @Override
-  public Fleet fleet() {
-    return fleet;
-  }
-
-  @Override
-  public int replicas() {
-    return replicas;
-  }
-
-  @Override
-  public boolean zoneAware() {
-    return true;
-  }
-
-  @Override
-  public String clientState() {
-    return partitions + "x" + replicas + " table + members";
-  }
-
-  @Override
   public long clientStateBytes() {
-    return Placement.membershipWireBytes(fleet) + 2L * partitions * replicas;
+    return super.clientStateBytes() + 2L * partitions * replicas();
   }
 
   @Override
@@ -196,7 +170,7 @@ final class PartitionPlacement implements Placement {
 
   /** Replica slots per node number (tests check the balance the reassignment reaches). */
   int[] slotCounts() {
-    int[] counts = new int[fleet.maxNumber() + 1];
+    int[] counts = new int[fleet().maxNumber() + 1];
     for (int number : table) {
       counts[number]++;
     }

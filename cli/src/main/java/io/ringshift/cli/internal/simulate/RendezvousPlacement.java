@@ -10,17 +10,14 @@ import java.nio.charset.StandardCharsets;
  * {@code (keyHash, XXH3-64(utf8(n.id)))}: XXH3 of key and node, with each side hashed once so the per-node work
  * is one 16-byte hash. Not zone-aware (plain top-R); a lookup costs one hash per node.
  */
-final class RendezvousPlacement implements Placement {
+final class RendezvousPlacement extends MemberListPlacement {
   private static final Hasher64 XXH3 = Hashing.xxh3_64();
 
-  private final Fleet fleet;
-  private final int replicas;
   private final int[] numbers;
   private final long[] nodeSeeds;
 
   RendezvousPlacement(Fleet fleet, int replicas) {
-    this.fleet = fleet;
-    this.replicas = Math.min(replicas, fleet.size());
+    super(fleet, Math.min(replicas, fleet.size()), "rendezvous", false, "member list");
     this.numbers = fleet.nodes().stream().mapToInt(Fleet.Node::number).toArray();
     this.nodeSeeds = new long[numbers.length];
     for (int i = 0; i < numbers.length; i++) {
@@ -29,43 +26,13 @@ final class RendezvousPlacement implements Placement {
   }
 
   @Override
-  public String scheme() {
-    return "rendezvous";
-  }
-
-  @Override
-  public Fleet fleet() {
-    return fleet;
-  }
-
-  @Override
-  public int replicas() {
-    return replicas;
-  }
-
-  @Override
-  public boolean zoneAware() {
-    return false;
-  }
-
-  @Override
-  public String clientState() {
-    return "member list";
-  }
-
-  @Override
-  public long clientStateBytes() {
-    return Placement.membershipWireBytes(fleet);
-  }
-
-  @Override
   public Placement changeTo(Fleet next) {
-    return new RendezvousPlacement(next, replicas);
+    return new RendezvousPlacement(next, replicas());
   }
 
   @Override
   public Lookup lookup() {
-    int r = replicas;
+    int r = replicas();
     long[] seeds = nodeSeeds;
     int[] nodes = numbers;
     // Scores are kept with the sign bit flipped so that signed comparison orders them unsigned.

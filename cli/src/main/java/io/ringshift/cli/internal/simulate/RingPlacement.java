@@ -11,16 +11,15 @@ import java.util.Map;
  * ringshift's own placement: a {@link RingSnapshot} (V tokens per unit of weight, zone-aware clockwise walk,
  * replica sets precomputed per range). A lookup is the snapshot's own one search.
  */
-final class RingPlacement implements Placement {
+final class RingPlacement extends MemberListPlacement {
   static final String CLUSTER = "simulate";
 
-  private final Fleet fleet;
   private final RingSnapshot snapshot;
   /** Node number of each snapshot member (members are sorted by id in the snapshot). */
   private final int[] memberNumber;
 
   private RingPlacement(Fleet fleet, RingSnapshot snapshot) {
-    this.fleet = fleet;
+    super(fleet, Math.min(snapshot.replicas(), fleet.size()), "ring", true, "members + V");
     this.snapshot = snapshot;
     Map<String, Integer> numbers = new HashMap<>();
     for (Fleet.Node n : fleet.nodes()) {
@@ -53,31 +52,6 @@ final class RingPlacement implements Placement {
   /** Node number of snapshot member {@code memberIndex}. */
   int numberOf(int memberIndex) {
     return memberNumber[memberIndex];
-  }
-
-  @Override
-  public String scheme() {
-    return "ring";
-  }
-
-  @Override
-  public Fleet fleet() {
-    return fleet;
-  }
-
-  @Override
-  public int replicas() {
-    return Math.min(snapshot.replicas(), fleet.size());
-  }
-
-  @Override
-  public boolean zoneAware() {
-    return true;
-  }
-
-  @Override
-  public String clientState() {
-    return "members + V";
   }
 
   @Override
