@@ -1,0 +1,43 @@
+package io.ringshift.orchestrator.internal;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One range-copy task of a plan: copy ring range {@code (rangeStart, rangeEnd]} (unsigned, wrapping) to
+ * {@code target} from the first reachable of {@code sources}.
+ *
+ * @param taskId deterministic id, {@code <cluster>/<epoch>/p<plan>/<kind>/<start hex>-<end hex>/<target>}, so
+ *     that planning the same change twice gives the same ids and a re-emitted task is recognised
+ * @param sources candidate sources in preference order: old replicas that are still alive, same zone as the
+ *     target first; empty when no replica survives (the task cannot run and says so)
+ */
+public record PlannedTask(
+    String taskId,
+    Kind kind,
+    long rangeStart,
+    long rangeEnd,
+    List<String> sources,
+    String target,
+    String targetZone,
+    double keyspaceFraction,
+    long estimatedBytes) {
+
+  /** COPY moves a range from a live replica; REPAIR rebuilds a replica lost with a failed node. */
+  public enum Kind {
+    COPY,
+    REPAIR
+  }
+
+  public PlannedTask {
+    sources = List.copyOf(sources);
+    if (sources.contains(target)) {
+      throw new IllegalArgumentException("task " + taskId + " copies from its own target " + target);
+    }
+  }
+
+  static String idOf(String clusterId, long epoch, int planVersion, Kind kind, long start, long end, String target) {
+    return String.format(Locale.ROOT, "%s/%d/p%d/%s/%016x-%016x/%s", clusterId, epoch, planVersion,
+        kind.name().toLowerCase(Locale.ROOT), start, end, target);
+  }
+}
