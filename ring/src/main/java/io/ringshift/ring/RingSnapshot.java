@@ -362,6 +362,20 @@ public final class RingSnapshot {
     return ids;
   }
 
+  /**
+   * Two snapshots are equal when their checksums are: the checksum covers the cluster, the epoch, the hash, the
+   * policy, the parameters, every member and the whole placement.
+   */
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof RingSnapshot s && java.util.Arrays.equals(checksum, s.checksum);
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Arrays.hashCode(checksum);
+  }
+
   @Override
   public String toString() {
     return "RingSnapshot{cluster=" + clusterId + ", epoch=" + epoch + ", members=" + members.length

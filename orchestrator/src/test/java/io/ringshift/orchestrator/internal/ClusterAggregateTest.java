@@ -1,0 +1,190 @@
+package io.ringshift.orchestrator.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
+import io.ringshift.orchestrator.internal.ClusterAggregate.Rejection;
+import io.ringshift.orchestrator.internal.ClusterAggregate.TaskEvent;
+import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
+import io.ringshift.orchestrator.internal.MembershipChange.Action;
+import io.ringshift.ring.RingSnapshot;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ClusterAggregateTest {
+  private static final long BYTES = 1L << 30;
+
+  static RingSnapshot initial() {
+    var builder = RingSnapshot.builder().clusterId("c1").epoch(1).vnodes(32).replicas(3);
+    for (int i = 0; i < 12; i++) {
+      builder.addMember(String.format("node-%02d", i), "az-" + (i % 3 + 1));
+    }
+    return builder.build();
+  }
+
+  static MembershipChange change(Action action, String node, String zone) {
+    return new MembershipChange(action, node, zone, null, "req-" + action + "-" + node);
+  }
+
+  static ClusterAggregate initialised() {
+    return ClusterAggregate.uninitialised().init(initial(), null).next();
+  }
+
+  static List<TaskEvent> tasks(Transition t) {
+    return t.effects().stream().filter(TaskEvent.class::isInstance).map(TaskEvent.class::cast).toList();
+  }
+
+  static List<EpochEvent> epochs(Transition t) {
+    return t.effects().stream().filter(EpochEvent.class::isInstance).map(EpochEvent.class::cast).toList();
+  }
+
+  /** Reports every task of the in-flight plan VERIFIED, returning the transitions' combined effects. */
+  static Transition verifyAll(ClusterAggregate state) {
+    Transition last = new Transition(state, List.of());
+    List<ClusterAggregate.Effect> effects = new java.util.ArrayList<>();
+    long epoch = state.inFlight().plan().target().epoch();
+    for (PlannedTask task : state.inFlight().plan().tasks()) {
+      last = last.next().onVerified(task.taskId(), epoch, BYTES);
+      effects.addAll(last.effects());
+    }
+    return new Transition(last.next(), effects);
+  }
+
+  @Test
+  void shouldDeclareANewClusterAsAReadyEpochWithoutTasks() {
+    Transition t = ClusterAggregate.uninitialised().init(initial(), null);
+
+    assertThat(epochs(t)).extracting(EpochEvent::state)
+        .containsExactly(EpochEvent.State.PLANNED, EpochEvent.State.READY);
+    assertThat(tasks(t)).isEmpty();
+    assertThat(t.next().active().epoch()).isEqualTo(1);
+  }
+
+  @Test
+  void refusesToInitialiseAnExistingCluster() {
+    Transition t = initialised().init(initial(), null);
+
+    assertThat(t.effects()).singleElement().isInstanceOf(Rejection.class)
+        .extracting(e -> ((Rejection) e).reason()).asString().contains("cluster c1 already exists");
+    assertThat(t.next()).isEqualTo(initialised());
+  }
+
+  @Test
+  void refusesChangesToAnUnknownCluster() {
+    Transition t = ClusterAggregate.uninitialised().onChange(change(Action.JOIN, "node-12", "az-1"), BYTES);
+
+    assertThat(t.effects()).singleElement().isInstanceOf(Rejection.class);
+    assertThat(t.next().initialised()).isFalse();
+  }
+
+  @Test
+  void shouldPlanAJoinAsTheNextEpochWithTasksToTheJoiningNode() {
+    Transition t = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES);
+
+    assertThat(epochs(t)).singleElement().satisfies(e -> {
+      assertThat(e.state()).isEqualTo(EpochEvent.State.PLANNED);
+      assertThat(e.plan().target().epoch()).isEqualTo(2);
+    });
+    assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> {
+      assertThat(task.epoch()).isEqualTo(2);
+      assertThat(task.task().target()).isEqualTo("node-12");
+      assertThat(task.task().estimatedBytes()).isPositive();
+    });
+  }
+
+  @Test
+  void shouldQueueChangesWhileAnEpochIsInFlightAndPlanThemFromTheResult() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+    Transition queued = joining.onChange(change(Action.DRAIN, "node-03", null), BYTES);
+
+    assertThat(queued.effects()).isEmpty();
+    assertThat(queued.next().queue()).hasSize(1);
+
+    Transition done = verifyAll(queued.next());
+    assertThat(epochs(done)).extracting(e -> e.state() + "@" + e.plan().target().epoch())
+        .containsExactly("READY@2", "PLANNED@3");
+    assertThat(done.next().active().epoch()).isEqualTo(2);
+    assertThat(done.next().active().member("node-12")).isNotNull();
+    assertThat(done.next().inFlight().plan().target().member("node-03")).isNull();
+    assertThat(done.next().queue()).isEmpty();
+  }
+
+  @Test
+  void refusesAChangeThatConflictsWithTheQueuedMembership() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+
+    Transition duplicate = joining.onChange(change(Action.JOIN, "node-12", "az-2"), BYTES);
+
+    assertThat(duplicate.effects()).singleElement().isInstanceOf(Rejection.class)
+        .extracting(e -> ((Rejection) e).reason()).asString().contains("already a member");
+    assertThat(duplicate.next()).isEqualTo(joining);
+  }
+
+  @Test
+  void shouldReplanWhenANodeTheRunningPlanCopiesFromFails() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+    String source = joining.inFlight().plan().tasks().get(0).sources().get(0);
+
+    Transition t = joining.onChange(change(Action.FAIL, source, null), BYTES);
+
+    assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch() + "/p" + e.plan().planVersion())
+        .containsExactly("SUPERSEDED@2/p1", "PLANNED@2/p2");
+    assertThat(epochs(t).get(0).reason()).contains("node " + source + " failed");
+    assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> {
+      assertThat(task.task().sources()).doesNotContain(source);
+      assertThat(task.task().taskId()).contains("/p2/");
+    });
+    assertThat(t.next().inFlight().plan().target().member(source)).isNull();
+    assertThat(t.next().inFlight().plan().target().member("node-12")).isNotNull();
+  }
+
+  @Test
+  void shouldQueueTheFailureOfANodeTheRunningPlanDoesNotTouch() {
+    // Few tokens per node, so that a join touches only some nodes.
+    var builder = RingSnapshot.builder().clusterId("c1").epoch(1).vnodes(1).replicas(3);
+    for (int i = 0; i < 30; i++) {
+      builder.addMember(String.format("node-%02d", i), "az-" + (i % 3 + 1));
+    }
+    RingSnapshot sparse = builder.build();
+    ClusterAggregate joining = ClusterAggregate.uninitialised().init(sparse, null).next()
+        .onChange(change(Action.JOIN, "node-30", "az-2"), BYTES).next();
+    String bystander = sparse.memberIds().stream().filter(id -> !joining.inFlight().involves(id)).findFirst()
+        .orElseThrow();
+
+    Transition t = joining.onChange(change(Action.FAIL, bystander, null), BYTES);
+
+    assertThat(t.effects()).isEmpty();
+    assertThat(t.next().queue()).extracting(MembershipChange::nodeId).containsExactly(bystander);
+  }
+
+  @Test
+  void shouldPlanAFailureAsRepairsFromSurvivors() {
+    Transition t = initialised().onChange(change(Action.FAIL, "node-05", null), BYTES);
+
+    assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> {
+      assertThat(task.task().kind()).isEqualTo(PlannedTask.Kind.REPAIR);
+      assertThat(task.task().sources()).isNotEmpty().doesNotContain("node-05");
+    });
+  }
+
+  @Test
+  void shouldIgnoreStatusesOfOtherEpochsAndUnknownTasks() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+    String taskId = joining.inFlight().plan().tasks().get(0).taskId();
+
+    assertThat(joining.onVerified("c1/9/p1/copy/x/y", 2, BYTES).effects()).isEmpty();
+    assertThat(joining.onVerified(taskId, 7, BYTES).next()).isEqualTo(joining);
+  }
+
+  @Test
+  void shouldBeReadyAtOnceWhenAChangeMovesNothing() {
+    ClusterAggregate state = initialised();
+    // The weight a node already has: a valid change that moves no range.
+    Transition t = state.onChange(new MembershipChange(Action.SET_WEIGHT, "node-01", null, 1.0, "r"), BYTES);
+
+    assertThat(epochs(t)).extracting(EpochEvent::state)
+        .containsExactly(EpochEvent.State.PLANNED, EpochEvent.State.READY);
+    assertThat(t.next().active().epoch()).isEqualTo(2);
+    assertThat(t.next().inFlight()).isNull();
+  }
+}
