@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -65,7 +66,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Design</h2>
  * The recipe is the one {@code kafka-storage.sh format --standalone} plus {@code kafka-server-start.sh} use,
  * run in-process from the Maven artifacts ({@code StorageTool.execute}, then {@code KafkaRaftServer}), as
- * measured in {@code shared/PLATFORM.md}: about 4 s to start and half a second to stop. An instance starts
+ * recorded in the project's PLATFORM.md. On a two-core machine the first broker of a JVM starts in 2 to 4 s
+ * (mostly class loading), later ones in 0.2 to 1 s; stopping takes 0.2 to 0.6 s. An instance starts
  * once; a restart is a new instance on the same data directory. Free ports are probed and then bound by the
  * broker a moment later, so another process can take one in between: a bind failure on a port the devkit
  * chose is retried with new ports, a bind failure on a port the caller asked for is reported as
@@ -248,8 +250,11 @@ public final class EmbeddedKafka implements AutoCloseable {
   private void startServer(long deadline) {
     for (int attempt = 1; ; attempt++) {
       port = requestedPort != 0 ? requestedPort : Ports.freePort();
-      if (requestedPort != 0 && Ports.inUse(port)) {
-        throw portInUse(null);
+      if (requestedPort != 0) {
+        Optional<String> problem = Ports.bindProblem(port);
+        if (problem.isPresent()) {
+          throw portUnavailable(problem.get(), null);
+        }
       }
       int controllerPort = freePortOtherThan(port);
       long remainingMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
@@ -264,9 +269,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         stopServer();
         if (causedBy(e, BindException.class)) {
           // Either a port we chose was taken in the meantime (retry with new ones), or the caller's was.
-          boolean callersPortTaken = requestedPort != 0 && Ports.inUse(requestedPort);
-          if (callersPortTaken || attempt >= BIND_ATTEMPTS) {
-            throw portInUse(e);
+          Optional<String> callersPortProblem =
+              requestedPort != 0 ? Ports.bindProblem(requestedPort) : Optional.empty();
+          if (callersPortProblem.isPresent() || attempt >= BIND_ATTEMPTS) {
+            throw portUnavailable(callersPortProblem.orElse(e.getMessage()), e);
           }
           LOG.info("A free port was taken before the broker bound it ({}); retrying with new ports", e.getMessage());
           continue;
@@ -319,11 +325,13 @@ public final class EmbeddedKafka implements AutoCloseable {
         AdminClientConfig.CLIENT_ID_CONFIG, "ringshift-devkit-admin");
   }
 
-  private EmbeddedKafkaException portInUse(Throwable cause) {
+  private EmbeddedKafkaException portUnavailable(String problem, Throwable cause) {
+    String what = problem.contains("in use")
+        ? "is already in use (another broker, or another `ringshift dev`?)"
+        : "cannot be bound (" + problem + ")";
     return new EmbeddedKafkaException(Reason.PORT_IN_USE, String.format(Locale.ROOT,
-        "port %d on %s is already in use (another broker, or another `ringshift dev`?), so Kafka with data dir "
-            + "%s cannot listen there; stop that process, or choose another port (0 picks a free one)",
-        port, Ports.HOST, dataDir.path()), cause);
+        "port %d on %s %s, so Kafka with data dir %s cannot listen there; stop that process, or choose another "
+            + "port (0 picks a free one)", port, Ports.HOST, what, dataDir.path()), cause);
   }
 
   private void registerShutdownHook() {

@@ -13,7 +13,10 @@ public final class EmbeddedKafkaException extends RuntimeException {
 
   /** What went wrong. */
   public enum Reason {
-    /** The requested port is taken by another process. Retriable once that process lets it go. */
+    /**
+     * The requested port is taken by another process (or cannot be bound at all, such as a privileged port).
+     * Retriable once that process lets it go.
+     */
     PORT_IN_USE(true),
     /** The data directory is a file, or a non-empty directory Kafka did not write, or unreadable. Permanent. */
     INVALID_DATA_DIR(false),

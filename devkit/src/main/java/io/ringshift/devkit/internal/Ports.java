@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.util.Optional;
 
 /** Free-port selection and busy-port detection on the loopback address the broker binds. */
 public final class Ports {
@@ -26,16 +27,17 @@ public final class Ports {
   }
 
   /**
-   * Whether something already listens on {@code port}: binds it the way the broker will (with
-   * SO_REUSEADDR, so sockets lingering in TIME_WAIT do not count as busy) and lets it go.
+   * Why {@code port} cannot be bound right now ("Address already in use", "Permission denied"), or empty when
+   * it can: binds it the way the broker will (with SO_REUSEADDR, so sockets lingering in TIME_WAIT do not
+   * count) and lets it go.
    */
-  public static boolean inUse(int port) {
+  public static Optional<String> bindProblem(int port) {
     try (ServerSocket socket = new ServerSocket()) {
       socket.setReuseAddress(true);
       socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), port), 1);
-      return false;
+      return Optional.empty();
     } catch (IOException e) {
-      return true;
+      return Optional.of(String.valueOf(e.getMessage()));
     }
   }
 }
