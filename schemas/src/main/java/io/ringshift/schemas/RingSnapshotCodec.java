@@ -9,7 +9,6 @@ import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.CodecException.Reason;
 import io.ringshift.schemas.avro.RingMember;
 import io.ringshift.schemas.avro.RingMemberState;
-import io.ringshift.schemas.internal.ReleasedSchemas;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,7 +40,7 @@ public final class RingSnapshotCodec {
 
   /** A codec using Avro single-object encoding, reading the current and every released schema version. */
   public RingSnapshotCodec() {
-    this(DefaultSerde.INSTANCE);
+    this(RecordSerdes.ringSnapshot());
   }
 
   /** A codec framing records with the given serde (for example a registry-backed one). */
@@ -49,9 +48,12 @@ public final class RingSnapshotCodec {
     this.serde = Objects.requireNonNull(serde, "serde");
   }
 
-  /** The single-object serde of the {@code RingSnapshot} record that the no-argument constructor uses. */
+  /**
+   * The single-object serde of the {@code RingSnapshot} record that the no-argument constructor uses; the same
+   * instance as {@link RecordSerdes#ringSnapshot()}.
+   */
   public static AvroSerde<io.ringshift.schemas.avro.RingSnapshot> singleObjectSerde() {
-    return DefaultSerde.INSTANCE;
+    return RecordSerdes.ringSnapshot();
   }
 
   /**
@@ -200,13 +202,5 @@ public final class RingSnapshotCodec {
     byte[] out = new byte[view.remaining()];
     view.get(out);
     return out;
-  }
-
-  // Parsing the released schemas once per class loader; the serde is immutable and shared.
-  private static final class DefaultSerde {
-    static final AvroSerde<io.ringshift.schemas.avro.RingSnapshot> INSTANCE =
-        AvroSerde.singleObject(
-            io.ringshift.schemas.avro.RingSnapshot.class,
-            ReleasedSchemas.of(io.ringshift.schemas.avro.RingSnapshot.getClassSchema().getName()));
   }
 }
