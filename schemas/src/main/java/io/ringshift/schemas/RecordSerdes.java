@@ -1,8 +1,10 @@
 package io.ringshift.schemas;
 
+import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.RejectedEvent;
 import io.ringshift.schemas.avro.RingSnapshot;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.schemas.internal.ReleasedSchemas;
@@ -32,6 +34,8 @@ public final class RecordSerdes {
   private static final AvroSerde<RangeCopyTask> RANGE_COPY_TASK = create(RangeCopyTask.class);
   private static final AvroSerde<TaskStatus> TASK_STATUS = create(TaskStatus.class);
   private static final AvroSerde<RingSnapshot> RING_SNAPSHOT = create(RingSnapshot.class);
+  private static final AvroSerde<RejectedEvent> REJECTED_EVENT = create(RejectedEvent.class);
+  private static final AvroSerde<ClusterState> CLUSTER_STATE = create(ClusterState.class);
 
   private RecordSerdes() {}
 
@@ -61,6 +65,16 @@ public final class RecordSerdes {
    */
   public static AvroSerde<RingSnapshot> ringSnapshot() {
     return RING_SNAPSHOT;
+  }
+
+  /** Values of {@code ring.rejected}: refused inputs with the reason and the original bytes. */
+  public static AvroSerde<RejectedEvent> rejectedEvent() {
+    return REJECTED_EVENT;
+  }
+
+  /** The orchestrator's per-cluster state (its state store and changelog topic). */
+  public static AvroSerde<ClusterState> clusterState() {
+    return CLUSTER_STATE;
   }
 
   /** A single-object serde of {@code type} that also reads every released version of its schema. */

@@ -1,6 +1,9 @@
 package io.ringshift.schemas;
 
+import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.DiffSummary;
+import io.ringshift.schemas.avro.InFlightEpoch;
+import io.ringshift.schemas.avro.RejectedEvent;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MemberSpec;
@@ -46,7 +49,68 @@ final class SampleRecords {
         new Sample<>("TaskStatus", TaskStatus.class, RecordSerdes.taskStatus(),
             SampleRecords::fullTaskStatus, SampleRecords::minimalTaskStatus),
         new Sample<>("RingSnapshot", io.ringshift.schemas.avro.RingSnapshot.class, RecordSerdes.ringSnapshot(),
-            SampleRecords::fullRingSnapshot, SampleRecords::minimalRingSnapshot));
+            SampleRecords::fullRingSnapshot, SampleRecords::minimalRingSnapshot),
+        new Sample<>("RejectedEvent", RejectedEvent.class, RecordSerdes.rejectedEvent(),
+            SampleRecords::fullRejectedEvent, SampleRecords::minimalRejectedEvent),
+        new Sample<>("ClusterState", ClusterState.class, RecordSerdes.clusterState(),
+            SampleRecords::fullClusterState, SampleRecords::minimalClusterState));
+  }
+
+  static RejectedEvent fullRejectedEvent() {
+    return RejectedEvent.newBuilder()
+        .setSourceTopic("ring.membership")
+        .setSourcePartition(2)
+        .setSourceOffset(1234)
+        .setKey("eu-west%2Fcache/node-0003")
+        .setValue(bytes(40, 7))
+        .setReason("JOIN of node node-0003: it is already a member of cluster eu-west/cache")
+        .setClusterId("eu-west/cache")
+        .setRequestId("5b0f3c1e-8a51-4d7e-9d52-0c8e1f0a7b21")
+        .setTimestampMillis(T0 + 10)
+        .build();
+  }
+
+  static RejectedEvent minimalRejectedEvent() {
+    return RejectedEvent.newBuilder()
+        .setSourceTopic("ring.membership")
+        .setSourcePartition(0)
+        .setSourceOffset(0)
+        .setReason("malformed membership event: not a single-object message")
+        .setTimestampMillis(T0 + 11)
+        .build();
+  }
+
+  static ClusterState fullClusterState() {
+    return ClusterState.newBuilder()
+        .setClusterId("eu-west/cache")
+        .setVnodes(256)
+        .setReplicas(3)
+        .setActiveEpoch(42)
+        .setActiveMembers(members())
+        .setActiveChecksum(bytes(32, 8))
+        .setInFlight(InFlightEpoch.newBuilder()
+            .setEpoch(43)
+            .setPlanVersion(2)
+            .setMembers(members())
+            .setChecksum(bytes(32, 9))
+            .setCause(minimalMembershipEvent())
+            .setDeadNodes(List.of("node-0007"))
+            .setVerifiedTaskIds(List.of("eu-west%2Fcache/43/p2/copy/0000000000000001-0000000000000002/node-0001"))
+            .build())
+        .setQueue(List.of(minimalMembershipEvent()))
+        .build();
+  }
+
+  static ClusterState minimalClusterState() {
+    return ClusterState.newBuilder()
+        .setClusterId("eu-west/cache")
+        .setVnodes(256)
+        .setReplicas(3)
+        .setActiveEpoch(1)
+        .setActiveMembers(members())
+        .setActiveChecksum(bytes(32, 10))
+        .setQueue(List.of())
+        .build();
   }
 
   static List<MemberSpec> members() {

@@ -48,7 +48,9 @@ class SchemaCompatibilityTest {
       "MembershipEvent", List.of(0xFB069EB462E16665L),
       "EpochRecord", List.of(0x1158A50E92038039L),
       "RangeCopyTask", List.of(0x30314BC3CD2BFDA1L),
-      "TaskStatus", List.of(0xC83DA27776AC092DL));
+      "TaskStatus", List.of(0xC83DA27776AC092DL),
+      "RejectedEvent", List.of(0x0B3F20BD5712606DL),
+      "ClusterState", List.of(0x2A1C97C3AF908020L));
 
   /** The record names, one per {@code src/main/avro/<Name>.avsc}. */
   static List<String> records() throws IOException {
