@@ -70,8 +70,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
   }
 
-  /** A task to put on ring.tasks. */
-  public record TaskEvent(long epoch, PlannedTask task) implements Effect {}
+  /** A task to put on ring.tasks, of plan {@code planVersion} of {@code epoch}. */
+  public record TaskEvent(long epoch, int planVersion, PlannedTask task) implements Effect {}
 
   /** A refused event; nothing else changed. */
   public record Rejection(String reason) implements Effect {}
@@ -170,7 +170,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     List<Effect> effects = new ArrayList<>(before);
     effects.add(new EpochEvent(EpochEvent.State.PLANNED, plan, cause, null, null));
     for (PlannedTask task : plan.tasks()) {
-      effects.add(new TaskEvent(epoch, task));
+      effects.add(new TaskEvent(epoch, planVersion, task));
     }
     InFlight next = new InFlight(plan, cause, dead, Set.of());
     if (next.complete()) {

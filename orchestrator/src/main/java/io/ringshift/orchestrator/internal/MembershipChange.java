@@ -17,9 +17,24 @@ import java.util.Locale;
  * @param weight the weight of a joining node (default 1) or the new weight (required for SET_WEIGHT)
  * @param requestId the request that asked for it, carried into the epoch record as its cause
  */
-public record MembershipChange(Action action, String nodeId, String zone, Double weight, String requestId) {
+public record MembershipChange(
+    Action action,
+    String nodeId,
+    String zone,
+    Double weight,
+    String requestId,
+    String requestedBy,
+    long timestampMillis) {
+
+  /** A change with no requester or time, for tests and tools. */
+  public MembershipChange(Action action, String nodeId, String zone, Double weight, String requestId) {
+    this(action, nodeId, zone, weight, requestId, "", 0L);
+  }
+
   /** The changes an operator or health manager can ask for. */
   public enum Action {
+    /** Declares a new cluster with its initial membership; never a change to an existing one. */
+    INIT,
     JOIN,
     DRAIN,
     FAIL,
@@ -45,6 +60,9 @@ public record MembershipChange(Action action, String nodeId, String zone, Double
   public Outcome applyTo(String clusterId, List<Member> members) {
     if (nodeId == null || nodeId.isBlank()) {
       return new Refused("node id was \"" + (nodeId == null ? "" : nodeId) + "\"; a node id must not be blank");
+    }
+    if (action == Action.INIT) {
+      return refused("INIT of cluster %s: it already exists; init declares a new cluster only", clusterId);
     }
     int index = indexOf(members, nodeId);
     List<Member> next = new ArrayList<>(members);

@@ -1,14 +1,15 @@
 package io.ringshift.orchestrator.internal;
 
+import io.ringshift.schemas.RecordKeys;
+import io.ringshift.schemas.avro.TaskKind;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * One range-copy task of a plan: copy ring range {@code (rangeStart, rangeEnd]} (unsigned, wrapping) to
  * {@code target} from the first reachable of {@code sources}.
  *
- * @param taskId deterministic id, {@code <cluster>/<epoch>/p<plan>/<kind>/<start hex>-<end hex>/<target>}, so
- *     that planning the same change twice gives the same ids and a re-emitted task is recognised
+ * @param taskId deterministic id ({@link RecordKeys#taskId}), so that planning the same change twice gives the
+ *     same ids and a re-emitted task is recognised
  * @param sources candidate sources in preference order: old replicas that are still alive, same zone as the
  *     target first; empty when no replica survives (the task cannot run and says so)
  */
@@ -37,7 +38,6 @@ public record PlannedTask(
   }
 
   static String idOf(String clusterId, long epoch, int planVersion, Kind kind, long start, long end, String target) {
-    return String.format(Locale.ROOT, "%s/%d/p%d/%s/%016x-%016x/%s", clusterId, epoch, planVersion,
-        kind.name().toLowerCase(Locale.ROOT), start, end, target);
+    return RecordKeys.taskId(clusterId, epoch, planVersion, TaskKind.valueOf(kind.name()), start, end, target);
   }
 }

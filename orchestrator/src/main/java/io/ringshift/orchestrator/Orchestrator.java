@@ -1,0 +1,115 @@
+package io.ringshift.orchestrator;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.streams.KafkaStreams;
+
+/**
+ * Runs the orchestrator: creates its topics if they are missing, then runs {@link OrchestratorTopology} with
+ * exactly-once processing until {@link #close()}.
+ */
+public final class Orchestrator implements AutoCloseable {
+  private final OrchestratorConfig config;
+  private KafkaStreams streams;
+
+  public Orchestrator(OrchestratorConfig config) {
+    this.config = config;
+  }
+
+  /**
+   * Creates the topics that do not exist yet (existing ones are left as they are) and starts processing;
+   * returns once the application is RUNNING.
+   *
+   * @throws IllegalStateException when the broker cannot be reached or the application does not reach RUNNING
+   *     within {@code timeout}
+   */
+  public Orchestrator start(Duration timeout) {
+    createTopics(config, timeout);
+    streams = new KafkaStreams(OrchestratorTopology.build(config.topics(), config.clusterBytes()),
+        config.streamsProperties());
+    CountDownLatch running = new CountDownLatch(1);
+    streams.setStateListener((next, previous) -> {
+      if (next == KafkaStreams.State.RUNNING) {
+        running.countDown();
+      }
+    });
+    streams.start();
+    try {
+      if (!running.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException("the orchestrator did not reach RUNNING within " + timeout
+            + " (state " + streams.state() + ", bootstrap " + config.bootstrapServers() + ")");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting the orchestrator", e);
+    }
+    return this;
+  }
+
+  public KafkaStreams.State state() {
+    return streams == null ? KafkaStreams.State.CREATED : streams.state();
+  }
+
+  /**
+   * Creates the missing topics of {@code config} with their configs; a topic that already exists is kept as
+   * it is. Idempotent.
+   */
+  public static void createTopics(OrchestratorConfig config, Duration timeout) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+    try (Admin admin = Admin.create(p)) {
+      Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      List<NewTopic> missing = new ArrayList<>();
+      for (Topic<?, ?> topic : config.topics().all()) {
+        if (!existing.contains(topic.name())) {
+          missing.add(new NewTopic(topic.name(), config.partitions(), config.replicationFactor())
+              .configs(Map.copyOf(topic.configs())));
+        }
+      }
+      if (missing.isEmpty()) {
+        return;
+      }
+      admin.createTopics(missing).values().forEach((name, future) -> {
+        try {
+          future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw new IllegalStateException("could not create topic " + name + ": " + e.getCause(), e);
+          }
+          // Created concurrently by another instance: exactly what we wanted.
+        } catch (TimeoutException e) {
+          throw new IllegalStateException("creating topic " + name + " timed out after " + timeout, e);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while creating topic " + name, e);
+        }
+      });
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not list topics on " + config.bootstrapServers() + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while listing topics", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (streams != null) {
+      streams.close(Duration.ofSeconds(30));
+      streams = null;
+    }
+  }
+}

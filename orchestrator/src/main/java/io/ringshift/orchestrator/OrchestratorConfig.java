@@ -1,0 +1,80 @@
+package io.ringshift.orchestrator;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * How to run the orchestrator.
+ *
+ * @param bootstrapServers Kafka bootstrap servers
+ * @param applicationId Kafka Streams application id (consumer group, internal topic prefix)
+ * @param stateDir Kafka Streams state directory
+ * @param topics the topics to read and write
+ * @param partitions partitions of the topics it creates
+ * @param replicationFactor replication factor of the topics it creates (3 in production, 1 on one broker)
+ * @param clusterBytes estimated logical bytes of a cluster, for the tasks' byte estimates; 0 when unknown
+ */
+public record OrchestratorConfig(
+    String bootstrapServers,
+    String applicationId,
+    Path stateDir,
+    Topics topics,
+    int partitions,
+    short replicationFactor,
+    long clusterBytes) {
+
+  public static final String DEFAULT_APPLICATION_ID = "ringshift-orchestrator";
+
+  public OrchestratorConfig {
+    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    Objects.requireNonNull(applicationId, "applicationId");
+    Objects.requireNonNull(stateDir, "stateDir");
+    Objects.requireNonNull(topics, "topics");
+    if (partitions < 1) {
+      throw new IllegalArgumentException("partitions was " + partitions + "; partitions must be >= 1");
+    }
+    if (replicationFactor < 1) {
+      throw new IllegalArgumentException(
+          "replicationFactor was " + replicationFactor + "; replicationFactor must be >= 1");
+    }
+    if (clusterBytes < 0) {
+      throw new IllegalArgumentException("clusterBytes was " + clusterBytes + "; clusterBytes must be >= 0");
+    }
+  }
+
+  /** Defaults for one local broker: standard topics, 3 partitions, replication factor 1. */
+  public static OrchestratorConfig local(String bootstrapServers, Path stateDir) {
+    return new OrchestratorConfig(bootstrapServers, DEFAULT_APPLICATION_ID, stateDir, Topics.defaults(), 3,
+        (short) 1, 0);
+  }
+
+  public OrchestratorConfig withApplicationId(String id) {
+    return new OrchestratorConfig(bootstrapServers, id, stateDir, topics, partitions, replicationFactor,
+        clusterBytes);
+  }
+
+  public OrchestratorConfig withTopics(Topics newTopics) {
+    return new OrchestratorConfig(bootstrapServers, applicationId, stateDir, newTopics, partitions,
+        replicationFactor, clusterBytes);
+  }
+
+  /** Kafka Streams properties: exactly_once_v2, explicit serdes everywhere, internal topics at our RF. */
+  public Properties streamsProperties() {
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) replicationFactor);
+    p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+    p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+    // Commit often: an operator waits for the epoch a change produces (EOS output is visible at commit).
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    return p;
+  }
+}

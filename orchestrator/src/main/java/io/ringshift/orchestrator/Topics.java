@@ -1,0 +1,62 @@
+package io.ringshift.orchestrator;
+
+import io.ringshift.orchestrator.internal.KafkaSerdes;
+import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.RejectedEvent;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.Serdes;
+
+/**
+ * The topics of the control plane (DESIGN.md, "Data flow"). Membership events are read as raw bytes, so that a
+ * malformed record can be sent to {@link #rejected()} exactly as it arrived.
+ *
+ * @param membership {@code ring.membership}: compacted, key {@code <cluster>/<node>}
+ * @param epochs {@code ring.epochs}: the append-only audit log, infinite retention, key = cluster id
+ * @param tasks {@code ring.tasks}: range-copy tasks, compacted, key = task id
+ * @param taskStatus {@code ring.task-status}: task progress, compacted, key = task id
+ * @param rejected {@code ring.rejected}: refused events with the reason and the original bytes
+ */
+public record Topics(
+    Topic<byte[], byte[]> membership,
+    Topic<String, EpochRecord> epochs,
+    Topic<String, RangeCopyTask> tasks,
+    Topic<String, TaskStatus> taskStatus,
+    Topic<String, RejectedEvent> rejected) {
+
+  private static final Map<String, String> COMPACTED =
+      Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+  private static final Map<String, String> FOREVER =
+      Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
+          TopicConfig.RETENTION_MS_CONFIG, "-1", TopicConfig.RETENTION_BYTES_CONFIG, "-1");
+  /** Rejects are diagnostics: kept for 30 days. */
+  private static final Map<String, String> THIRTY_DAYS =
+      Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
+          TopicConfig.RETENTION_MS_CONFIG, String.valueOf(30L * 24 * 3600 * 1000));
+
+  /** The standard topic names, {@code ring.*}. */
+  public static Topics defaults() {
+    return withPrefix("");
+  }
+
+  /** The standard topics with a name prefix, for tests that share a broker. */
+  public static Topics withPrefix(String prefix) {
+    return new Topics(
+        new Topic<>(prefix + "ring.membership", Serdes.ByteArray(), Serdes.ByteArray(), COMPACTED),
+        new Topic<>(prefix + "ring.epochs", Serdes.String(), KafkaSerdes.of(RecordSerdes.epochRecord()), FOREVER),
+        new Topic<>(prefix + "ring.tasks", Serdes.String(), KafkaSerdes.of(RecordSerdes.rangeCopyTask()), COMPACTED),
+        new Topic<>(prefix + "ring.task-status", Serdes.String(), KafkaSerdes.of(RecordSerdes.taskStatus()),
+            COMPACTED),
+        new Topic<>(prefix + "ring.rejected", Serdes.String(), KafkaSerdes.of(RecordSerdes.rejectedEvent()),
+            THIRTY_DAYS));
+  }
+
+  /** Every topic, in the order they are created. */
+  public List<Topic<?, ?>> all() {
+    return List.of(membership, epochs, tasks, taskStatus, rejected);
+  }
+}

@@ -1,0 +1,299 @@
+package io.ringshift.orchestrator.internal;
+
+import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
+import io.ringshift.orchestrator.internal.ClusterAggregate.InFlight;
+import io.ringshift.orchestrator.internal.EpochPlanner.Plan;
+import io.ringshift.orchestrator.internal.MembershipChange.Action;
+import io.ringshift.ring.Member;
+import io.ringshift.ring.MemberState;
+import io.ringshift.ring.RingBuilder;
+import io.ringshift.ring.RingDiff;
+import io.ringshift.ring.RingException;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.avro.ClusterState;
+import io.ringshift.schemas.avro.DiffSummary;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.InFlightEpoch;
+import io.ringshift.schemas.avro.MemberSpec;
+import io.ringshift.schemas.avro.MemberSpecState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Converts between the domain ({@link ClusterAggregate}, {@link MembershipChange}, the ring) and the Avro
+ * records on the topics and in the state store.
+ *
+ * <p>The state store keeps only the inputs of a plan (active membership, target membership, epoch, plan version,
+ * dead nodes); the plan itself is recomputed, which is deterministic, and memoised per (cluster, epoch, plan)
+ * because every task status of an epoch needs it.
+ */
+public final class AvroMapping {
+  private final long clusterBytes;
+  private final Map<String, Plan> plans = new ConcurrentHashMap<>();
+
+  public AvroMapping(long clusterBytes) {
+    this.clusterBytes = clusterBytes;
+  }
+
+  // ---- membership events ----
+
+  /** The change an event asks for; INIT events map to the INIT action. */
+  public static MembershipChange change(MembershipEvent e) {
+    Action action = switch (e.getAction()) {
+      case INIT -> Action.INIT;
+      case JOIN -> Action.JOIN;
+      case DRAIN -> Action.DRAIN;
+      case FAIL -> Action.FAIL;
+      case SET_WEIGHT -> Action.SET_WEIGHT;
+      case REMOVE -> Action.REMOVE;
+      default -> throw new IllegalArgumentException(
+          "action was " + e.getAction() + "; the actions are INIT, JOIN, DRAIN, FAIL, SET_WEIGHT, REMOVE");
+    };
+    return new MembershipChange(action, e.getNodeId(), e.getZone(), e.getWeight(), e.getRequestId(),
+        e.getRequestedBy(), e.getTimestampMillis());
+  }
+
+  /** The event a change came from, for the cause of an epoch record. */
+  public static MembershipEvent event(String clusterId, MembershipChange c) {
+    return MembershipEvent.newBuilder()
+        .setClusterId(clusterId)
+        .setNodeId(c.nodeId() == null ? "" : c.nodeId())
+        .setAction(MembershipAction.valueOf(c.action().name()))
+        .setZone(c.zone())
+        .setWeight(c.weight())
+        .setRequestId(c.requestId() == null ? "" : c.requestId())
+        .setRequestedBy(c.requestedBy() == null ? "" : c.requestedBy())
+        .setTimestampMillis(c.timestampMillis())
+        .build();
+  }
+
+  /**
+   * The first ring of a new cluster, epoch 1, from an INIT event.
+   *
+   * @throws RingException when the membership or the parameters are invalid
+   */
+  public static RingSnapshot initialRing(MembershipEvent init) {
+    if (init.getInitialMembers() == null || init.getInitialMembers().isEmpty()) {
+      throw new RingException("INIT of cluster " + init.getClusterId()
+          + ": initialMembers was empty; a new cluster needs at least one member");
+    }
+    return RingSnapshot.builder()
+        .clusterId(init.getClusterId())
+        .epoch(1)
+        .vnodes(init.getVnodes() == null ? RingBuilder.DEFAULT_VNODES : init.getVnodes())
+        .replicas(init.getReplicas() == null ? RingBuilder.DEFAULT_REPLICAS : init.getReplicas())
+        .members(members(init.getInitialMembers()))
+        .build();
+  }
+
+  // ---- members ----
+
+  static List<Member> members(List<MemberSpec> specs) {
+    List<Member> members = new ArrayList<>(specs.size());
+    for (MemberSpec s : specs) {
+      if (s.getState() == MemberSpecState.UNKNOWN) {
+        throw new RingException("member " + s.getId() + ": state was UNKNOWN (written by a newer version); "
+            + "state must be ACTIVE or FILLING");
+      }
+      members.add(new Member(s.getId(), s.getZone(), s.getWeight(), MemberState.valueOf(s.getState().name())));
+    }
+    return members;
+  }
+
+  static List<MemberSpec> specs(List<Member> members) {
+    List<MemberSpec> specs = new ArrayList<>(members.size());
+    for (Member m : members) {
+      specs.add(new MemberSpec(m.id(), m.zone(), m.weight(), MemberSpecState.valueOf(m.state().name())));
+    }
+    return specs;
+  }
+
+  // ---- outputs ----
+
+  public static EpochRecord epochRecord(EpochEvent e, long timestampMillis) {
+    Plan plan = e.plan();
+    RingSnapshot target = plan.target();
+    RingDiff diff = plan.diff();
+    MembershipEvent cause = e.cause() == null ? null : event(target.clusterId(), e.cause());
+    return EpochRecord.newBuilder()
+        .setClusterId(target.clusterId())
+        .setEpoch(target.epoch())
+        .setPlanVersion(plan.planVersion())
+        .setState(EpochState.valueOf(e.state().name()))
+        .setCause(cause)
+        .setMembers(specs(target.members()))
+        .setVnodes(target.vnodes())
+        .setReplicas(target.replicas())
+        .setHashId(target.hashId())
+        .setPolicyId(target.policyId())
+        .setMembershipDigest(ByteBuffer.wrap(membershipDigest(target)))
+        .setTargetChecksum(ByteBuffer.wrap(target.checksum()))
+        .setDiffSummary(DiffSummary.newBuilder()
+            .setChangedRanges(diff.changes().size())
+            .setChangedFraction(diff.changedFraction())
+            .setMovedReplicaFraction(diff.movedReplicaFraction())
+            .setPrimaryMovedFraction(diff.primaryMovedFraction())
+            .setIdealMovedFraction(diff.idealMovedFraction())
+            .setTasks(plan.tasks().size())
+            .setEstimatedBytes(plan.estimatedBytes())
+            .build())
+        .setSupersedes(e.supersedes())
+        .setReason(e.reason())
+        .setTimestampMillis(timestampMillis)
+        .build();
+  }
+
+  public static RangeCopyTask task(String clusterId, long epoch, int planVersion, PlannedTask t, long timestampMillis) {
+    return RangeCopyTask.newBuilder()
+        .setTaskId(t.taskId())
+        .setClusterId(clusterId)
+        .setEpoch(epoch)
+        .setKind(TaskKind.valueOf(t.kind().name()))
+        .setRangeStart(t.rangeStart())
+        .setRangeEnd(t.rangeEnd())
+        .setSources(t.sources())
+        .setTarget(t.target())
+        .setTargetZone(t.targetZone())
+        .setEstimatedBytes(t.estimatedBytes())
+        .setTimestampMillis(timestampMillis)
+        .build();
+  }
+
+  /**
+   * SHA-256 over the membership alone (format tag, cluster, vnodes, replicas, then each member's id, zone,
+   * weight bits and state, in ring order): equal memberships give equal digests, whatever the epoch.
+   */
+  public static byte[] membershipDigest(RingSnapshot ring) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      ByteBuffer header = ByteBuffer.allocate(12);
+      sha.update("ringshift.membership.v1".getBytes(StandardCharsets.UTF_8));
+      putString(sha, ring.clusterId());
+      sha.update(header.putInt(ring.vnodes()).putInt(ring.replicas()).putInt(ring.memberCount()).array());
+      for (Member m : ring.members()) {
+        putString(sha, m.id());
+        putString(sha, m.zone());
+        sha.update(ByteBuffer.allocate(8).putLong(Double.doubleToLongBits(m.weight())).array());
+        putString(sha, m.state().name());
+      }
+      return sha.digest();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+    }
+  }
+
+  private static void putString(MessageDigest sha, String s) {
+    byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+    sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
+    sha.update(bytes);
+  }
+
+  // ---- state ----
+
+  /** The stored state of a cluster; null for an uninitialised aggregate. */
+  public ClusterState state(ClusterAggregate a) {
+    if (!a.initialised()) {
+      return null;
+    }
+    RingSnapshot active = a.active();
+    InFlightEpoch inFlight = null;
+    if (a.inFlight() != null) {
+      InFlight f = a.inFlight();
+      RingSnapshot target = f.plan().target();
+      inFlight = InFlightEpoch.newBuilder()
+          .setEpoch(target.epoch())
+          .setPlanVersion(f.plan().planVersion())
+          .setMembers(specs(target.members()))
+          .setChecksum(ByteBuffer.wrap(target.checksum()))
+          .setCause(event(active.clusterId(), f.cause()))
+          .setDeadNodes(new ArrayList<>(new java.util.TreeSet<>(f.deadNodes())))
+          .setVerifiedTaskIds(new ArrayList<>(new java.util.TreeSet<>(f.verified())))
+          .build();
+      plans.putIfAbsent(planKey(target.clusterId(), target.epoch(), f.plan().planVersion()), f.plan());
+    }
+    List<MembershipEvent> queue = new ArrayList<>();
+    for (MembershipChange c : a.queue()) {
+      queue.add(event(active.clusterId(), c));
+    }
+    return ClusterState.newBuilder()
+        .setClusterId(active.clusterId())
+        .setVnodes(active.vnodes())
+        .setReplicas(active.replicas())
+        .setActiveEpoch(active.epoch())
+        .setActiveMembers(specs(active.members()))
+        .setActiveChecksum(ByteBuffer.wrap(active.checksum()))
+        .setInFlight(inFlight)
+        .setQueue(queue)
+        .build();
+  }
+
+  /**
+   * The aggregate a stored state describes. Rebuilds the active ring and the in-flight plan and checks both
+   * against their stored checksums, so a state written by a different placement implementation is caught.
+   */
+  public ClusterAggregate aggregate(ClusterState s) {
+    if (s == null) {
+      return ClusterAggregate.uninitialised();
+    }
+    RingSnapshot active = RingSnapshot.builder()
+        .clusterId(s.getClusterId())
+        .epoch(s.getActiveEpoch())
+        .vnodes(s.getVnodes())
+        .replicas(s.getReplicas())
+        .members(members(s.getActiveMembers()))
+        .build();
+    requireChecksum("active epoch " + s.getActiveEpoch(), active, s.getActiveChecksum());
+    InFlight inFlight = null;
+    InFlightEpoch f = s.getInFlight();
+    if (f != null) {
+      String key = planKey(s.getClusterId(), f.getEpoch(), f.getPlanVersion());
+      HashSet<String> dead = new HashSet<>(f.getDeadNodes());
+      Plan plan = plans.computeIfAbsent(key, k ->
+          EpochPlanner.plan(active, members(f.getMembers()), f.getEpoch(), f.getPlanVersion(), dead, clusterBytes));
+      requireChecksum("in-flight epoch " + f.getEpoch(), plan.target(), f.getChecksum());
+      inFlight = new InFlight(plan, change(f.getCause()), dead, new HashSet<>(f.getVerifiedTaskIds()));
+    }
+    List<MembershipChange> queue = new ArrayList<>();
+    for (MembershipEvent e : s.getQueue()) {
+      queue.add(change(e));
+    }
+    return new ClusterAggregate(active, inFlight, queue);
+  }
+
+  /** Forgets memoised plans of a cluster older than its in-flight epoch. */
+  void forgetPlansBefore(String clusterId, long epoch) {
+    plans.keySet().removeIf(k -> k.startsWith(clusterId + "\u0000")
+        && Long.parseLong(k.split("\u0000")[1]) < epoch);
+  }
+
+  public long clusterBytes() {
+    return clusterBytes;
+  }
+
+  private static String planKey(String clusterId, long epoch, int planVersion) {
+    return clusterId + "\u0000" + epoch + "\u0000" + planVersion;
+  }
+
+  private static void requireChecksum(String what, RingSnapshot ring, ByteBuffer stored) {
+    byte[] expected = new byte[stored.remaining()];
+    stored.duplicate().get(expected);
+    if (!java.util.Arrays.equals(expected, ring.checksum())) {
+      throw new IllegalStateException(String.format(Locale.ROOT,
+          "stored %s of cluster %s rebuilds to checksum %s, not the stored %s: the placement rules changed",
+          what, ring.clusterId(), ring.checksumHex(), java.util.HexFormat.of().formatHex(expected)));
+    }
+  }
+}

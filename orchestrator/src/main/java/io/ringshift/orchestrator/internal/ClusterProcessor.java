@@ -1,0 +1,95 @@
+package io.ringshift.orchestrator.internal;
+
+import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
+import io.ringshift.orchestrator.internal.ClusterAggregate.Rejection;
+import io.ringshift.orchestrator.internal.ClusterAggregate.TaskEvent;
+import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
+import io.ringshift.ring.RingException;
+import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.schemas.avro.ClusterState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.util.Objects;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Second stage: one cluster's aggregate, loaded from the state store, advanced by the input, stored back, and
+ * its effects forwarded. Under exactly_once_v2 the store update, the outputs and the input offset commit
+ * together, so a restart never emits an epoch or a task twice.
+ */
+final class ClusterProcessor implements Processor<String, Command, String, Output> {
+  private final String storeName;
+  private final AvroMapping mapping;
+  private ProcessorContext<String, Output> context;
+  private KeyValueStore<String, ClusterState> store;
+
+  ClusterProcessor(String storeName, AvroMapping mapping) {
+    this.storeName = storeName;
+    this.mapping = mapping;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Output> context) {
+    this.context = context;
+    this.store = context.getStateStore(storeName);
+  }
+
+  @Override
+  public void process(Record<String, Command> record) {
+    String clusterId = record.key();
+    Command command = record.value();
+    ClusterState stored = store.get(clusterId);
+    ClusterAggregate aggregate = mapping.aggregate(stored);
+    Transition transition;
+    String requestId = null;
+    if (command.kind() == Command.Kind.MEMBERSHIP) {
+      MembershipEvent event = RecordSerdes.membershipEvent().deserialize(command.value());
+      requestId = event.getRequestId();
+      transition = onMembership(aggregate, event);
+    } else {
+      TaskStatus status = RecordSerdes.taskStatus().deserialize(command.value());
+      transition = status.getState() == TaskState.VERIFIED
+          ? aggregate.onVerified(status.getTaskId(), status.getEpoch(), mapping.clusterBytes())
+          : new Transition(aggregate, java.util.List.of());
+    }
+    long ts = record.timestamp();
+    for (ClusterAggregate.Effect effect : transition.effects()) {
+      if (effect instanceof EpochEvent e) {
+        context.forward(new Record<>(clusterId, new Output.Epoch(AvroMapping.epochRecord(e, ts)), ts));
+      } else if (effect instanceof TaskEvent t) {
+        context.forward(new Record<>(t.task().taskId(),
+            new Output.Task(AvroMapping.task(clusterId, t.epoch(), t.planVersion(), t.task(), ts)), ts));
+      } else if (effect instanceof Rejection r) {
+        context.forward(new Record<>(command.originalKey() == null ? "" : command.originalKey(),
+            new Output.Reject(Rejects.of(command, r.reason(), clusterId, requestId, ts)), ts));
+      }
+    }
+    ClusterState next = mapping.state(transition.next());
+    if (!Objects.equals(next, stored)) {
+      store.put(clusterId, next);
+    }
+    if (transition.next().initialised()) {
+      long activeEpoch = transition.next().active().epoch();
+      mapping.forgetPlansBefore(clusterId, activeEpoch + 1);
+    }
+  }
+
+  private Transition onMembership(ClusterAggregate aggregate, MembershipEvent event) {
+    if (event.getAction() == MembershipAction.INIT) {
+      if (aggregate.initialised()) {
+        return aggregate.init(aggregate.active(), AvroMapping.change(event));
+      }
+      try {
+        return aggregate.init(AvroMapping.initialRing(event), AvroMapping.change(event));
+      } catch (RingException e) {
+        return new Transition(aggregate, java.util.List.of(new Rejection(e.getMessage())));
+      }
+    }
+    return aggregate.onChange(AvroMapping.change(event), mapping.clusterBytes());
+  }
+}

@@ -1,0 +1,89 @@
+package io.ringshift.orchestrator.internal;
+
+import io.ringshift.schemas.CodecException;
+import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+
+/**
+ * First stage: decodes an input record, refuses what is malformed or breaks a rule that needs no state (blank
+ * ids, unknown action, bad weight), and re-keys the rest by cluster id so one processor sees all of a cluster.
+ * A tombstone (null value) on the compacted membership topic is how a key is forgotten, not an event: skipped.
+ */
+final class DecodeProcessor implements Processor<byte[], byte[], String, Routed> {
+  private final Command.Kind kind;
+  private ProcessorContext<String, Routed> context;
+
+  DecodeProcessor(Command.Kind kind) {
+    this.kind = kind;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Routed> context) {
+    this.context = context;
+  }
+
+  @Override
+  public void process(Record<byte[], byte[]> record) {
+    if (record.value() == null) {
+      return;
+    }
+    RecordMetadata meta = context.recordMetadata().orElseThrow();
+    String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+    Command command = new Command(kind, key, record.value(), meta.topic(), meta.partition(), meta.offset());
+    String clusterId;
+    String problem;
+    String requestId = null;
+    try {
+      if (kind == Command.Kind.MEMBERSHIP) {
+        MembershipEvent event = RecordSerdes.membershipEvent().deserialize(record.value());
+        clusterId = event.getClusterId();
+        requestId = event.getRequestId();
+        problem = problemOf(event);
+      } else {
+        TaskStatus status = RecordSerdes.taskStatus().deserialize(record.value());
+        clusterId = status.getClusterId();
+        problem = clusterId == null || clusterId.isBlank() ? "clusterId was blank; every task status names its "
+            + "cluster" : null;
+      }
+    } catch (CodecException e) {
+      clusterId = null;
+      problem = "malformed " + (kind == Command.Kind.MEMBERSHIP ? "membership event" : "task status") + ": "
+          + e.getMessage();
+    }
+    if (problem != null) {
+      context.forward(new Record<>(key == null ? "" : key, new Routed.Reject(
+          Rejects.of(command, problem, clusterId, requestId, record.timestamp())), record.timestamp()));
+      return;
+    }
+    context.forward(new Record<>(clusterId, new Routed.Valid(command), record.timestamp()));
+  }
+
+  /** The first rule a membership event breaks that needs no state, or null. */
+  static String problemOf(MembershipEvent e) {
+    if (e.getClusterId() == null || e.getClusterId().isBlank()) {
+      return "clusterId was \"" + e.getClusterId() + "\"; every event names its cluster";
+    }
+    if (e.getAction() == MembershipAction.UNKNOWN) {
+      return "action was UNKNOWN (written by a newer version); the actions are INIT, JOIN, DRAIN, FAIL, "
+          + "SET_WEIGHT, REMOVE";
+    }
+    if (e.getAction() != MembershipAction.INIT && (e.getNodeId() == null || e.getNodeId().isBlank())) {
+      return String.format(Locale.ROOT, "%s: nodeId was \"%s\"; a node id must not be blank", e.getAction(),
+          e.getNodeId());
+    }
+    Double w = e.getWeight();
+    if (w != null && !(Double.isFinite(w) && w > 0)) {
+      return String.format(Locale.ROOT, "%s of node %s: weight was %s; weight must be finite and > 0",
+          e.getAction(), e.getNodeId(), w);
+    }
+    return null;
+  }
+}

@@ -1,0 +1,277 @@
+package io.ringshift.orchestrator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.RejectedEvent;
+import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every path of the orchestrator topology, through {@link TopologyTestDriver}. */
+class OrchestratorTopologyTest {
+  private static final String CLUSTER = "c1";
+  private static final Topics TOPICS = Topics.defaults();
+
+  @TempDir Path stateDir;
+
+  private TopologyTestDriver driver;
+  private TestInputTopic<byte[], byte[]> membership;
+  private TestInputTopic<String, TaskStatus> statuses;
+  private TestOutputTopic<String, EpochRecord> epochs;
+  private TestOutputTopic<String, RangeCopyTask> tasks;
+  private TestOutputTopic<String, RejectedEvent> rejected;
+
+  @BeforeEach
+  void startDriver() {
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "orchestrator-test");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    driver = new TopologyTestDriver(OrchestratorTopology.build(TOPICS, 1L << 40), props);
+    membership = driver.createInputTopic(TOPICS.membership().name(), new ByteArraySerializer(),
+        new ByteArraySerializer());
+    statuses = driver.createInputTopic(TOPICS.taskStatus().name(), new StringSerializer(),
+        TOPICS.taskStatus().valueSerde().serializer());
+    epochs = driver.createOutputTopic(TOPICS.epochs().name(), new StringDeserializer(),
+        TOPICS.epochs().valueSerde().deserializer());
+    tasks = driver.createOutputTopic(TOPICS.tasks().name(), new StringDeserializer(),
+        TOPICS.tasks().valueSerde().deserializer());
+    rejected = driver.createOutputTopic(TOPICS.rejected().name(), new StringDeserializer(),
+        TOPICS.rejected().valueSerde().deserializer());
+  }
+
+  @AfterEach
+  void closeDriver() {
+    driver.close();
+  }
+
+  private void send(MembershipEvent e) {
+    membership.pipeInput(Events.key(e), Events.bytes(e));
+  }
+
+  private void initTwelveNodes() {
+    send(Events.init(CLUSTER, 12, 32));
+    assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch())
+        .containsExactly("PLANNED@1", "READY@1");
+  }
+
+  private void verifyAll(List<RangeCopyTask> planned) {
+    for (RangeCopyTask t : planned) {
+      statuses.pipeInput(t.getTaskId(), Events.verified(CLUSTER, t.getEpoch(), t.getTaskId()));
+    }
+  }
+
+  @Test
+  void shouldDeclareANewClusterAsEpochOneWithoutTasks() {
+    initTwelveNodes();
+
+    assertThat(tasks.isEmpty()).isTrue();
+    assertThat(rejected.isEmpty()).isTrue();
+  }
+
+  @Test
+  void shouldPlanAJoinWithOneTaskPerChangedRangeAndNewReplica() {
+    initTwelveNodes();
+
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+
+    List<EpochRecord> planned = epochs.readValuesToList();
+    assertThat(planned).singleElement().satisfies(e -> {
+      assertThat(e.getState()).isEqualTo(EpochState.PLANNED);
+      assertThat(e.getEpoch()).isEqualTo(2);
+      assertThat(e.getMembers()).hasSize(13);
+      assertThat(e.getCause().getAction()).isEqualTo(MembershipAction.JOIN);
+      assertThat(e.getDiffSummary().getTasks()).isPositive();
+      assertThat(e.getTargetChecksum().remaining()).isEqualTo(32);
+    });
+    List<RangeCopyTask> copies = tasks.readValuesToList();
+    assertThat(copies).hasSize(planned.get(0).getDiffSummary().getTasks()).allSatisfy(t -> {
+      assertThat(t.getTarget()).isEqualTo("node-12");
+      assertThat(t.getKind()).isEqualTo(TaskKind.COPY);
+      assertThat(t.getEpoch()).isEqualTo(2);
+      assertThat(t.getSources()).isNotEmpty().doesNotContain("node-12");
+      assertThat(t.getEstimatedBytes()).isPositive();
+    });
+  }
+
+  @Test
+  void shouldBeReadyWhenEveryTaskIsVerified() {
+    initTwelveNodes();
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+    epochs.readValuesToList();
+    List<RangeCopyTask> copies = tasks.readValuesToList();
+
+    verifyAll(copies.subList(0, copies.size() - 1));
+    assertThat(epochs.isEmpty()).as("not ready before the last task").isTrue();
+    verifyAll(copies.subList(copies.size() - 1, copies.size()));
+
+    assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch())
+        .containsExactly("READY@2");
+  }
+
+  @Test
+  void shouldPlanADrainAsCopiesAndAFailureAsRepairsFromSurvivors() {
+    initTwelveNodes();
+    send(Events.change(CLUSTER, MembershipAction.DRAIN, "node-04", null, null));
+    assertThat(tasks.readValuesToList()).isNotEmpty()
+        .allSatisfy(t -> assertThat(t.getKind()).isEqualTo(TaskKind.COPY))
+        .anySatisfy(t -> assertThat(t.getSources()).contains("node-04"));
+    List<EpochRecord> drainEpoch = epochs.readValuesToList();
+    assertThat(drainEpoch).hasSize(1);
+  }
+
+  @Test
+  void shouldPlanAFailureAsRepairsFromSurvivingReplicas() {
+    initTwelveNodes();
+
+    send(Events.change(CLUSTER, MembershipAction.FAIL, "node-07", null, null));
+
+    assertThat(tasks.readValuesToList()).isNotEmpty().allSatisfy(t -> {
+      assertThat(t.getKind()).isEqualTo(TaskKind.REPAIR);
+      assertThat(t.getSources()).isNotEmpty().doesNotContain("node-07");
+    });
+  }
+
+  @Test
+  void shouldPlanAWeightChange() {
+    initTwelveNodes();
+
+    send(Events.change(CLUSTER, MembershipAction.SET_WEIGHT, "node-01", null, 2.0));
+
+    assertThat(epochs.readValuesToList()).singleElement()
+        .satisfies(e -> assertThat(e.getMembers().get(1).getWeight()).isEqualTo(2.0));
+    assertThat(tasks.readValuesToList()).isNotEmpty().allSatisfy(t -> assertThat(t.getTarget()).isEqualTo("node-01"));
+  }
+
+  @Test
+  void rejectsADuplicateJoinAndChangesNothing() {
+    initTwelveNodes();
+    MembershipEvent duplicate = Events.change(CLUSTER, MembershipAction.JOIN, "node-03", "az-1", null);
+
+    send(duplicate);
+
+    RejectedEvent reject = rejected.readValue();
+    assertThat(reject.getReason()).contains("node-03").contains("already a member");
+    assertThat(reject.getRequestId()).isEqualTo(duplicate.getRequestId());
+    assertThat(bytes(reject.getValue())).isEqualTo(Events.bytes(duplicate));
+    assertThat(epochs.isEmpty()).isTrue();
+    assertThat(tasks.isEmpty()).isTrue();
+    // State unchanged: a valid join afterwards is epoch 2, as if the duplicate never happened.
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+    assertThat(epochs.readValue().getEpoch()).isEqualTo(2);
+  }
+
+  @Test
+  void rejectsMalformedBytesWithTheOriginalBytes() {
+    initTwelveNodes();
+    byte[] garbage = {(byte) 0xC3, 0x01, 1, 2, 3};
+
+    membership.pipeInput("c1/node-99".getBytes(), garbage);
+
+    RejectedEvent reject = rejected.readValue();
+    assertThat(reject.getReason()).startsWith("malformed membership event");
+    assertThat(reject.getKey()).isEqualTo("c1/node-99");
+    assertThat(bytes(reject.getValue())).isEqualTo(garbage);
+    assertThat(reject.getSourceTopic()).isEqualTo(TOPICS.membership().name());
+    assertThat(epochs.isEmpty()).isTrue();
+  }
+
+  @Test
+  void rejectsEventsThatBreakStatelessRules() {
+    initTwelveNodes();
+
+    send(Events.change(CLUSTER, MembershipAction.JOIN, " ", "az-1", null));
+    send(Events.change(CLUSTER, MembershipAction.SET_WEIGHT, "node-01", null, -1.0));
+    send(Events.change(CLUSTER, MembershipAction.DRAIN, "node-77", null, null));
+    send(Events.change("nowhere", MembershipAction.JOIN, "node-01", "az-1", null));
+    send(Events.change(CLUSTER, MembershipAction.UNKNOWN, "node-01", null, null));
+
+    assertThat(rejected.readValuesToList()).extracting(RejectedEvent::getReason).satisfiesExactlyInAnyOrder(
+        r -> assertThat(r).contains("nodeId was \" \""),
+        r -> assertThat(r).contains("weight was -1.0"),
+        r -> assertThat(r).contains("node-77").contains("not a member"),
+        r -> assertThat(r).contains("unknown"),
+        r -> assertThat(r).contains("action was UNKNOWN"));
+    assertThat(epochs.isEmpty()).isTrue();
+    assertThat(tasks.isEmpty()).isTrue();
+  }
+
+  @Test
+  void shouldQueueAChangeUntilTheEpochInFlightIsReady() {
+    initTwelveNodes();
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+    epochs.readValuesToList();
+    List<RangeCopyTask> first = tasks.readValuesToList();
+
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-13", "az-3", null));
+    assertThat(epochs.isEmpty()).as("queued, not planned").isTrue();
+    assertThat(tasks.isEmpty()).isTrue();
+
+    verifyAll(first);
+    assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch())
+        .containsExactly("READY@2", "PLANNED@3");
+    assertThat(tasks.readValuesToList()).isNotEmpty().allSatisfy(t -> {
+      assertThat(t.getEpoch()).isEqualTo(3);
+      assertThat(t.getTarget()).isEqualTo("node-13");
+    });
+  }
+
+  @Test
+  void shouldSupersedeThePlanWhenANodeItCopiesFromFails() {
+    initTwelveNodes();
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+    epochs.readValuesToList();
+    String source = tasks.readValuesToList().get(0).getSources().get(0);
+
+    send(Events.change(CLUSTER, MembershipAction.FAIL, source, null, null));
+
+    List<EpochRecord> records = epochs.readValuesToList();
+    assertThat(records).extracting(r -> r.getState() + "@" + r.getEpoch() + "/p" + r.getPlanVersion())
+        .containsExactly("SUPERSEDED@2/p1", "PLANNED@2/p2");
+    assertThat(records.get(0).getReason()).contains(source);
+    List<RangeCopyTask> replanned = tasks.readValuesToList();
+    assertThat(replanned).isNotEmpty().allSatisfy(t -> {
+      assertThat(t.getTaskId()).contains("/p2/");
+      assertThat(t.getSources()).doesNotContain(source);
+    });
+    verifyAll(replanned);
+    assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch())
+        .containsExactly("READY@2");
+  }
+
+  @Test
+  void rejectsASecondInitOfTheSameCluster() {
+    initTwelveNodes();
+
+    send(Events.init(CLUSTER, 3, 8));
+
+    assertThat(rejected.readValue().getReason()).contains("already exists");
+    assertThat(epochs.isEmpty()).isTrue();
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    byte[] out = new byte[buffer.remaining()];
+    buffer.duplicate().get(out);
+    return out;
+  }
+}
