@@ -3,7 +3,6 @@ package io.ringshift.orchestrator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
-import io.ringshift.orchestrator.internal.EpochPlanner;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;

@@ -1,8 +1,10 @@
 package io.ringshift.orchestrator.internal;
 
+import io.ringshift.orchestrator.EpochPlanner;
+import io.ringshift.orchestrator.PlannedTask;
 import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.InFlight;
-import io.ringshift.orchestrator.internal.EpochPlanner.Plan;
+import io.ringshift.orchestrator.EpochPlanner.Plan;
 import io.ringshift.orchestrator.internal.MembershipChange.Action;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;

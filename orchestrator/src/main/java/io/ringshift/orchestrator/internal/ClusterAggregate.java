@@ -1,6 +1,8 @@
 package io.ringshift.orchestrator.internal;
 
-import io.ringshift.orchestrator.internal.EpochPlanner.Plan;
+import io.ringshift.orchestrator.EpochPlanner;
+import io.ringshift.orchestrator.PlannedTask;
+import io.ringshift.orchestrator.EpochPlanner.Plan;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;

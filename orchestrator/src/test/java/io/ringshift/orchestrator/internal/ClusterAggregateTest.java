@@ -1,5 +1,6 @@
 package io.ringshift.orchestrator.internal;
 
+import io.ringshift.orchestrator.PlannedTask;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;

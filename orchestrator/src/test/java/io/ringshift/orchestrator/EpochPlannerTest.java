@@ -1,9 +1,9 @@
-package io.ringshift.orchestrator.internal;
+package io.ringshift.orchestrator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.ringshift.orchestrator.internal.EpochPlanner.Plan;
+import io.ringshift.orchestrator.EpochPlanner.Plan;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.ReplicaSet;
