@@ -70,7 +70,8 @@ public final class EpochPlanner {
         List<String> sources = orderSources(change.before(), deadNodes, targetMember.zone(), activeById);
         Pending extended = null;
         for (Pending p : open) {
-          if (p.end == change.start() && p.kind == kind && p.target.equals(targetId) && p.sources.equals(sources)) {
+          if (p.end == change.start() && p.kind == kind && p.target.id().equals(targetId)
+              && p.sources.equals(sources)) {
             extended = p;
             break;
           }
@@ -151,7 +152,7 @@ public final class EpochPlanner {
     PlannedTask toTask(String clusterId, long epoch, int planVersion, long clusterBytes) {
       double f = Math.min(1.0, fraction);
       return new PlannedTask(
-          PlannedTask.idOf(clusterId, epoch, planVersion, kind, start, end, target.id()),
+          PlannedTask.idOf(clusterId, epoch, kind, start, end, target.id()),
           kind, start, end, sources, target.id(), target.zone(), f, Math.round(f * clusterBytes));
     }
   }

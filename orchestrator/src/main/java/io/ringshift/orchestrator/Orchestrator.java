@@ -15,12 +15,17 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs the orchestrator: creates its topics if they are missing, then runs {@link OrchestratorTopology} with
  * exactly-once processing until {@link #close()}.
  */
 public final class Orchestrator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
+
   private final OrchestratorConfig config;
   private KafkaStreams streams;
 
@@ -37,8 +42,15 @@ public final class Orchestrator implements AutoCloseable {
    */
   public Orchestrator start(Duration timeout) {
     createTopics(config, timeout);
-    streams = new KafkaStreams(OrchestratorTopology.build(config.topics(), config.clusterBytes()),
+    streams = new KafkaStreams(
+        OrchestratorTopology.build(config.topics(), config.clusterBytes(), config.partitions()),
         config.streamsProperties());
+    // An error in processing (a stored state that no longer rebuilds to its checksum, a bug) must not be lost in
+    // a dying thread: log it and stop this instance, so that it is seen and nothing is planned from bad state.
+    streams.setUncaughtExceptionHandler(e -> {
+      LOG.error("orchestrator stopped by an error in processing", e);
+      return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+    });
     CountDownLatch running = new CountDownLatch(1);
     streams.setStateListener((next, previous) -> {
       if (next == KafkaStreams.State.RUNNING) {

@@ -40,8 +40,10 @@ public final class OrchestratorTopology {
    *
    * @param topics the topics it reads and writes
    * @param clusterBytes estimated logical bytes of a cluster, for the tasks' byte estimates; 0 when unknown
+   * @param partitions partitions of the by-cluster repartition topic; fixed for the life of the application,
+   *     since it decides which task owns which cluster's state
    */
-  public static Topology build(Topics topics, long clusterBytes) {
+  public static Topology build(Topics topics, long clusterBytes, int partitions) {
     StreamsBuilder builder = new StreamsBuilder();
     builder.addStateStore(Stores.keyValueStoreBuilder(
         Stores.persistentKeyValueStore(STORE), Serdes.String(), KafkaSerdes.of(RecordSerdes.clusterState())));
@@ -71,8 +73,10 @@ public final class OrchestratorTopology {
     // One processor sees every input of a cluster: re-key by cluster id, then advance the cluster's aggregate.
     KStream<String, Output> outputs = decoded.get("decoded-valid")
         .mapValues(routed -> ((Routed.Valid) routed).command(), Named.as("command"))
-        .repartition(Repartitioned.with(Serdes.String(), Command.serde()).withName("by-cluster"))
-        .process(Processors.cluster(STORE, new AvroMapping(clusterBytes)), Named.as("cluster"), STORE);
+        .repartition(Repartitioned.with(Serdes.String(), Command.serde()).withName("by-cluster")
+            .withNumberOfPartitions(partitions))
+        .process(Processors.cluster(STORE, topics.membership().name(), new AvroMapping(clusterBytes)),
+            Named.as("cluster"), STORE);
 
     outputs.split(Named.as("emit-"))
         .branch((key, out) -> out instanceof Output.Epoch, Branched.withConsumer(epochs -> epochs

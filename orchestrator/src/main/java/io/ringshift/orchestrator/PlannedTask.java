@@ -37,7 +37,7 @@ public record PlannedTask(
     }
   }
 
-  static String idOf(String clusterId, long epoch, int planVersion, Kind kind, long start, long end, String target) {
-    return RecordKeys.taskId(clusterId, epoch, planVersion, TaskKind.valueOf(kind.name()), start, end, target);
+  static String idOf(String clusterId, long epoch, Kind kind, long start, long end, String target) {
+    return RecordKeys.taskId(clusterId, epoch, TaskKind.valueOf(kind.name()), start, end, target);
   }
 }

@@ -30,6 +30,13 @@ public record Topics(
 
   private static final Map<String, String> COMPACTED =
       Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+  /**
+   * Membership events stay uncompacted for a day: a JOIN followed by a DRAIN of the same node (same key) must
+   * both reach the orchestrator even if it was down when they were written.
+   */
+  private static final Map<String, String> COMPACTED_AFTER_A_DAY =
+      Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+          TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG, String.valueOf(24L * 3600 * 1000));
   private static final Map<String, String> FOREVER =
       Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
           TopicConfig.RETENTION_MS_CONFIG, "-1", TopicConfig.RETENTION_BYTES_CONFIG, "-1");
@@ -46,7 +53,7 @@ public record Topics(
   /** The standard topics with a name prefix, for tests that share a broker. */
   public static Topics withPrefix(String prefix) {
     return new Topics(
-        new Topic<>(prefix + "ring.membership", Serdes.ByteArray(), Serdes.ByteArray(), COMPACTED),
+        new Topic<>(prefix + "ring.membership", Serdes.ByteArray(), Serdes.ByteArray(), COMPACTED_AFTER_A_DAY),
         new Topic<>(prefix + "ring.epochs", Serdes.String(), KafkaSerdes.of(RecordSerdes.epochRecord()), FOREVER),
         new Topic<>(prefix + "ring.tasks", Serdes.String(), KafkaSerdes.of(RecordSerdes.rangeCopyTask()), COMPACTED),
         new Topic<>(prefix + "ring.task-status", Serdes.String(), KafkaSerdes.of(RecordSerdes.taskStatus()),

@@ -57,9 +57,10 @@ class EpochPlannerTest {
         seenOtherZone |= !sameZone;
       }
     });
-    // Coalescing never makes more tasks than the diff has (range, new replica) pairs.
+    // Coalescing never makes more tasks than the diff has (range, new replica) pairs, and it is maximal.
     long pairs = plan.diff().changes().stream().mapToLong(c -> c.added().size()).sum();
-    assertThat(plan.tasks().size()).isLessThanOrEqualTo((int) pairs);
+    assertThat(plan.tasks().size()).isLessThan((int) pairs);
+    assertNoTwoTasksCouldBeOne(plan);
     assertCoversExactlyTheDiff(active, plan, new Random(1));
     assertThat(plan.estimatedBytes()).isCloseTo(
         Math.round(plan.diff().movedReplicaFraction() * 3 * CLUSTER_BYTES), within((long) plan.tasks().size()));
@@ -75,7 +76,7 @@ class EpochPlannerTest {
     assertThat(first.tasks()).isEqualTo(second.tasks());
     Set<String> ids = new HashSet<>();
     first.tasks().forEach(t -> assertThat(ids.add(t.taskId())).as("duplicate id %s", t.taskId()).isTrue());
-    assertThat(first.tasks().get(0).taskId()).matches("c1/2/p1/copy/[0-9a-f]{16}-[0-9a-f]{16}/node-12");
+    assertThat(first.tasks().get(0).taskId()).matches("c1/2/copy/[0-9a-f]{16}-[0-9a-f]{16}/node-12");
   }
 
   @Test
@@ -106,6 +107,34 @@ class EpochPlannerTest {
 
     assertThat(plan.tasks()).isEmpty();
     assertThat(plan.diff().isEmpty()).isTrue();
+  }
+
+  @Test
+  void shouldCoalesceAdjacentRangesWithTheSameTargetAndSourcesIncludingAcrossTheTop() {
+    for (int seed = 0; seed < 30; seed++) {
+      var builder = RingSnapshot.builder().clusterId("c1").epoch(1).vnodes(4).replicas(2);
+      Random random = new Random(seed);
+      int nodes = 3 + random.nextInt(6);
+      for (int i = 0; i < nodes; i++) {
+        builder.addMember("n" + i, "az-" + (i % 2));
+      }
+      RingSnapshot active = builder.build();
+      Plan plan = EpochPlanner.plan(active, plus(active.members(), Member.of("joiner", "az-0")), 2, 0, Set.of(), 0);
+      assertNoTwoTasksCouldBeOne(plan);
+      assertCoversExactlyTheDiff(active, plan, random);
+    }
+  }
+
+  /** No two tasks are adjacent (one ends where the other starts) with the same kind, target and sources. */
+  static void assertNoTwoTasksCouldBeOne(Plan plan) {
+    for (PlannedTask a : plan.tasks()) {
+      for (PlannedTask b : plan.tasks()) {
+        if (a != b && a.rangeEnd() == b.rangeStart() && a.kind() == b.kind() && a.target().equals(b.target())
+            && a.sources().equals(b.sources())) {
+          throw new AssertionError("tasks " + a.taskId() + " and " + b.taskId() + " should be one task");
+        }
+      }
+    }
   }
 
   /** Every sampled position: the targets of the tasks covering it are exactly the replicas it gains. */

@@ -1,5 +1,6 @@
 package io.ringshift.orchestrator;
 
+import io.ringshift.schemas.RecordKeys;
 import io.ringshift.schemas.RecordSerdes;
 import io.ringshift.schemas.avro.MemberSpec;
 import io.ringshift.schemas.avro.MemberSpecState;
@@ -54,7 +55,7 @@ final class Events {
   }
 
   static byte[] key(MembershipEvent e) {
-    return (e.getClusterId() + "/" + e.getNodeId()).getBytes(StandardCharsets.UTF_8);
+    return RecordKeys.membershipKey(e).getBytes(StandardCharsets.UTF_8);
   }
 
   static byte[] bytes(MembershipEvent e) {

@@ -47,7 +47,7 @@ class OrchestratorTopologyTest {
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "orchestrator-test");
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-    driver = new TopologyTestDriver(OrchestratorTopology.build(TOPICS, 1L << 40), props);
+    driver = new TopologyTestDriver(OrchestratorTopology.build(TOPICS, 1L << 40, 3), props);
     membership = driver.createInputTopic(TOPICS.membership().name(), new ByteArraySerializer(),
         new ByteArraySerializer());
     statuses = driver.createInputTopic(TOPICS.taskStatus().name(), new StringSerializer(),
@@ -241,22 +241,55 @@ class OrchestratorTopologyTest {
     initTwelveNodes();
     send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
     epochs.readValuesToList();
-    String source = tasks.readValuesToList().get(0).getSources().get(0);
+    List<RangeCopyTask> first = tasks.readValuesToList();
+    String source = first.get(0).getSources().get(0);
 
     send(Events.change(CLUSTER, MembershipAction.FAIL, source, null, null));
 
     List<EpochRecord> records = epochs.readValuesToList();
     assertThat(records).extracting(r -> r.getState() + "@" + r.getEpoch() + "/p" + r.getPlanVersion())
-        .containsExactly("SUPERSEDED@2/p1", "PLANNED@2/p2");
+        .containsExactly("SUPERSEDED@2/p0", "PLANNED@2/p1");
     assertThat(records.get(0).getReason()).contains(source);
-    List<RangeCopyTask> replanned = tasks.readValuesToList();
-    assertThat(replanned).isNotEmpty().allSatisfy(t -> {
-      assertThat(t.getTaskId()).contains("/p2/");
-      assertThat(t.getSources()).doesNotContain(source);
-    });
+    assertThat(records.get(1).getSupersedes()).isEqualTo(2L);
+    assertThat(records.get(1).getCause().getAction()).isEqualTo(MembershipAction.FAIL);
+    List<org.apache.kafka.streams.KeyValue<String, RangeCopyTask>> emitted = tasks.readKeyValuesToList();
+    List<RangeCopyTask> replanned = emitted.stream().map(kv -> kv.value).filter(java.util.Objects::nonNull)
+        .toList();
+    List<String> cancelled = emitted.stream().filter(kv -> kv.value == null).map(kv -> kv.key).toList();
+    assertThat(replanned).isNotEmpty().allSatisfy(t -> assertThat(t.getSources()).doesNotContain(source));
+    // Cancelled: exactly the first plan's tasks that the re-plan does not keep (tombstones on ring.tasks).
+    List<String> keptOrNew = replanned.stream().map(RangeCopyTask::getTaskId).toList();
+    assertThat(cancelled).containsExactlyInAnyOrderElementsOf(first.stream().map(RangeCopyTask::getTaskId)
+        .filter(id -> !keptOrNew.contains(id)).toList());
     verifyAll(replanned);
     assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch())
         .containsExactly("READY@2");
+  }
+
+  @Test
+  void rejectsAnEventUnderAnotherNodesKey() {
+    initTwelveNodes();
+    MembershipEvent join = Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null);
+
+    membership.pipeInput("c1/node-01".getBytes(), Events.bytes(join));
+
+    assertThat(rejected.readValue().getReason()).contains("key was \"c1/node-01\"").contains("c1/node-12");
+    assertThat(epochs.isEmpty()).isTrue();
+  }
+
+  @Test
+  void shouldChainEveryEpochToTheChecksumOfTheOneBefore() {
+    initTwelveNodes();
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+    EpochRecord planned = epochs.readValue();
+    verifyAll(tasks.readValuesToList());
+    EpochRecord ready = epochs.readValue();
+    send(Events.change(CLUSTER, MembershipAction.DRAIN, "node-12", null, null));
+    EpochRecord next = epochs.readValue();
+
+    assertThat(planned.getPreviousChecksum()).isNotNull();
+    assertThat(ready.getPreviousChecksum()).isEqualTo(planned.getPreviousChecksum());
+    assertThat(next.getPreviousChecksum()).isEqualTo(ready.getTargetChecksum());
   }
 
   @Test

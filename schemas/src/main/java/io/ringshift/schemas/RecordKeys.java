@@ -57,25 +57,22 @@ public final class RecordKeys {
 
   /**
    * The deterministic id of a task, and its key on {@code ring.tasks} and {@code ring.task-status}:
-   * {@code <clusterId>/<epoch>/p<planVersion>/<kind>/<rangeStart>-<rangeEnd>/<target>}, with the cluster id
-   * escaped, the epoch and plan version in decimal, the kind in lower case and the range ends as 16 lowercase
-   * hex digits of their unsigned value. Planning the same change twice gives the same ids, which makes
-   * re-emitted tasks harmless; a re-plan of the same epoch has the next plan version, so its tasks never take
-   * over an abandoned plan's checkpoints (which may point into a dead node's log).
+   * {@code <clusterId>/<epoch>/<kind>/<rangeStart>-<rangeEnd>/<target>}, with the cluster id escaped, the epoch
+   * in decimal, the kind in lower case and the range ends as 16 lowercase hex digits of their unsigned value.
+   * Planning the same change twice gives the same ids, which makes re-emitted tasks harmless. The id names what
+   * is copied where, not how: when a re-plan of the epoch (after a failure) keeps a task, the task keeps its id
+   * and its progress, and the re-emitted record may name other sources; a worker whose checkpoint came from a
+   * source that is no longer listed ({@code TaskStatus.source}) starts that copy over.
    *
    * @throws CodecException with {@link Reason#INVALID_CONTENT} when the cluster id or target is blank, the
-   *     epoch or plan version is negative or the kind is {@link TaskKind#UNKNOWN}
+   *     epoch is negative or the kind is {@link TaskKind#UNKNOWN}
    */
-  public static String taskId(String clusterId, long epoch, int planVersion, TaskKind kind, long rangeStart,
-      long rangeEnd, String target) {
+  public static String taskId(String clusterId, long epoch, TaskKind kind, long rangeStart, long rangeEnd,
+      String target) {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(target, "target");
     if (epoch < 0) {
       throw CodecException.of(Reason.INVALID_CONTENT, "epoch was %d; a task's epoch must be >= 0", epoch);
-    }
-    if (planVersion < 0) {
-      throw CodecException.of(Reason.INVALID_CONTENT, "planVersion was %d; a plan version must be >= 0",
-          planVersion);
     }
     if (kind == TaskKind.UNKNOWN) {
       throw CodecException.of(Reason.INVALID_CONTENT,
@@ -85,7 +82,7 @@ public final class RecordKeys {
       throw CodecException.of(Reason.INVALID_CONTENT, "target was \"%s\"; a task's target must not be blank",
           target);
     }
-    return escapedClusterId(clusterId) + "/" + epoch + "/p" + planVersion + "/" + kind.name().toLowerCase(Locale.ROOT)
+    return escapedClusterId(clusterId) + "/" + epoch + "/" + kind.name().toLowerCase(Locale.ROOT)
         + "/" + HEX.toHexDigits(rangeStart) + "-" + HEX.toHexDigits(rangeEnd) + "/" + target;
   }
 

@@ -42,37 +42,27 @@ class RecordKeysTest {
 
   @Test
   void shouldBuildDeterministicTaskIdsWithUnsignedHexRanges() {
-    String id = RecordKeys.taskId("eu-west/cache", 43, 0, TaskKind.COPY, 0xF000_0000_0000_0000L, 0xFFL, "node-0007");
+    String id = RecordKeys.taskId("eu-west/cache", 43, TaskKind.COPY, 0xF000_0000_0000_0000L, 0xFFL, "node-0007");
 
-    assertThat(id).isEqualTo("eu-west%2Fcache/43/p0/copy/f000000000000000-00000000000000ff/node-0007");
-    assertThat(RecordKeys.taskId("eu-west/cache", 43, 0, TaskKind.COPY, 0xF000_0000_0000_0000L, 0xFFL, "node-0007"))
+    assertThat(id).isEqualTo("eu-west%2Fcache/43/copy/f000000000000000-00000000000000ff/node-0007");
+    assertThat(RecordKeys.taskId("eu-west/cache", 43, TaskKind.COPY, 0xF000_0000_0000_0000L, 0xFFL, "node-0007"))
         .isEqualTo(id);
-    assertThat(RecordKeys.taskId("c", 0, 2, TaskKind.REPAIR, -1L, 0L, "n/1"))
-        .isEqualTo("c/0/p2/repair/ffffffffffffffff-0000000000000000/n/1");
-    assertThat(RecordKeys.taskId("c", 1, 0, TaskKind.CLEANUP, 1, 2, "n"))
-        .isNotEqualTo(RecordKeys.taskId("c", 1, 0, TaskKind.COPY, 1, 2, "n"));
-    assertThat(RecordKeys.taskId("c", 1, 1, TaskKind.COPY, 1, 2, "n"))
-        .as("a re-plan's task").isNotEqualTo(RecordKeys.taskId("c", 1, 0, TaskKind.COPY, 1, 2, "n"));
-  }
-
-  /** The format the orchestrator's planner uses for a cluster id without '/' or '%'. */
-  @Test
-  void shouldMatchTheUnescapedFormatForPlainClusterIds() {
-    assertThat(RecordKeys.taskId("cache-eu", 7, 1, TaskKind.REPAIR, 0x10, 0x20, "node-0003"))
-        .isEqualTo(String.format(java.util.Locale.ROOT, "%s/%d/p%d/%s/%016x-%016x/%s",
-            "cache-eu", 7L, 1, "repair", 0x10L, 0x20L, "node-0003"));
+    assertThat(RecordKeys.taskId("c", 0, TaskKind.REPAIR, -1L, 0L, "n/1"))
+        .isEqualTo("c/0/repair/ffffffffffffffff-0000000000000000/n/1");
+    assertThat(RecordKeys.taskId("c", 1, TaskKind.CLEANUP, 1, 2, "n"))
+        .isNotEqualTo(RecordKeys.taskId("c", 1, TaskKind.COPY, 1, 2, "n"));
+    assertThat(RecordKeys.taskId("c", 2, TaskKind.COPY, 1, 2, "n"))
+        .as("the next epoch's task").isNotEqualTo(RecordKeys.taskId("c", 1, TaskKind.COPY, 1, 2, "n"));
   }
 
   @Test
   void rejectsValuesThatCannotFormAKey() {
     assertInvalid(() -> RecordKeys.membershipKey(" ", "n"), "clusterId was \" \"; clusterId must not be blank");
     assertInvalid(() -> RecordKeys.initKey(""), "clusterId was \"\"; clusterId must not be blank");
-    assertInvalid(() -> RecordKeys.taskId("c", -1, 0, TaskKind.COPY, 0, 1, "n"),
+    assertInvalid(() -> RecordKeys.taskId("c", -1, TaskKind.COPY, 0, 1, "n"),
         "epoch was -1; a task's epoch must be >= 0");
-    assertInvalid(() -> RecordKeys.taskId("c", 1, -1, TaskKind.COPY, 0, 1, "n"),
-        "planVersion was -1; a plan version must be >= 0");
-    assertInvalid(() -> RecordKeys.taskId("c", 1, 0, TaskKind.UNKNOWN, 0, 1, "n"), "task kind was UNKNOWN");
-    assertInvalid(() -> RecordKeys.taskId("c", 1, 0, TaskKind.COPY, 0, 1, ""),
+    assertInvalid(() -> RecordKeys.taskId("c", 1, TaskKind.UNKNOWN, 0, 1, "n"), "task kind was UNKNOWN");
+    assertInvalid(() -> RecordKeys.taskId("c", 1, TaskKind.COPY, 0, 1, ""),
         "target was \"\"; a task's target must not be blank");
     assertThatThrownBy(() -> RecordKeys.membershipKey(null, "n")).isInstanceOf(NullPointerException.class)
         .hasMessage("clusterId");

@@ -208,7 +208,7 @@ final class SampleRecords {
     long start = 0xF000_0000_0000_0000L;
     long end = 0x0000_0000_0000_00FFL;
     return RangeCopyTask.newBuilder()
-        .setTaskId(RecordKeys.taskId("eu-west/cache", 43, 1, TaskKind.COPY, start, end, "node-0007"))
+        .setTaskId(RecordKeys.taskId("eu-west/cache", 43, TaskKind.COPY, start, end, "node-0007"))
         .setClusterId("eu-west/cache")
         .setEpoch(43)
         .setKind(TaskKind.COPY)
@@ -225,7 +225,7 @@ final class SampleRecords {
   /** A CLEANUP task: no sources. */
   static RangeCopyTask minimalRangeCopyTask() {
     return RangeCopyTask.newBuilder()
-        .setTaskId(RecordKeys.taskId("eu-west/cache", 44, 0, TaskKind.CLEANUP, 10, 20, "node-0002"))
+        .setTaskId(RecordKeys.taskId("eu-west/cache", 44, TaskKind.CLEANUP, 10, 20, "node-0002"))
         .setClusterId("eu-west/cache")
         .setEpoch(44)
         .setKind(TaskKind.CLEANUP)

@@ -32,6 +32,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -44,7 +45,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class AvroMapping {
   private final long clusterBytes;
-  private final Map<String, Plan> plans = new ConcurrentHashMap<>();
+  /** Memoised plans per cluster, keyed by everything a plan depends on. */
+  private final Map<String, Map<PlanKey, Plan>> plans = new ConcurrentHashMap<>();
+
+  /** What a plan is a function of (with the placement rules and {@code clusterBytes}, which are fixed here). */
+  private record PlanKey(long epoch, int planVersion, String activeChecksum, String targetChecksum,
+      List<String> deadNodes) {}
 
   public AvroMapping(long clusterBytes) {
     this.clusterBytes = clusterBytes;
@@ -130,6 +136,7 @@ public final class AvroMapping {
     RingSnapshot target = plan.target();
     RingDiff diff = plan.diff();
     MembershipEvent cause = e.cause() == null ? null : event(target.clusterId(), e.cause());
+    boolean init = e.cause() != null && e.cause().action() == Action.INIT;
     return EpochRecord.newBuilder()
         .setClusterId(target.clusterId())
         .setEpoch(target.epoch())
@@ -143,7 +150,8 @@ public final class AvroMapping {
         .setPolicyId(target.policyId())
         .setMembershipDigest(ByteBuffer.wrap(membershipDigest(target)))
         .setTargetChecksum(ByteBuffer.wrap(target.checksum()))
-        .setDiffSummary(DiffSummary.newBuilder()
+        .setPreviousChecksum(e.previousChecksum() == null ? null : ByteBuffer.wrap(e.previousChecksum()))
+        .setDiffSummary(init ? null : DiffSummary.newBuilder()
             .setChangedRanges(diff.changes().size())
             .setChangedFraction(diff.changedFraction())
             .setMovedReplicaFraction(diff.movedReplicaFraction())
@@ -175,16 +183,14 @@ public final class AvroMapping {
   }
 
   /**
-   * SHA-256 over the membership alone (format tag, cluster, vnodes, replicas, then each member's id, zone,
-   * weight bits and state, in ring order): equal memberships give equal digests, whatever the epoch.
+   * SHA-256 of the canonical membership, as EpochRecord.membershipDigest documents it: the member count as
+   * i32, then for each member in ring order its id, zone (u32 length + UTF-8), weight (IEEE-754 bits) and state
+   * name, big-endian. Equal memberships give equal digests, whatever the epoch, V or R.
    */
   public static byte[] membershipDigest(RingSnapshot ring) {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      ByteBuffer header = ByteBuffer.allocate(12);
-      sha.update("ringshift.membership.v1".getBytes(StandardCharsets.UTF_8));
-      putString(sha, ring.clusterId());
-      sha.update(header.putInt(ring.vnodes()).putInt(ring.replicas()).putInt(ring.memberCount()).array());
+      sha.update(ByteBuffer.allocate(4).putInt(ring.memberCount()).array());
       for (Member m : ring.members()) {
         putString(sha, m.id());
         putString(sha, m.zone());
@@ -224,7 +230,8 @@ public final class AvroMapping {
           .setDeadNodes(new ArrayList<>(new java.util.TreeSet<>(f.deadNodes())))
           .setVerifiedTaskIds(new ArrayList<>(new java.util.TreeSet<>(f.verified())))
           .build();
-      plans.putIfAbsent(planKey(target.clusterId(), target.epoch(), f.plan().planVersion()), f.plan());
+      plans.computeIfAbsent(target.clusterId(), c -> new ConcurrentHashMap<>())
+          .putIfAbsent(planKey(active, f.plan().planVersion(), target, f.deadNodes()), f.plan());
     }
     List<MembershipEvent> queue = new ArrayList<>();
     for (MembershipChange c : a.queue()) {
@@ -261,9 +268,11 @@ public final class AvroMapping {
     InFlight inFlight = null;
     InFlightEpoch f = s.getInFlight();
     if (f != null) {
-      String key = planKey(s.getClusterId(), f.getEpoch(), f.getPlanVersion());
       HashSet<String> dead = new HashSet<>(f.getDeadNodes());
-      Plan plan = plans.computeIfAbsent(key, k ->
+      byte[] targetChecksum = bytes(f.getChecksum());
+      PlanKey key = new PlanKey(f.getEpoch(), f.getPlanVersion(), active.checksumHex(),
+          java.util.HexFormat.of().formatHex(targetChecksum), sorted(dead));
+      Plan plan = plans.computeIfAbsent(s.getClusterId(), c -> new ConcurrentHashMap<>()).computeIfAbsent(key, k ->
           EpochPlanner.plan(active, members(f.getMembers()), f.getEpoch(), f.getPlanVersion(), dead, clusterBytes));
       requireChecksum("in-flight epoch " + f.getEpoch(), plan.target(), f.getChecksum());
       inFlight = new InFlight(plan, change(f.getCause()), dead, new HashSet<>(f.getVerifiedTaskIds()));
@@ -275,18 +284,30 @@ public final class AvroMapping {
     return new ClusterAggregate(active, inFlight, queue);
   }
 
-  /** Forgets memoised plans of a cluster older than its in-flight epoch. */
-  void forgetPlansBefore(String clusterId, long epoch) {
-    plans.keySet().removeIf(k -> k.startsWith(clusterId + "\u0000")
-        && Long.parseLong(k.split("\u0000")[1]) < epoch);
+  /** Forgets memoised plans of a cluster other than the one in flight. */
+  void forgetPlansExcept(String clusterId, Plan current) {
+    Map<PlanKey, Plan> ofCluster = plans.get(clusterId);
+    if (ofCluster != null) {
+      ofCluster.values().removeIf(p -> p != current);
+    }
   }
 
   public long clusterBytes() {
     return clusterBytes;
   }
 
-  private static String planKey(String clusterId, long epoch, int planVersion) {
-    return clusterId + "\u0000" + epoch + "\u0000" + planVersion;
+  private static PlanKey planKey(RingSnapshot active, int planVersion, RingSnapshot target, Set<String> dead) {
+    return new PlanKey(target.epoch(), planVersion, active.checksumHex(), target.checksumHex(), sorted(dead));
+  }
+
+  private static List<String> sorted(Set<String> values) {
+    return List.copyOf(new java.util.TreeSet<>(values));
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    byte[] out = new byte[buffer.remaining()];
+    buffer.duplicate().get(out);
+    return out;
   }
 
   private static void requireChecksum(String what, RingSnapshot ring, ByteBuffer stored) {

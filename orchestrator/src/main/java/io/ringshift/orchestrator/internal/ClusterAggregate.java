@@ -1,8 +1,8 @@
 package io.ringshift.orchestrator.internal;
 
 import io.ringshift.orchestrator.EpochPlanner;
-import io.ringshift.orchestrator.PlannedTask;
 import io.ringshift.orchestrator.EpochPlanner.Plan;
+import io.ringshift.orchestrator.PlannedTask;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
@@ -18,12 +18,13 @@ import java.util.Set;
  * and the records to emit, so the Kafka Streams processor only stores the one and sends the others, and an
  * exactly-once commit makes both happen together or not at all.
  *
- * <p>Rules: at most one epoch is in flight; a change that arrives meanwhile is validated against the
- * membership it will apply to (the in-flight target plus the changes queued before it) and queued; when every
- * task of the in-flight epoch is VERIFIED the epoch is READY, becomes active, and the next queued change is
- * planned from it. A FAIL of a node that the in-flight plan copies from or to cannot wait: the epoch is
- * re-planned (same epoch number, next plan version) from the active ring to the in-flight target without the
- * dead node, and the old plan is recorded as SUPERSEDED.
+ * <p>Rules: at most one epoch is in flight. A change that arrives meanwhile is validated against the
+ * membership it will apply to (the in-flight target plus the changes queued before it, ring rules included)
+ * and queued; when every task of the in-flight epoch is VERIFIED the epoch is READY, becomes active, and the
+ * queued changes are planned from it in order. A FAIL cannot wait behind anything: while an epoch is in
+ * flight it re-plans that epoch at once (same epoch number, next plan version) with the dead node removed
+ * from the target and never a source, and the old plan is recorded SUPERSEDED. A task the re-plan keeps
+ * (same epoch, kind, range and target) keeps its id and its VERIFIED state; a task it drops is cancelled.
  *
  * @param active the active ring (epoch, membership, checksum); {@code null} before the cluster is initialised
  * @param inFlight the epoch being migrated to, or {@code null}
@@ -39,7 +40,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * The epoch in flight.
    *
    * @param plan the current plan of the epoch
-   * @param cause the change that the epoch carries out
+   * @param cause the change that the current plan carries out (the FAIL, after a re-plan)
    * @param deadNodes nodes confirmed dead since the active epoch: never sources
    * @param verified ids of the plan's tasks reported VERIFIED
    */
@@ -49,21 +50,22 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       verified = Set.copyOf(verified);
     }
 
-    boolean involves(String nodeId) {
-      return plan.tasks().stream().anyMatch(t -> t.target().equals(nodeId) || t.sources().contains(nodeId));
-    }
-
     boolean complete() {
       return plan.tasks().stream().allMatch(t -> verified.contains(t.taskId()));
     }
   }
 
   /** What a transition asks the processor to emit, in order. */
-  public sealed interface Effect permits EpochEvent, TaskEvent, Rejection {}
+  public sealed interface Effect permits EpochEvent, TaskEvent, TaskCancelled, Rejection {}
 
-  /** An epoch record: PLANNED, READY or SUPERSEDED. */
-  public record EpochEvent(State state, Plan plan, MembershipChange cause, Long supersedes, String reason)
-      implements Effect {
+  /**
+   * An epoch record: PLANNED, READY or SUPERSEDED.
+   *
+   * @param previousChecksum checksum of the active ring the epoch follows (the hash chain); null for INIT
+   * @param supersedes on the PLANNED record of a re-plan, the epoch whose earlier plan it replaces
+   */
+  public record EpochEvent(State state, Plan plan, MembershipChange cause, byte[] previousChecksum,
+      Long supersedes, String reason) implements Effect {
     /** The states the orchestrator writes. */
     public enum State {
       PLANNED,
@@ -75,8 +77,16 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   /** A task to put on ring.tasks, of plan {@code planVersion} of {@code epoch}. */
   public record TaskEvent(long epoch, int planVersion, PlannedTask task) implements Effect {}
 
-  /** A refused event; nothing else changed. */
-  public record Rejection(String reason) implements Effect {}
+  /** A task of a superseded plan that the new plan no longer has: a tombstone on ring.tasks. */
+  public record TaskCancelled(String taskId) implements Effect {}
+
+  /**
+   * A refused change; nothing else changed.
+   *
+   * @param origin the refused change when it is not the input being processed (a queued change refused when
+   *     its turn came); null when it is
+   */
+  public record Rejection(String reason, MembershipChange origin) implements Effect {}
 
   /** The next state and what to emit. */
   public record Transition(ClusterAggregate next, List<Effect> effects) {}
@@ -97,30 +107,40 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   public Transition init(RingSnapshot initial, MembershipChange cause) {
     if (initialised()) {
       return reject("cluster " + active.clusterId() + " already exists (active epoch " + active.epoch()
-          + "); init declares a new cluster only");
+          + "); init declares a new cluster only", null);
     }
-    Plan plan = new Plan(initial, initial.diffTo(initial), 1, List.of());
+    Plan plan = new Plan(initial, initial.diffTo(initial), 0, List.of());
     return new Transition(new ClusterAggregate(initial, null, List.of()), List.of(
-        new EpochEvent(EpochEvent.State.PLANNED, plan, cause, null, null),
-        new EpochEvent(EpochEvent.State.READY, plan, cause, null, null)));
+        new EpochEvent(EpochEvent.State.PLANNED, plan, cause, null, null, null),
+        new EpochEvent(EpochEvent.State.READY, plan, cause, null, null, null)));
   }
 
-  /** A membership change: planned at once when nothing is in flight, otherwise queued or re-planned. */
+  /** A membership change: planned at once when nothing is in flight, re-planned for a FAIL, otherwise queued. */
   public Transition onChange(MembershipChange change, long clusterBytes) {
+    return onChange(change, clusterBytes, null);
+  }
+
+  private Transition onChange(MembershipChange change, long clusterBytes, MembershipChange origin) {
     if (!initialised()) {
-      return reject("cluster is unknown; declare it first with ringshift init");
+      return reject("cluster is unknown; declare it first with ringshift init", origin);
     }
-    List<Member> projected = projectedMembers();
-    MembershipChange.Outcome outcome = change.applyTo(active.clusterId(), projected);
+    if (change.isFailure() && inFlight != null) {
+      return replan(change, clusterBytes, origin);
+    }
+    MembershipChange.Outcome outcome = change.applyTo(active.clusterId(), projectedMembers());
     if (outcome instanceof MembershipChange.Refused refused) {
-      return reject(refused.reason());
+      return reject(refused.reason(), origin);
     }
+    List<Member> members = ((MembershipChange.Applied) outcome).members();
     if (inFlight == null) {
-      return plan(((MembershipChange.Applied) outcome).members(), change, change.isFailure()
-          ? Set.of(change.nodeId()) : Set.of(), 1, List.of(), clusterBytes);
+      Set<String> dead = change.isFailure() ? Set.of(change.nodeId()) : Set.of();
+      return plan(members, change, dead, 0, Set.of(), List.of(), null, clusterBytes, origin);
     }
-    if (change.isFailure() && inFlight.involves(change.nodeId())) {
-      return replan(change, clusterBytes);
+    try {
+      // Queued changes are checked against the ring rules now, so a refusal reaches the requester at once.
+      active.toBuilder().members(members).build();
+    } catch (RingException e) {
+      return reject(e.getMessage(), origin);
     }
     List<MembershipChange> queued = new ArrayList<>(queue);
     queued.add(change);
@@ -131,7 +151,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   public Transition onVerified(String taskId, long epoch, long clusterBytes) {
     if (inFlight == null || inFlight.plan().target().epoch() != epoch
         || inFlight.plan().tasks().stream().noneMatch(t -> t.taskId().equals(taskId))) {
-      return new Transition(this, List.of()); // a status of a superseded plan or an old epoch: nothing to do
+      return new Transition(this, List.of()); // a task of another epoch or a dropped one: nothing to do
     }
     Set<String> verified = new HashSet<>(inFlight.verified());
     verified.add(taskId);
@@ -139,21 +159,23 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     if (!progressed.complete()) {
       return new Transition(new ClusterAggregate(active, progressed, queue), List.of());
     }
-    return completeAndContinue(progressed, clusterBytes);
+    return new ClusterAggregate(active, progressed, queue).completeAndContinue(clusterBytes);
   }
 
-  private Transition completeAndContinue(InFlight done, long clusterBytes) {
+  /** The in-flight epoch is complete: READY, active, and the queued changes planned from it in order. */
+  private Transition completeAndContinue(long clusterBytes) {
     List<Effect> effects = new ArrayList<>();
-    effects.add(new EpochEvent(EpochEvent.State.READY, done.plan(), done.cause(), null, null));
-    ClusterAggregate state = new ClusterAggregate(done.plan().target(), null, List.of());
-    for (MembershipChange next : queue) {
-      Transition t = state.onChange(next, clusterBytes);
+    effects.add(new EpochEvent(EpochEvent.State.READY, inFlight.plan(), inFlight.cause(), active.checksum(),
+        null, null));
+    ClusterAggregate state = new ClusterAggregate(inFlight.plan().target(), null, List.of());
+    for (int i = 0; i < queue.size(); i++) {
+      MembershipChange next = queue.get(i);
+      Transition t = state.onChange(next, clusterBytes, next);
       effects.addAll(t.effects());
       state = t.next();
-      // Everything after the first planned change stays queued behind it.
       if (state.inFlight() != null) {
-        List<MembershipChange> rest = queue.subList(queue.indexOf(next) + 1, queue.size());
-        state = new ClusterAggregate(state.active(), state.inFlight(), rest);
+        // Everything after the change now in flight stays queued behind it.
+        state = new ClusterAggregate(state.active(), state.inFlight(), queue.subList(i + 1, queue.size()));
         break;
       }
     }
@@ -161,42 +183,72 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   }
 
   private Transition plan(List<Member> members, MembershipChange cause, Set<String> dead, int planVersion,
-      List<Effect> before, long clusterBytes) {
+      Set<String> carriedVerified, List<Effect> before, Long supersedes, long clusterBytes, MembershipChange origin) {
     long epoch = active.epoch() + 1;
     Plan plan;
     try {
       plan = EpochPlanner.plan(active, members, epoch, planVersion, dead, clusterBytes);
     } catch (RingException e) {
-      return reject(e.getMessage());
+      return reject(e.getMessage(), origin);
     }
+    Set<String> verified = new HashSet<>();
     List<Effect> effects = new ArrayList<>(before);
-    effects.add(new EpochEvent(EpochEvent.State.PLANNED, plan, cause, null, null));
+    effects.add(new EpochEvent(EpochEvent.State.PLANNED, plan, cause, active.checksum(), supersedes, null));
     for (PlannedTask task : plan.tasks()) {
-      effects.add(new TaskEvent(epoch, planVersion, task));
+      if (carriedVerified.contains(task.taskId())) {
+        verified.add(task.taskId()); // kept by the re-plan and already done
+      } else {
+        effects.add(new TaskEvent(epoch, planVersion, task));
+      }
     }
-    InFlight next = new InFlight(plan, cause, dead, Set.of());
-    if (next.complete()) {
-      // Nothing to copy (for example a weight change that moves no range): ready at once.
-      Transition t = new ClusterAggregate(active, next, queue).completeAndContinue(next, clusterBytes);
+    ClusterAggregate next = new ClusterAggregate(active, new InFlight(plan, cause, dead, verified), queue);
+    if (next.inFlight().complete()) {
+      // Nothing (left) to copy, for example a weight change that moves no range: ready at once.
+      Transition t = next.completeAndContinue(clusterBytes);
       effects.addAll(t.effects());
       return new Transition(t.next(), effects);
     }
-    return new Transition(new ClusterAggregate(active, next, queue), effects);
+    return new Transition(next, effects);
   }
 
-  private Transition replan(MembershipChange failure, long clusterBytes) {
-    List<Member> target = new ArrayList<>(inFlight.plan().target().members());
-    target.removeIf(m -> m.id().equals(failure.nodeId()));
+  private Transition replan(MembershipChange failure, long clusterBytes, MembershipChange origin) {
+    String node = failure.nodeId();
+    RingSnapshot target = inFlight.plan().target();
+    if (inFlight.deadNodes().contains(node)) {
+      return reject("FAIL of node " + node + ": it already failed", origin);
+    }
+    if (target.member(node) == null && active.member(node) == null) {
+      return reject("FAIL of node " + node + ": it is not a member of cluster " + active.clusterId(), origin);
+    }
+    List<Member> members = new ArrayList<>(target.members());
+    members.removeIf(m -> m.id().equals(node));
     Set<String> dead = new HashSet<>(inFlight.deadNodes());
-    dead.add(failure.nodeId());
+    dead.add(node);
     Plan old = inFlight.plan();
-    EpochEvent superseded = new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), null,
-        "node " + failure.nodeId() + " failed while plan " + old.planVersion() + " copied from or to it");
-    // The re-planned epoch carries out both the original change and the failure; its cause stays the original.
-    return plan(target, inFlight.cause(), dead, old.planVersion() + 1, List.of(superseded), clusterBytes);
+    Set<String> kept = new HashSet<>();
+    try {
+      EpochPlanner.plan(active, members, target.epoch(), old.planVersion() + 1, dead, clusterBytes).tasks()
+          .forEach(task -> kept.add(task.taskId()));
+    } catch (RingException e) {
+      return reject(e.getMessage(), origin);
+    }
+    List<Effect> before = new ArrayList<>();
+    before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), active.checksum(), null,
+        "node " + node + " failed while plan " + old.planVersion() + " of epoch " + target.epoch()
+            + " was in flight"));
+    for (PlannedTask task : old.tasks()) {
+      if (!kept.contains(task.taskId())) {
+        before.add(new TaskCancelled(task.taskId()));
+      }
+    }
+    return plan(members, failure, dead, old.planVersion() + 1, inFlight.verified(), before, target.epoch(),
+        clusterBytes, origin);
   }
 
-  /** The membership the next queued change applies to: the in-flight target plus the queued changes. */
+  /**
+   * The membership the next change applies to: the in-flight target plus the queued changes (a queued change
+   * that no longer applies, after a re-plan, is skipped here and refused when its turn comes).
+   */
   List<Member> projectedMembers() {
     List<Member> members = inFlight != null ? inFlight.plan().target().members() : active.members();
     for (MembershipChange queued : queue) {
@@ -207,8 +259,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     return members;
   }
 
-  private Transition reject(String reason) {
-    return new Transition(this, List.of(new Rejection(reason)));
+  private Transition reject(String reason, MembershipChange origin) {
+    return new Transition(this, List.of(new Rejection(reason, origin)));
   }
 
   /** Task ids of the in-flight plan with their VERIFIED flag, for status displays. */

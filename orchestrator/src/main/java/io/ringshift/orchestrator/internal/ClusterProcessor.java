@@ -2,9 +2,11 @@ package io.ringshift.orchestrator.internal;
 
 import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Rejection;
+import io.ringshift.orchestrator.internal.ClusterAggregate.TaskCancelled;
 import io.ringshift.orchestrator.internal.ClusterAggregate.TaskEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
 import io.ringshift.ring.RingException;
+import io.ringshift.schemas.RecordKeys;
 import io.ringshift.schemas.RecordSerdes;
 import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.MembershipAction;
@@ -24,12 +26,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class ClusterProcessor implements Processor<String, Command, String, Output> {
   private final String storeName;
+  private final String membershipTopic;
   private final AvroMapping mapping;
   private ProcessorContext<String, Output> context;
   private KeyValueStore<String, ClusterState> store;
 
-  ClusterProcessor(String storeName, AvroMapping mapping) {
+  ClusterProcessor(String storeName, String membershipTopic, AvroMapping mapping) {
     this.storeName = storeName;
+    this.membershipTopic = membershipTopic;
     this.mapping = mapping;
   }
 
@@ -64,9 +68,10 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       } else if (effect instanceof TaskEvent t) {
         context.forward(new Record<>(t.task().taskId(),
             new Output.Task(AvroMapping.task(clusterId, t.epoch(), t.planVersion(), t.task(), ts)), ts));
+      } else if (effect instanceof TaskCancelled c) {
+        context.forward(new Record<>(c.taskId(), new Output.Task(null), ts));
       } else if (effect instanceof Rejection r) {
-        context.forward(new Record<>(command.originalKey() == null ? "" : command.originalKey(),
-            new Output.Reject(Rejects.of(command, r.reason(), clusterId, requestId, ts)), ts));
+        context.forward(rejectRecord(r, command, clusterId, requestId, ts));
       }
     }
     ClusterState next = mapping.state(transition.next());
@@ -74,9 +79,26 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       store.put(clusterId, next);
     }
     if (transition.next().initialised()) {
-      long activeEpoch = transition.next().active().epoch();
-      mapping.forgetPlansBefore(clusterId, activeEpoch + 1);
+      ClusterAggregate.InFlight inFlight = transition.next().inFlight();
+      mapping.forgetPlansExcept(clusterId, inFlight == null ? null : inFlight.plan());
     }
+  }
+
+  /**
+   * The reject of the input being processed quotes its bytes and position; a queued change refused when its
+   * turn came (its input was committed long ago) is quoted as the event it was, re-encoded, at position -1.
+   */
+  private Record<String, Output> rejectRecord(Rejection r, Command command, String clusterId, String requestId,
+      long ts) {
+    if (r.origin() == null || (command.kind() == Command.Kind.MEMBERSHIP
+        && r.origin().requestId() != null && r.origin().requestId().equals(requestId))) {
+      return new Record<>(command.originalKey() == null ? "" : command.originalKey(),
+          new Output.Reject(Rejects.of(command, r.reason(), clusterId, requestId, ts)), ts);
+    }
+    MembershipEvent event = AvroMapping.event(clusterId, r.origin());
+    String key = RecordKeys.membershipKey(event);
+    return new Record<>(key, new Output.Reject(Rejects.of(membershipTopic, -1, -1, key,
+        RecordSerdes.membershipEvent().serialize(event), r.reason(), clusterId, event.getRequestId(), ts)), ts);
   }
 
   private Transition onMembership(ClusterAggregate aggregate, MembershipEvent event) {
@@ -87,7 +109,7 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       try {
         return aggregate.init(AvroMapping.initialRing(event), AvroMapping.change(event));
       } catch (RingException e) {
-        return new Transition(aggregate, java.util.List.of(new Rejection(e.getMessage())));
+        return new Transition(aggregate, java.util.List.of(new Rejection(e.getMessage(), null)));
       }
     }
     return aggregate.onChange(AvroMapping.change(event), mapping.clusterBytes());

@@ -1,6 +1,7 @@
 package io.ringshift.orchestrator.internal;
 
 import io.ringshift.schemas.CodecException;
+import io.ringshift.schemas.RecordKeys;
 import io.ringshift.schemas.RecordSerdes;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
@@ -47,6 +48,14 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
         clusterId = event.getClusterId();
         requestId = event.getRequestId();
         problem = problemOf(event);
+        if (problem == null) {
+          // On a compacted topic a mis-keyed event would erase another node's latest event.
+          String expected = RecordKeys.membershipKey(event);
+          if (!expected.equals(key)) {
+            problem = "key was \"" + key + "\"; a membership event is keyed <cluster>/<node> "
+                + "(RecordKeys.membershipKey), here \"" + expected + "\"";
+          }
+        }
       } else {
         TaskStatus status = RecordSerdes.taskStatus().deserialize(record.value());
         clusterId = status.getClusterId();

@@ -10,7 +10,8 @@ public final class Processors {
     return () -> new DecodeProcessor(kind);
   }
 
-  public static ProcessorSupplier<String, Command, String, Output> cluster(String store, AvroMapping mapping) {
-    return () -> new ClusterProcessor(store, mapping);
+  public static ProcessorSupplier<String, Command, String, Output> cluster(String store, String membershipTopic,
+      AvroMapping mapping) {
+    return () -> new ClusterProcessor(store, membershipTopic, mapping);
   }
 }

@@ -129,18 +129,20 @@ class ClusterAggregateTest {
     Transition t = joining.onChange(change(Action.FAIL, source, null), BYTES);
 
     assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch() + "/p" + e.plan().planVersion())
-        .containsExactly("SUPERSEDED@2/p1", "PLANNED@2/p2");
+        .containsExactly("SUPERSEDED@2/p0", "PLANNED@2/p1");
+    assertThat(epochs(t).get(1).supersedes()).isEqualTo(2L);
+    assertThat(epochs(t).get(1).previousChecksum()).isEqualTo(initial().checksum());
     assertThat(epochs(t).get(0).reason()).contains("node " + source + " failed");
     assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> {
       assertThat(task.task().sources()).doesNotContain(source);
-      assertThat(task.task().taskId()).contains("/p2/");
+      assertThat(task.planVersion()).isEqualTo(1);
     });
     assertThat(t.next().inFlight().plan().target().member(source)).isNull();
     assertThat(t.next().inFlight().plan().target().member("node-12")).isNotNull();
   }
 
   @Test
-  void shouldQueueTheFailureOfANodeTheRunningPlanDoesNotTouch() {
+  void shouldReplanAtOnceWhenAnyNodeFailsWhileAnEpochIsInFlight() {
     // Few tokens per node, so that a join touches only some nodes.
     var builder = RingSnapshot.builder().clusterId("c1").epoch(1).vnodes(1).replicas(3);
     for (int i = 0; i < 30; i++) {
@@ -149,13 +151,90 @@ class ClusterAggregateTest {
     RingSnapshot sparse = builder.build();
     ClusterAggregate joining = ClusterAggregate.uninitialised().init(sparse, null).next()
         .onChange(change(Action.JOIN, "node-30", "az-2"), BYTES).next();
-    String bystander = sparse.memberIds().stream().filter(id -> !joining.inFlight().involves(id)).findFirst()
-        .orElseThrow();
+    String bystander = sparse.memberIds().stream().filter(id -> joining.inFlight().plan().tasks().stream()
+        .noneMatch(task -> task.target().equals(id) || task.sources().contains(id))).findFirst().orElseThrow();
 
     Transition t = joining.onChange(change(Action.FAIL, bystander, null), BYTES);
 
-    assertThat(t.effects()).isEmpty();
-    assertThat(t.next().queue()).extracting(MembershipChange::nodeId).containsExactly(bystander);
+    assertThat(epochs(t)).extracting(EpochEvent::state)
+        .containsExactly(EpochEvent.State.SUPERSEDED, EpochEvent.State.PLANNED);
+    assertThat(t.next().inFlight().plan().target().member(bystander)).isNull();
+    assertThat(t.next().inFlight().plan().target().member("node-30")).isNotNull();
+    assertThat(t.next().queue()).isEmpty();
+  }
+
+  @Test
+  void shouldReplanWhenADrainingNodeFails() {
+    ClusterAggregate draining = initialised().onChange(change(Action.DRAIN, "node-03", null), BYTES).next();
+
+    Transition t = draining.onChange(change(Action.FAIL, "node-03", null), BYTES);
+
+    assertThat(epochs(t)).extracting(EpochEvent::state)
+        .containsExactly(EpochEvent.State.SUPERSEDED, EpochEvent.State.PLANNED);
+    assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> {
+      assertThat(task.task().kind()).isEqualTo(PlannedTask.Kind.REPAIR);
+      assertThat(task.task().sources()).doesNotContain("node-03");
+    });
+    assertThat(t.next().onChange(change(Action.FAIL, "node-03", null), BYTES).effects())
+        .singleElement().isInstanceOf(Rejection.class);
+  }
+
+  @Test
+  void shouldKeepVerifiedTasksAndCancelDroppedOnesWhenReplanning() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+    List<PlannedTask> planned = joining.inFlight().plan().tasks();
+    String failed = planned.get(0).sources().get(0);
+    ClusterAggregate progressed = joining;
+    List<String> verifiedUntouched = new java.util.ArrayList<>();
+    for (PlannedTask task : planned) {
+      if (!task.sources().contains(failed)) {
+        progressed = progressed.onVerified(task.taskId(), 2, BYTES).next();
+        verifiedUntouched.add(task.taskId());
+      }
+    }
+
+    Transition t = progressed.onChange(change(Action.FAIL, failed, null), BYTES);
+
+    List<String> reissued = tasks(t).stream().map(task -> task.task().taskId()).toList();
+    assertThat(reissued).doesNotContainAnyElementsOf(verifiedUntouched);
+    assertThat(t.next().inFlight().verified()).containsAll(
+        verifiedUntouched.stream().filter(id -> t.next().inFlight().plan().tasks().stream()
+            .anyMatch(task -> task.taskId().equals(id))).toList());
+    List<String> cancelled = t.effects().stream().filter(ClusterAggregate.TaskCancelled.class::isInstance)
+        .map(e -> ((ClusterAggregate.TaskCancelled) e).taskId()).toList();
+    List<String> newIds = t.next().inFlight().plan().tasks().stream().map(PlannedTask::taskId).toList();
+    assertThat(cancelled).doesNotContainAnyElementsOf(newIds);
+    assertThat(planned.stream().map(PlannedTask::taskId).filter(id -> !newIds.contains(id)))
+        .containsExactlyInAnyOrderElementsOf(cancelled);
+  }
+
+  @Test
+  void shouldRefuseAQueuedChangeThatNoLongerAppliesWithItsOwnRequest() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+    MembershipChange drain = change(Action.DRAIN, "node-05", null);
+    ClusterAggregate queued = joining.onChange(drain, BYTES).next();
+    ClusterAggregate replanned = queued.onChange(change(Action.FAIL, "node-05", null), BYTES).next();
+
+    Transition done = verifyAll(replanned);
+
+    assertThat(done.effects()).filteredOn(Rejection.class::isInstance).singleElement().satisfies(e -> {
+      Rejection r = (Rejection) e;
+      assertThat(r.origin()).isEqualTo(drain);
+      assertThat(r.reason()).contains("DRAIN of node node-05").contains("not a member");
+    });
+    assertThat(done.next().inFlight()).isNull();
+    assertThat(done.next().queue()).isEmpty();
+  }
+
+  @Test
+  void refusesAQueuedChangeThatBreaksARingRuleAtOnce() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+
+    Transition t = joining.onChange(new MembershipChange(Action.SET_WEIGHT, "node-01", null, 0.001, "r"), BYTES);
+
+    assertThat(t.effects()).singleElement().isInstanceOf(Rejection.class)
+        .extracting(e -> ((Rejection) e).reason()).asString().contains("0 tokens");
+    assertThat(t.next().queue()).isEmpty();
   }
 
   @Test
@@ -173,7 +252,7 @@ class ClusterAggregateTest {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
     String taskId = joining.inFlight().plan().tasks().get(0).taskId();
 
-    assertThat(joining.onVerified("c1/9/p1/copy/x/y", 2, BYTES).effects()).isEmpty();
+    assertThat(joining.onVerified("c1/9/copy/x/y", 2, BYTES).effects()).isEmpty();
     assertThat(joining.onVerified(taskId, 7, BYTES).next()).isEqualTo(joining);
   }
 
