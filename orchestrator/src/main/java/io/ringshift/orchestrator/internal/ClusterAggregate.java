@@ -193,7 +193,10 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     Set<String> verified = new HashSet<>();
     List<Effect> effects = new ArrayList<>(before);
-    effects.add(new EpochEvent(EpochEvent.State.PLANNED, plan, cause, active.checksum(), supersedes, null));
+    long sourceless = plan.tasks().stream().filter(task -> task.sources().isEmpty()).count();
+    String warning = sourceless == 0 ? null : sourceless + " task(s) have no surviving source: their ranges lost "
+        + "every replica, and the epoch cannot become READY until an operator restores or writes them off";
+    effects.add(new EpochEvent(EpochEvent.State.PLANNED, plan, cause, active.checksum(), supersedes, warning));
     for (PlannedTask task : plan.tasks()) {
       if (carriedVerified.contains(task.taskId())) {
         verified.add(task.taskId()); // kept by the re-plan and already done

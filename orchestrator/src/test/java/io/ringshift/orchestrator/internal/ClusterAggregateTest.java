@@ -267,4 +267,16 @@ class ClusterAggregateTest {
     assertThat(t.next().active().epoch()).isEqualTo(2);
     assertThat(t.next().inFlight()).isNull();
   }
+
+  @Test
+  void shouldSayWhenAFailureLeavesRangesWithoutAnySurvivingReplica() {
+    RingSnapshot single = RingSnapshot.builder().clusterId("c1").epoch(1).vnodes(8).replicas(1)
+        .addMember("a", "z1").addMember("b", "z2").build();
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(single, null).next();
+
+    Transition t = state.onChange(change(Action.FAIL, "a", null), BYTES);
+
+    assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> assertThat(task.task().sources()).isEmpty());
+    assertThat(epochs(t)).singleElement().satisfies(e -> assertThat(e.reason()).contains("no surviving source"));
+  }
 }
