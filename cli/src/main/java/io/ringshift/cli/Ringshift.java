@@ -1,5 +1,6 @@
 package io.ringshift.cli;
 
+import io.ringshift.cli.internal.LogSettings;
 import io.ringshift.cli.internal.RingCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.ring.RingException;
@@ -24,6 +25,8 @@ public final class Ringshift {
   private Ringshift() {}
 
   public static void main(String[] args) {
+    // Before anything creates a logger: the simple logger reads its configuration once.
+    LogSettings.configure(args);
     System.exit(run(args));
   }
 
