@@ -2,6 +2,10 @@ package io.ringshift.cli;
 
 import io.ringshift.cli.internal.LogSettings;
 import io.ringshift.cli.internal.RingCommand;
+import io.ringshift.cli.internal.control.ChangeCommands;
+import io.ringshift.cli.internal.control.EpochsCommand;
+import io.ringshift.cli.internal.control.InitCommand;
+import io.ringshift.cli.internal.control.StatusCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.ring.RingException;
 import io.ringshift.schemas.CodecException;
@@ -10,14 +14,25 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code ringshift} command line. Exit codes: 0 success, 2 bad input (missing or unreadable file,
- * malformed JSON, invalid member, corrupt snapshot, bad option), 1 an unexpected internal error.
+ * malformed JSON, invalid member, corrupt snapshot, bad option, a change the orchestrator rejected) or Kafka
+ * unreachable, 1 an unexpected internal error or a {@code --wait} that saw no outcome in time.
  */
 @Command(
     name = "ringshift",
     mixinStandardHelpOptions = true,
     versionProvider = Ringshift.Version.class,
     description = "Control plane for consistent-hash rings of virtual nodes.",
-    subcommands = {RingCommand.class, SimulateCommand.class})
+    subcommands = {
+      RingCommand.class,
+      SimulateCommand.class,
+      InitCommand.class,
+      ChangeCommands.Join.class,
+      ChangeCommands.Drain.class,
+      ChangeCommands.Fail.class,
+      ChangeCommands.SetWeight.class,
+      StatusCommand.class,
+      EpochsCommand.class
+    })
 public final class Ringshift {
   /** Exit code for bad input: the message names the problem and nothing was written. */
   public static final int EXIT_BAD_INPUT = 2;
@@ -40,7 +55,8 @@ public final class Ringshift {
     CommandLine cli = new CommandLine(new Ringshift());
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
-          if (e instanceof BadInputException || e instanceof RingException || e instanceof CodecException) {
+          if (e instanceof BadInputException || e instanceof RingException || e instanceof CodecException
+              || e instanceof KafkaUnavailableException) {
             commandLine.getErr().println("ringshift: " + e.getMessage());
             return EXIT_BAD_INPUT;
           }

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 
 /** Pretty JSON for command output: two-space indents, {@code "key": value}, one line per array element. */
-final class JsonOutput {
+public final class JsonOutput {
   // Non-ASCII is escaped so that the output is the same bytes whatever the terminal's encoding is.
   private static final ObjectMapper MAPPER =
       JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
@@ -32,11 +32,11 @@ final class JsonOutput {
 
   private JsonOutput() {}
 
-  static ObjectNode object() {
+  public static ObjectNode object() {
     return MAPPER.createObjectNode();
   }
 
-  static void print(PrintWriter out, ObjectNode node) {
+  public static void print(PrintWriter out, ObjectNode node) {
     try {
       out.print(MAPPER.writer(PRETTY).writeValueAsString(node));
     } catch (JsonProcessingException e) {

@@ -32,7 +32,7 @@ import java.util.Set;
  * ignored, because a misspelt {@code "wieght"} silently defaulting to 1 would place the wrong share of keys.
  * The member rules themselves are the ring's ({@link Member}); their messages are passed through.
  */
-final class MembersFile {
+public final class MembersFile {
   private static final List<String> FIELD_ORDER = List.of("id", "zone", "weight", "state");
   private static final Set<String> FIELDS = Set.copyOf(FIELD_ORDER);
 
@@ -42,7 +42,7 @@ final class MembersFile {
   private MembersFile() {}
 
   /** The members in file order; throws {@link BadInputException} naming the path, location and problem. */
-  static List<Member> read(Path path) {
+  public static List<Member> read(Path path) {
     byte[] bytes = InputFiles.read(path, "members file");
     return parse(path.toString(), bytes);
   }

@@ -13,13 +13,13 @@ import java.nio.charset.StandardCharsets;
  * raw bytes to {@code System.out} (not picocli's writer), so the standard streams themselves are swapped; the
  * lock keeps two runs from interleaving.
  */
-final class Cli {
+public final class Cli {
   private static final Object LOCK = new Object();
 
   private Cli() {}
 
-  record Result(int exitCode, byte[] stdoutBytes, String stderr) {
-    String stdout() {
+  public record Result(int exitCode, byte[] stdoutBytes, String stderr) {
+    public String stdout() {
       return new String(stdoutBytes, StandardCharsets.UTF_8);
     }
 
@@ -33,18 +33,18 @@ final class Cli {
     }
   }
 
-  static Result run(String... args) {
+  public static Result run(String... args) {
     return run(new byte[0], args);
   }
 
-  static Result run(byte[] stdin, String... args) {
+  public static Result run(byte[] stdin, String... args) {
     ByteArrayOutputStream stdout = new ByteArrayOutputStream();
     Result result = run(new ByteArrayInputStream(stdin), stdout, args);
     return new Result(result.exitCode(), stdout.toByteArray(), result.stderr());
   }
 
   /** Runs with the given stdin and stdout streams; the result's stdout bytes are empty. */
-  static Result run(InputStream stdin, OutputStream stdout, String... args) {
+  public static Result run(InputStream stdin, OutputStream stdout, String... args) {
     synchronized (LOCK) {
       InputStream in = System.in;
       PrintStream out = System.out;

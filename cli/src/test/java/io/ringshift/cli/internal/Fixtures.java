@@ -11,11 +11,11 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /** Members files and snapshot files for tests. */
-final class Fixtures {
+public final class Fixtures {
   private Fixtures() {}
 
   /** JSON for {@code n} members node-001.. in {@code zones} zones az-1.., weight omitted (1). */
-  static String membersJson(int n, int zones) {
+  public static String membersJson(int n, int zones) {
     StringBuilder json = new StringBuilder("[\n");
     for (int i = 1; i <= n; i++) {
       json.append(String.format(Locale.ROOT, "  {\"id\": \"node-%03d\", \"zone\": \"az-%d\"}%s%n",
@@ -33,7 +33,7 @@ final class Fixtures {
     return builder;
   }
 
-  static Path write(Path file, String content) {
+  public static Path write(Path file, String content) {
     try {
       return Files.writeString(file, content, StandardCharsets.UTF_8);
     } catch (IOException e) {

@@ -1,0 +1,137 @@
+package io.ringshift.cli.internal.control;
+
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.RejectedEvent;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One cluster as the topics describe it: its audit log, the active epoch, the epoch in flight with its tasks and
+ * their latest states, and the latest rejected requests. Pure: built from records already read.
+ *
+ * <p>All epoch records of a cluster share one key (the cluster id) and so one partition: log order is the order
+ * they were written, which is what "latest" means here. Tasks and statuses come as the current value of each
+ * task id ({@link ControlPlaneClient#latestPerKey}): a re-plan keeps the ids of the tasks it keeps and deletes
+ * the others, so the tasks of the epoch in flight are exactly the live tasks of that epoch.
+ *
+ * @param history every epoch record of the cluster, in log order
+ * @param active the latest READY (or PUBLISHED) epoch record, or null
+ * @param inFlight the latest PLANNED record of an epoch newer than the active one, or null
+ * @param superseded the SUPERSEDED records of the in-flight epoch (abandoned plans), in log order
+ * @param tasks the live tasks of the epoch in flight, ordered by range start then target
+ * @param rejected the latest rejected requests of the cluster, oldest first
+ * @param rejectedTotal how many rejected requests of the cluster the topic holds
+ */
+record ClusterView(
+    String clusterId,
+    List<EpochRecord> history,
+    EpochRecord active,
+    EpochRecord inFlight,
+    List<EpochRecord> superseded,
+    List<TaskView> tasks,
+    List<RejectedEvent> rejected,
+    int rejectedTotal) {
+
+  /**
+   * A task of the in-flight plan and its latest reported state.
+   *
+   * @param status the latest status a worker reported, or null when none has yet (shown as PENDING)
+   */
+  record TaskView(RangeCopyTask task, TaskStatus status) {
+    TaskState state() {
+      return status == null ? TaskState.PENDING : status.getState();
+    }
+  }
+
+  ClusterView {
+    history = List.copyOf(history);
+    superseded = List.copyOf(superseded);
+    tasks = List.copyOf(tasks);
+    rejected = List.copyOf(rejected);
+  }
+
+  /**
+   * The view of {@code clusterId}.
+   *
+   * @param liveTasks the current task of each task id, tombstoned ones removed
+   * @param statuses the current status of each task id
+   */
+  static ClusterView of(String clusterId, List<EpochRecord> epochs, List<RangeCopyTask> liveTasks,
+      List<TaskStatus> statuses, List<RejectedEvent> allRejected, int rejectedLimit) {
+    List<EpochRecord> history = epochs.stream().filter(e -> clusterId.equals(e.getClusterId())).toList();
+    EpochRecord active = null;
+    for (EpochRecord e : history) {
+      if (isActiveState(e.getState()) && (active == null || e.getEpoch() >= active.getEpoch())) {
+        active = e;
+      }
+    }
+    long activeEpoch = active == null ? 0 : active.getEpoch();
+    EpochRecord inFlight = null;
+    for (EpochRecord e : history) {
+      if (e.getState() == EpochState.PLANNED && e.getEpoch() > activeEpoch) {
+        inFlight = e; // a re-plan of the same epoch comes later in the log and replaces the first plan
+      }
+    }
+    // An epoch that is READY is no longer in flight, even if a PLANNED record of it comes later.
+    if (inFlight != null) {
+      long epoch = inFlight.getEpoch();
+      if (history.stream().anyMatch(e -> e.getEpoch() == epoch && isActiveState(e.getState()))) {
+        inFlight = null;
+      }
+    }
+    List<EpochRecord> superseded = new ArrayList<>();
+    List<TaskView> tasks = new ArrayList<>();
+    if (inFlight != null) {
+      long epoch = inFlight.getEpoch();
+      history.stream().filter(e -> e.getEpoch() == epoch && e.getState() == EpochState.SUPERSEDED)
+          .forEach(superseded::add);
+      tasks = tasksOf(clusterId, epoch, liveTasks, statuses);
+    }
+    List<RejectedEvent> rejected = allRejected.stream()
+        .filter(r -> clusterId.equals(r.getClusterId()))
+        .sorted(Comparator.comparingLong(RejectedEvent::getTimestampMillis))
+        .toList();
+    int total = rejected.size();
+    List<RejectedEvent> latest = rejected.subList(Math.max(0, total - Math.max(0, rejectedLimit)), total);
+    return new ClusterView(clusterId, history, active, inFlight, superseded, tasks, latest, total);
+  }
+
+  static boolean isActiveState(EpochState state) {
+    return state == EpochState.READY || state == EpochState.PUBLISHED;
+  }
+
+  /** The live tasks of {@code epoch}, each with its current status. */
+  private static List<TaskView> tasksOf(String clusterId, long epoch, List<RangeCopyTask> liveTasks,
+      List<TaskStatus> statuses) {
+    Map<String, TaskStatus> statusById = new LinkedHashMap<>();
+    statuses.forEach(s -> statusById.put(s.getTaskId(), s));
+    List<TaskView> tasks = new ArrayList<>();
+    for (RangeCopyTask t : liveTasks) {
+      if (clusterId.equals(t.getClusterId()) && t.getEpoch() == epoch) {
+        tasks.add(new TaskView(t, statusById.get(t.getTaskId())));
+      }
+    }
+    tasks.sort(Comparator.<TaskView, Long>comparing(v -> v.task().getRangeStart(), Long::compareUnsigned)
+        .thenComparing(v -> v.task().getTarget()));
+    return tasks;
+  }
+
+  /** Tasks of the epoch in flight per state, in the states' declared order; states with no task are left out. */
+  Map<TaskState, Integer> countsByState() {
+    Map<TaskState, Integer> counts = new EnumMap<>(TaskState.class);
+    tasks.forEach(t -> counts.merge(t.state(), 1, Integer::sum));
+    return counts;
+  }
+
+  boolean exists() {
+    return !history.isEmpty();
+  }
+}

@@ -1,0 +1,491 @@
+package io.ringshift.cli.internal.control;
+
+import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.orchestrator.Topic;
+import io.ringshift.orchestrator.Topics;
+import io.ringshift.schemas.CodecException;
+import io.ringshift.schemas.RecordKeys;
+import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.RejectedEvent;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The command line's connection to the control plane's topics: reads them to their current end, writes
+ * membership events, and waits for the outcome of one.
+ *
+ * <p>Design: every read is {@code read_committed} (the orchestrator writes with exactly-once transactions, so
+ * only committed epochs and tasks exist) and from the beginning, with partitions assigned by hand (no consumer
+ * group, nothing committed). A read stops at the end offsets taken when it starts, which for
+ * {@code read_committed} are the last stable offsets: it never waits for records that do not exist yet, and
+ * gives up when it makes no progress for the timeout. {@link #connect} first asks the cluster to describe
+ * itself, so that an address without a broker fails in one line and within the timeout rather than in the
+ * first read.
+ */
+final class ControlPlaneClient implements AutoCloseable {
+  private static final Duration POLL = Duration.ofMillis(100);
+  private static final Duration CLOSE = Duration.ofSeconds(2);
+
+  private final String bootstrap;
+  private final Topics topics;
+  private final Duration timeout;
+  private final Admin admin;
+  private KafkaConsumer<byte[], byte[]> consumer;
+  private KafkaProducer<byte[], byte[]> producer;
+
+  private ControlPlaneClient(String bootstrap, Topics topics, Duration timeout, Admin admin) {
+    this.bootstrap = bootstrap;
+    this.topics = topics;
+    this.timeout = timeout;
+    this.admin = admin;
+  }
+
+  /**
+   * Connects and checks that the control plane's topics exist.
+   *
+   * @throws KafkaUnavailableException when no broker answers at {@code bootstrap} within {@code timeout}
+   * @throws BadInputException when the broker answers but a topic is missing (no orchestrator ever ran there,
+   *     or a different topic prefix)
+   */
+  static ControlPlaneClient connect(String bootstrap, Topics topics, Duration timeout) {
+    Admin admin;
+    try {
+      admin = Admin.create(clientProperties(bootstrap, timeout));
+    } catch (KafkaException e) {
+      throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
+    }
+    ControlPlaneClient client = new ControlPlaneClient(bootstrap, topics, timeout, admin);
+    try {
+      client.checkTopics();
+      return client;
+    } catch (RuntimeException e) {
+      client.close();
+      throw e;
+    }
+  }
+
+  Topics topics() {
+    return topics;
+  }
+
+  String bootstrap() {
+    return bootstrap;
+  }
+
+  private void checkTopics() {
+    int ms = (int) timeout.toMillis();
+    Set<String> existing;
+    try {
+      admin.describeCluster(new DescribeClusterOptions().timeoutMs(ms)).nodes()
+          .get(ms + 1000L, TimeUnit.MILLISECONDS);
+      existing = admin.listTopics(new ListTopicsOptions().timeoutMs(ms)).names()
+          .get(ms + 1000L, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw unreachable(e instanceof ExecutionException ? e.getCause() : e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaUnavailableException("interrupted while connecting to Kafka at " + bootstrap, e);
+    }
+    Set<String> missing = new TreeSet<>();
+    for (Topic<?, ?> topic : topics.all()) {
+      if (!existing.contains(topic.name())) {
+        missing.add(topic.name());
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new BadInputException(String.format(Locale.ROOT,
+          "Kafka at %s has no topic%s %s: the orchestrator creates them when it starts (`ringshift dev` runs "
+              + "one); is this the control plane's broker?", bootstrap, missing.size() == 1 ? "" : "s",
+          String.join(", ", missing)));
+    }
+  }
+
+  // ---- reading ----
+
+  /** What a read found, decoded; records that could not be decoded are described in {@code unreadable}. */
+  record Contents(
+      List<EpochRecord> epochs,
+      List<RangeCopyTask> tasks,
+      List<TaskStatus> statuses,
+      List<RejectedEvent> rejected,
+      List<String> unreadable) {}
+
+  /** Which topics a read covers. */
+  enum Part { EPOCHS, TASKS, TASK_STATUS, REJECTED }
+
+  /** Reads the chosen topics from the beginning to their current end ({@code read_committed}). */
+  Contents read(Set<Part> parts) {
+    Map<String, Part> names = new LinkedHashMap<>();
+    for (Part part : parts) {
+      names.put(topicName(part), part);
+    }
+    Map<String, List<ConsumerRecord<byte[], byte[]>>> raw = readToEnd(names.keySet());
+    List<String> unreadable = new ArrayList<>();
+    return new Contents(
+        decode(raw.get(topics.epochs().name()), RecordSerdes.epochRecord()::deserialize, unreadable),
+        latestPerKey(raw.get(topics.tasks().name()), RecordSerdes.rangeCopyTask()::deserialize, unreadable),
+        latestPerKey(raw.get(topics.taskStatus().name()), RecordSerdes.taskStatus()::deserialize, unreadable),
+        decode(raw.get(topics.rejected().name()), RecordSerdes.rejectedEvent()::deserialize, unreadable),
+        unreadable);
+  }
+
+  private String topicName(Part part) {
+    return switch (part) {
+      case EPOCHS -> topics.epochs().name();
+      case TASKS -> topics.tasks().name();
+      case TASK_STATUS -> topics.taskStatus().name();
+      case REJECTED -> topics.rejected().name();
+    };
+  }
+
+  private static <V> List<V> decode(List<ConsumerRecord<byte[], byte[]>> records, Function<byte[], V> decoder,
+      List<String> unreadable) {
+    List<V> values = new ArrayList<>();
+    if (records == null) {
+      return values;
+    }
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      if (r.value() == null) {
+        continue; // a tombstone on a compacted topic: the key was deleted
+      }
+      try {
+        values.add(decoder.apply(r.value()));
+      } catch (CodecException e) {
+        unreadable.add(String.format(Locale.ROOT, "%s partition %d offset %d: %s", r.topic(), r.partition(),
+            r.offset(), e.getMessage()));
+      }
+    }
+    return values;
+  }
+
+  /**
+   * The current value of every key of a compacted topic, as compaction will leave it: the latest record of each
+   * key wins and a tombstone (null value) deletes the key. {@code ring.tasks} needs this: a re-plan re-emits
+   * the tasks it keeps under the same id and writes a tombstone for each task it drops. Records of one key
+   * share a partition, so their order in {@code records} is the order they were written.
+   */
+  static <V> List<V> latestPerKey(List<ConsumerRecord<byte[], byte[]>> records, Function<byte[], V> decoder,
+      List<String> unreadable) {
+    Map<String, V> latest = new LinkedHashMap<>();
+    if (records == null) {
+      return List.of();
+    }
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+      if (r.value() == null) {
+        latest.remove(key);
+        continue;
+      }
+      try {
+        latest.remove(key); // re-inserted last: the map keeps the order in which keys were last written
+        latest.put(key, decoder.apply(r.value()));
+      } catch (CodecException e) {
+        unreadable.add(String.format(Locale.ROOT, "%s partition %d offset %d: %s", r.topic(), r.partition(),
+            r.offset(), e.getMessage()));
+      }
+    }
+    return new ArrayList<>(latest.values());
+  }
+
+  /**
+   * Every committed record of {@code names}, per topic, in offset order within each partition (so all records
+   * of one key are in the order they were written).
+   */
+  private Map<String, List<ConsumerRecord<byte[], byte[]>>> readToEnd(Collection<String> names) {
+    KafkaConsumer<byte[], byte[]> c = consumer();
+    List<TopicPartition> partitions = partitionsOf(names);
+    Map<String, List<ConsumerRecord<byte[], byte[]>>> out = new HashMap<>();
+    names.forEach(n -> out.put(n, new ArrayList<>()));
+    try {
+      c.assign(partitions);
+      c.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = c.endOffsets(partitions, timeout);
+      Map<TopicPartition, Long> remaining = new HashMap<>();
+      for (TopicPartition tp : partitions) {
+        if (c.position(tp, timeout) < end.get(tp)) {
+          remaining.put(tp, end.get(tp));
+        }
+      }
+      long lastProgress = System.nanoTime();
+      while (!remaining.isEmpty()) {
+        var records = c.poll(POLL);
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+          if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
+            out.get(r.topic()).add(r);
+          }
+        }
+        boolean progressed = !records.isEmpty();
+        for (var it = remaining.entrySet().iterator(); it.hasNext(); ) {
+          var e = it.next();
+          if (c.position(e.getKey(), timeout) >= e.getValue()) {
+            it.remove();
+            progressed = true;
+          }
+        }
+        if (progressed) {
+          lastProgress = System.nanoTime();
+        } else if (System.nanoTime() - lastProgress > timeout.toNanos()) {
+          throw new KafkaUnavailableException(String.format(Locale.ROOT,
+              "reading %s from Kafka at %s made no progress for %d s (still to read: %s)", String.join(", ", names),
+              bootstrap, timeout.toSeconds(), describe(remaining, c)));
+        }
+      }
+      c.assign(List.of());
+      return out;
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw unreachable(e);
+    }
+  }
+
+  private String describe(Map<TopicPartition, Long> remaining, KafkaConsumer<byte[], byte[]> c) {
+    List<String> parts = new ArrayList<>();
+    remaining.forEach((tp, end) -> parts.add(tp + " at " + c.position(tp, timeout) + " of " + end));
+    return String.join(", ", parts);
+  }
+
+  private List<TopicPartition> partitionsOf(Collection<String> names) {
+    List<TopicPartition> partitions = new ArrayList<>();
+    try {
+      for (String name : names) {
+        List<PartitionInfo> infos = consumer().partitionsFor(name, timeout);
+        if (infos == null || infos.isEmpty()) {
+          throw new BadInputException("Kafka at " + bootstrap + " has no topic " + name);
+        }
+        infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
+      }
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw unreachable(e);
+    }
+    return partitions;
+  }
+
+  // ---- writing and waiting ----
+
+  /**
+   * Writes a membership event, keyed as the orchestrator expects ({@link RecordKeys#membershipKey}), and waits
+   * until Kafka has it.
+   *
+   * @throws KafkaUnavailableException when Kafka does not acknowledge it within the timeout
+   */
+  void send(MembershipEvent event) {
+    byte[] key = RecordKeys.membershipKey(event).getBytes(StandardCharsets.UTF_8);
+    byte[] value = RecordSerdes.membershipEvent().serialize(event);
+    String topic = topics.membership().name();
+    try {
+      producer().send(new ProducerRecord<>(topic, key, value)).get(timeout.toMillis() + 1000L, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new KafkaUnavailableException(String.format(Locale.ROOT,
+          "writing request %s to %s at %s failed: %s", event.getRequestId(), topic, bootstrap,
+          rootMessage(e.getCause())), e.getCause());
+    } catch (java.util.concurrent.TimeoutException | org.apache.kafka.common.errors.TimeoutException e) {
+      throw new KafkaUnavailableException(String.format(Locale.ROOT,
+          "writing request %s to %s at %s was not acknowledged within %d s; it may or may not have been written "
+              + "(`ringshift status` shows)", event.getRequestId(), topic, bootstrap, timeout.toSeconds()), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaUnavailableException("interrupted while writing request " + event.getRequestId(), e);
+    }
+  }
+
+  /** Where the outcome of a request written after this call will be: the current ends of epochs and rejects. */
+  Map<TopicPartition, Long> outcomePositions() {
+    try {
+      return new HashMap<>(consumer().endOffsets(
+          partitionsOf(List.of(topics.epochs().name(), topics.rejected().name())), timeout));
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw unreachable(e);
+    }
+  }
+
+  /** What became of a request. */
+  sealed interface Outcome permits Planned, Rejected, NoOutcome {}
+
+  /** The request caused this epoch record (PLANNED, or READY for a change that moves nothing). */
+  record Planned(EpochRecord epoch) implements Outcome {}
+
+  /** The orchestrator refused the request. */
+  record Rejected(RejectedEvent rejected) implements Outcome {}
+
+  /** Nothing about the request appeared within the wait. */
+  record NoOutcome() implements Outcome {}
+
+  /**
+   * Follows {@code ring.epochs} and {@code ring.rejected} from {@code from} (taken with
+   * {@link #outcomePositions} before the request was written, so nothing is missed) until a record names
+   * {@code requestId} or {@code wait} has passed.
+   */
+  Outcome awaitOutcome(String requestId, Map<TopicPartition, Long> from, Duration wait) {
+    KafkaConsumer<byte[], byte[]> c = consumer();
+    String epochs = topics.epochs().name();
+    long deadline = System.nanoTime() + wait.toNanos();
+    try {
+      c.assign(from.keySet());
+      from.forEach(c::seek);
+      while (System.nanoTime() - deadline < 0) {
+        long leftMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        // The last match of a batch wins: an INIT, or a change that moves nothing, is PLANNED and READY in one
+        // transaction, and READY is the more useful answer.
+        Planned planned = null;
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(Math.min(leftMs, POLL.toMillis())))) {
+          Outcome outcome = outcomeOf(r, requestId, epochs);
+          if (outcome instanceof Rejected) {
+            return outcome;
+          }
+          if (outcome instanceof Planned p) {
+            planned = p;
+          }
+        }
+        if (planned != null) {
+          return planned;
+        }
+      }
+      return new NoOutcome();
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw unreachable(e);
+    } finally {
+      c.assign(List.of());
+    }
+  }
+
+  /** The outcome {@code r} reports for {@code requestId}, or null when it is about something else. */
+  private static Outcome outcomeOf(ConsumerRecord<byte[], byte[]> r, String requestId, String epochs) {
+    if (r.value() == null) {
+      return null;
+    }
+    try {
+      if (r.topic().equals(epochs)) {
+        EpochRecord e = RecordSerdes.epochRecord().deserialize(r.value());
+        return e.getCause() != null && requestId.equals(e.getCause().getRequestId()) ? new Planned(e) : null;
+      }
+      RejectedEvent rejected = RecordSerdes.rejectedEvent().deserialize(r.value());
+      return requestId.equals(rejected.getRequestId()) ? new Rejected(rejected) : null;
+    } catch (CodecException e) {
+      // Not ours: we wrote our request with this version's schema, and its outcome decodes.
+      return null;
+    }
+  }
+
+  /** End offsets of every control-plane topic, to show that a command wrote nothing. */
+  Map<TopicPartition, Long> endOffsetsOfAllTopics() {
+    List<String> names = topics.all().stream().map(Topic::name).toList();
+    try {
+      return new HashMap<>(consumer().endOffsets(partitionsOf(names), timeout));
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw unreachable(e);
+    }
+  }
+
+  // ---- clients ----
+
+  private KafkaConsumer<byte[], byte[]> consumer() {
+    if (consumer == null) {
+      Properties p = clientProperties(bootstrap, timeout);
+      p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
+      p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+      p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+      p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+      try {
+        consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+      } catch (KafkaException e) {
+        throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
+      }
+    }
+    return consumer;
+  }
+
+  private KafkaProducer<byte[], byte[]> producer() {
+    if (producer == null) {
+      Properties p = clientProperties(bootstrap, timeout);
+      int ms = (int) timeout.toMillis();
+      p.put(ProducerConfig.ACKS_CONFIG, "all");
+      p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+      p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+      p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, ms);
+      // delivery.timeout.ms must be >= linger.ms + request.timeout.ms.
+      p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, ms);
+      try {
+        producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+      } catch (KafkaException e) {
+        throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
+      }
+    }
+    return producer;
+  }
+
+  /** Timeouts short enough that no call outlives {@code timeout} by much. */
+  private static Properties clientProperties(String bootstrap, Duration timeout) {
+    int ms = (int) timeout.toMillis();
+    Properties p = new Properties();
+    p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ringshift-cli");
+    p.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, ms);
+    p.put(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, ms);
+    p.put(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG, (long) Math.min(ms, 10_000));
+    p.put(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG, (long) Math.min(ms, 10_000));
+    p.put(CommonClientConfigs.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000L);
+    return p;
+  }
+
+  private KafkaUnavailableException unreachable(Throwable cause) {
+    return new KafkaUnavailableException(String.format(Locale.ROOT,
+        "no answer from Kafka at %s within %d s (is the broker running there? `ringshift dev` starts one): %s",
+        bootstrap, timeout.toSeconds(), rootMessage(cause)), cause);
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+    return message.strip();
+  }
+
+  @Override
+  public void close() {
+    if (consumer != null) {
+      consumer.close(CloseOptions.timeout(CLOSE));
+      consumer = null;
+    }
+    if (producer != null) {
+      producer.close(CLOSE);
+      producer = null;
+    }
+    admin.close(CLOSE);
+  }
+}

@@ -1,0 +1,65 @@
+package io.ringshift.cli.internal.control;
+
+import io.ringshift.cli.internal.JsonOutput;
+import io.ringshift.cli.internal.control.ControlPlaneClient.Contents;
+import io.ringshift.cli.internal.control.ControlPlaneClient.Part;
+import io.ringshift.ring.RingBuilder;
+import java.io.PrintWriter;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code ringshift epochs}: the audit log of one cluster, one line per epoch record. */
+@Command(
+    name = "epochs",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Lists a cluster's audit log: every record on ring.epochs in the order written, one line each: time, "
+          + "epoch, plan version, state, cause (action and node), request id, member count, the first 12 hex "
+          + "digits of the ring checksum, task count, replica data moved, and the reason of a SUPERSEDED or "
+          + "REJECTED record.",
+      "Reads ring.epochs from the beginning up to its current end (read_committed); writes nothing. Exit 2 "
+          + "when the cluster has no epoch."
+    })
+public final class EpochsCommand implements Callable<Integer> {
+  @Spec private CommandSpec spec;
+
+  @Option(names = "--cluster", paramLabel = "ID", defaultValue = RingBuilder.DEFAULT_CLUSTER,
+      description = "Cluster id (default: ${DEFAULT-VALUE}).")
+  private String cluster;
+
+  @Mixin private KafkaOptions kafka;
+
+  @Option(names = "--json", description = "Print JSON instead of text.")
+  private boolean json;
+
+  @Override
+  public Integer call() {
+    String clusterId = Requests.cluster(cluster);
+    Contents contents;
+    String bootstrap;
+    try (ControlPlaneClient client = kafka.connect()) {
+      contents = client.read(EnumSet.of(Part.EPOCHS));
+      bootstrap = client.bootstrap();
+    }
+    Requests.warnUnreadable(contents.unreadable(), spec.commandLine().getErr());
+    ClusterView view = ClusterView.of(clusterId, contents.epochs(), List.of(), List.of(), List.of(), 0);
+    if (!view.exists()) {
+      throw StatusCommand.unknownCluster(clusterId, bootstrap, view);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      JsonOutput.print(out, Reports.epochsJson(clusterId, view.history()));
+    } else {
+      Reports.epochsText(clusterId, view.history()).forEach(out::println);
+      out.flush();
+    }
+    return 0;
+  }
+}

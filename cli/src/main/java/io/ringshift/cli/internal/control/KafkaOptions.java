@@ -1,0 +1,72 @@
+package io.ringshift.cli.internal.control;
+
+import io.ringshift.cli.BadInputException;
+import io.ringshift.orchestrator.Topics;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Option;
+
+/** Where the control plane's topics are: the options every command that talks to Kafka shares. */
+public final class KafkaOptions {
+  /** HOST:PORT, the host a name, an IPv4 address or a bracketed IPv6 address. */
+  private static final Pattern ADDRESS = Pattern.compile("(\\[[0-9a-fA-F:.]+]|[A-Za-z0-9._-]+):(\\d{1,5})");
+
+  @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT",
+      description = "Kafka bootstrap address(es), comma-separated, for example 127.0.0.1:9092 (what `ringshift "
+          + "dev` prints).")
+  String bootstrap;
+
+  @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "5",
+      description = "How long to wait for Kafka (connecting, each request, each write; a read gives up when it "
+          + "makes no progress for this long). Default: ${DEFAULT-VALUE}.")
+  int timeoutSeconds;
+
+  // Hidden: lets tests that share one broker give every test its own topics (docs/cli.md, "Topic prefix").
+  @Option(names = "--topic-prefix", hidden = true, paramLabel = "PREFIX", defaultValue = "",
+      description = "Prefix of the ring.* topic names.")
+  String topicPrefix;
+
+  /** The validated bootstrap address list. */
+  String bootstrap() {
+    String value = bootstrap.strip();
+    if (value.isEmpty()) {
+      throw new BadInputException("--bootstrap was empty; give HOST:PORT, for example 127.0.0.1:9092");
+    }
+    for (String address : value.split(",", -1)) {
+      var m = ADDRESS.matcher(address.strip());
+      if (!m.matches()) {
+        throw new BadInputException(String.format(Locale.ROOT,
+            "--bootstrap was \"%s\"; every address must be HOST:PORT, for example 127.0.0.1:9092", bootstrap));
+      }
+      int port = Integer.parseInt(m.group(2));
+      if (port < 1 || port > 65_535) {
+        throw new BadInputException(String.format(Locale.ROOT,
+            "--bootstrap was \"%s\"; port %d is not between 1 and 65535", bootstrap, port));
+      }
+    }
+    return value;
+  }
+
+  Duration timeout() {
+    if (timeoutSeconds < 1 || timeoutSeconds > 3600) {
+      throw new BadInputException("--timeout was " + timeoutSeconds + "; it must be between 1 and 3600 seconds");
+    }
+    return Duration.ofSeconds(timeoutSeconds);
+  }
+
+  Topics topics() {
+    if (!topicPrefix.isEmpty() && !topicPrefix.matches("[A-Za-z0-9._-]+")) {
+      throw new BadInputException("--topic-prefix was \"" + topicPrefix + "\"; a topic name allows only letters, "
+          + "digits, '.', '_' and '-'");
+    }
+    return Topics.withPrefix(topicPrefix);
+  }
+
+  /** Validates every option and connects. */
+  ControlPlaneClient connect() {
+    String address = bootstrap();
+    Duration timeout = timeout();
+    return ControlPlaneClient.connect(address, topics(), timeout);
+  }
+}

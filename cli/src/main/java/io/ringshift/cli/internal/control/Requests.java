@@ -1,0 +1,137 @@
+package io.ringshift.cli.internal.control;
+
+import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.Ringshift;
+import io.ringshift.cli.internal.control.ControlPlaneClient.Outcome;
+import io.ringshift.cli.internal.control.ControlPlaneClient.Part;
+import io.ringshift.cli.internal.control.ControlPlaneClient.Planned;
+import io.ringshift.cli.internal.control.ControlPlaneClient.Rejected;
+import io.ringshift.ring.RingBuilder;
+import io.ringshift.schemas.avro.MembershipEvent;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Stack;
+import java.util.UUID;
+import org.apache.kafka.common.TopicPartition;
+import picocli.CommandLine.IParameterPreprocessor;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** Writing a request and, with {@code --wait}, reporting what became of it: shared by init and the changes. */
+final class Requests {
+  /** {@code --wait} without a value. */
+  static final String DEFAULT_WAIT_SECONDS = "30";
+
+  /** Exit code when {@code --wait} saw no outcome in time: the request was written, its fate is unknown. */
+  static final int EXIT_NO_OUTCOME = 1;
+
+  private Requests() {}
+
+  /**
+   * Lets {@code --wait} take an optional number of seconds anywhere on the line: {@code join --wait node-7}
+   * waits the default time for node-7 instead of failing to read "node-7" as seconds. A value is taken only
+   * when it is attached ({@code --wait=10}) or the next argument is a number ({@code --wait 10}).
+   */
+  static final class WaitPreprocessor implements IParameterPreprocessor {
+    @Override
+    public boolean preprocess(Stack<String> args, CommandSpec commandSpec, ArgSpec argSpec, Map<String, Object> info) {
+      if (" ".equals(info.get("separator")) && (args.isEmpty() || !args.peek().matches("\\d+"))) {
+        args.push(DEFAULT_WAIT_SECONDS);
+      }
+      return false; // picocli goes on to read the value
+    }
+  }
+
+  static String newRequestId() {
+    return UUID.randomUUID().toString();
+  }
+
+  static String requestedBy() {
+    String user = System.getProperty("user.name");
+    return user == null || user.isBlank() ? "unknown" : user;
+  }
+
+  static String cluster(String cluster) {
+    if (cluster == null || cluster.isBlank()) {
+      throw new BadInputException("--cluster was \"" + (cluster == null ? "" : cluster)
+          + "\"; a cluster id must not be blank");
+    }
+    if (cluster.length() > RingBuilder.MAX_CLUSTER_ID_LENGTH) {
+      throw new BadInputException("--cluster is " + cluster.length() + " characters; a cluster id has at most "
+          + RingBuilder.MAX_CLUSTER_ID_LENGTH);
+    }
+    return cluster;
+  }
+
+  /** The wait, or null without {@code --wait}. */
+  static Duration waitOf(Integer seconds) {
+    if (seconds == null) {
+      return null;
+    }
+    if (seconds < 1 || seconds > 86_400) {
+      throw new BadInputException("--wait was " + seconds + "; it must be between 1 and 86400 seconds");
+    }
+    return Duration.ofSeconds(seconds);
+  }
+
+  /**
+   * Writes {@code event}, prints {@code written} with its request id, and with a wait reports the outcome.
+   *
+   * @return the exit code: 0 written (and planned), 2 rejected, 1 no outcome within the wait
+   */
+  static int write(ControlPlaneClient client, MembershipEvent event, String written, Duration wait,
+      PrintWriter out, PrintWriter err) {
+    // Taken before writing, so the outcome cannot be missed however fast the orchestrator is.
+    Map<TopicPartition, Long> from = wait == null ? null : client.outcomePositions();
+    client.send(event);
+    out.printf(Locale.ROOT, "request %s: %s written to %s at %s%n", event.getRequestId(), written,
+        client.topics().membership().name(), client.bootstrap());
+    out.flush();
+    if (wait == null) {
+      return 0;
+    }
+    Outcome outcome = client.awaitOutcome(event.getRequestId(), from, wait);
+    if (outcome instanceof Planned planned) {
+      out.println(Reports.outcome(planned.epoch()));
+      out.flush();
+      return 0;
+    }
+    if (outcome instanceof Rejected rejected) {
+      err.printf(Locale.ROOT, "ringshift: request %s was rejected: %s%n", event.getRequestId(),
+          rejected.rejected().getReason());
+      err.flush();
+      return Ringshift.EXIT_BAD_INPUT;
+    }
+    err.printf(Locale.ROOT, "ringshift: no outcome for request %s within %d s%s%n", event.getRequestId(),
+        wait.toSeconds(), whyNoOutcome(client, event.getClusterId()));
+    err.flush();
+    return EXIT_NO_OUTCOME;
+  }
+
+  /** A hint for a wait that ended without an outcome: an epoch in flight makes a change queue. */
+  private static String whyNoOutcome(ControlPlaneClient client, String clusterId) {
+    ClusterView view = ClusterView.of(clusterId, client.read(EnumSet.of(Part.EPOCHS)).epochs(), List.of(),
+        List.of(), List.of(), 0);
+    if (view.inFlight() != null) {
+      return String.format(Locale.ROOT, "; epoch %d of cluster %s is in flight, and a change waits until it is "
+          + "READY (`ringshift status` shows its tasks)", view.inFlight().getEpoch(), clusterId);
+    }
+    return "; is the orchestrator running? (`ringshift dev` runs one; `ringshift status` shows what it did)";
+  }
+
+  /** Describes records that could not be decoded, on stderr: they are skipped, not fatal. */
+  static void warnUnreadable(List<String> unreadable, PrintWriter err) {
+    int shown = Math.min(3, unreadable.size());
+    for (String u : unreadable.subList(0, shown)) {
+      err.println("ringshift: warning: skipped an unreadable record: " + u);
+    }
+    if (unreadable.size() > shown) {
+      err.printf(Locale.ROOT, "ringshift: warning: skipped %d more unreadable records%n", unreadable.size() - shown);
+    }
+    err.flush();
+  }
+}

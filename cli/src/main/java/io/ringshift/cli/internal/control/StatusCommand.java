@@ -1,0 +1,84 @@
+package io.ringshift.cli.internal.control;
+
+import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.internal.JsonOutput;
+import io.ringshift.cli.internal.control.ControlPlaneClient.Contents;
+import io.ringshift.cli.internal.control.ControlPlaneClient.Part;
+import io.ringshift.ring.RingBuilder;
+import java.io.PrintWriter;
+import java.util.EnumSet;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code ringshift status}: the active epoch, the epoch in flight with its tasks, and the latest rejections. */
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Shows a cluster as the topics describe it: the active epoch (the latest READY), the epoch in flight (the "
+          + "latest PLANNED that is not READY yet, with any plans of it that were SUPERSEDED), its tasks with "
+          + "their latest state from ring.task-status (PENDING while no worker has reported), the task count per "
+          + "state, and the latest rejected requests with their reasons.",
+      "Reads ring.epochs, ring.tasks, ring.task-status and ring.rejected from the beginning up to their current "
+          + "end (read_committed) and stops there; writes nothing. Exit 2 when the cluster has no epoch."
+    })
+public final class StatusCommand implements Callable<Integer> {
+  @Spec private CommandSpec spec;
+
+  @Option(names = "--cluster", paramLabel = "ID", defaultValue = RingBuilder.DEFAULT_CLUSTER,
+      description = "Cluster id (default: ${DEFAULT-VALUE}).")
+  private String cluster;
+
+  @Mixin private KafkaOptions kafka;
+
+  @Option(names = "--json", description = "Print JSON (every task) instead of text.")
+  private boolean json;
+
+  @Option(names = "--limit", paramLabel = "N", defaultValue = "20",
+      description = "Tasks listed in the text (default: ${DEFAULT-VALUE}; 0 lists all).")
+  private int limit;
+
+  @Option(names = "--rejected", paramLabel = "N", defaultValue = "5",
+      description = "Latest rejected requests shown (default: ${DEFAULT-VALUE}).")
+  private int rejected;
+
+  @Override
+  public Integer call() {
+    String clusterId = Requests.cluster(cluster);
+    if (limit < 0 || rejected < 0) {
+      throw new BadInputException("--limit and --rejected must be >= 0 (were " + limit + " and " + rejected + ")");
+    }
+    Contents contents;
+    String bootstrap;
+    try (ControlPlaneClient client = kafka.connect()) {
+      contents = client.read(EnumSet.allOf(Part.class));
+      bootstrap = client.bootstrap();
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    Requests.warnUnreadable(contents.unreadable(), spec.commandLine().getErr());
+    ClusterView view = ClusterView.of(clusterId, contents.epochs(), contents.tasks(), contents.statuses(),
+        contents.rejected(), rejected);
+    if (!view.exists()) {
+      throw unknownCluster(clusterId, bootstrap, view);
+    }
+    if (json) {
+      JsonOutput.print(out, Reports.statusJson(view));
+    } else {
+      Reports.statusText(view, limit).forEach(out::println);
+      out.flush();
+    }
+    return 0;
+  }
+
+  static BadInputException unknownCluster(String clusterId, String bootstrap, ClusterView view) {
+    String rejections = view.rejectedTotal() == 0 ? ""
+        : "; its latest rejected request: " + view.rejected().get(view.rejected().size() - 1).getReason();
+    return new BadInputException("cluster " + clusterId + " has no epoch at " + bootstrap
+        + " (declare it with `ringshift init`)" + rejections);
+  }
+}

@@ -1,0 +1,67 @@
+package io.ringshift.cli.internal.control;
+
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+
+/** Number, time and table formatting of the control-plane commands (root locale, UTC). */
+final class Text {
+  private static final String[] BYTE_UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+  private Text() {}
+
+  /** A fraction as a percentage with two decimals: 0.0769 -> {@code 7.69%}. */
+  static String percent(double fraction) {
+    return String.format(Locale.ROOT, "%.2f%%", 100 * fraction);
+  }
+
+  /** {@code 1536} -> {@code 1.50 KiB}; three significant digits above 1 KiB. */
+  static String bytes(double value) {
+    int unit = 0;
+    double v = value;
+    while (Math.abs(v) >= 1024 && unit < BYTE_UNITS.length - 1) {
+      v /= 1024;
+      unit++;
+    }
+    if (unit == 0) {
+      return String.format(Locale.ROOT, "%.0f B", v);
+    }
+    return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, BYTE_UNITS[unit]);
+  }
+
+  static String time(long epochMillis) {
+    return TIME.format(Instant.ofEpochMilli(epochMillis));
+  }
+
+  /** A ring range as in task ids: 16 hex digits of each unsigned end, {@code (start, end]}. */
+  static String range(long start, long end) {
+    return "(" + HexFormat.of().toHexDigits(start) + ", " + HexFormat.of().toHexDigits(end) + "]";
+  }
+
+  /** Left-aligned columns, two spaces apart, each as wide as its widest cell; the last column is not padded. */
+  static List<String> table(List<List<String>> rows) {
+    int columns = rows.stream().mapToInt(List::size).max().orElse(0);
+    int[] width = new int[columns];
+    for (List<String> row : rows) {
+      for (int i = 0; i < row.size(); i++) {
+        width[i] = Math.max(width[i], row.get(i).length());
+      }
+    }
+    return rows.stream().map(row -> {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < row.size(); i++) {
+        String cell = row.get(i);
+        line.append(cell);
+        if (i < row.size() - 1) {
+          line.append(" ".repeat(width[i] - cell.length() + 2));
+        }
+      }
+      return line.toString().stripTrailing();
+    }).toList();
+  }
+}

@@ -1,0 +1,132 @@
+package io.ringshift.cli.internal.control;
+
+import static io.ringshift.cli.internal.control.ControlRecords.T0;
+import static io.ringshift.cli.internal.control.ControlRecords.cause;
+import static io.ringshift.cli.internal.control.ControlRecords.epoch;
+import static io.ringshift.cli.internal.control.ControlRecords.rejected;
+import static io.ringshift.cli.internal.control.ControlRecords.ring;
+import static io.ringshift.cli.internal.control.ControlRecords.status;
+import static io.ringshift.cli.internal.control.ControlRecords.task;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringshift.cli.internal.JsonOutput;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskState;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ReportsTest {
+  private static final String C = "shop";
+  private static final RingSnapshot E1 = ring(C, 1, 6);
+  private static final RingSnapshot E2 = ring(C, 2, 7);
+  private static final EpochRecord READY = epoch(E1, EpochState.READY, 1, cause(C, MembershipAction.INIT, "", "r-0"),
+      0, T0);
+  private static final EpochRecord PLANNED = epoch(E2, EpochState.PLANNED, 1,
+      cause(C, MembershipAction.JOIN, "node-007", "r-1"), 3, T0 + 60_000);
+  private static final RangeCopyTask A = task(C, 2, 0x10, 0x20, "node-007", List.of("node-002", "node-001"));
+  private static final RangeCopyTask B = task(C, 2, 0x20, 0x30, "node-007", List.of("node-005"));
+  private static final RangeCopyTask D = task(C, 2, 0x40, 0x50, "node-007", List.of("node-002"));
+
+  private static ClusterView view() {
+    return ClusterView.of(C, List.of(epoch(E1, EpochState.PLANNED, 1, READY.getCause(), 0, T0), READY, PLANNED),
+        List.of(A, B, D), List.of(status(A, TaskState.VERIFIED), status(B, TaskState.COPYING)),
+        List.of(rejected(C, "r-2", "JOIN of node node-007: it is already a member of cluster shop", T0 + 120_000)),
+        5);
+  }
+
+  @Test
+  void shouldPrintTheActiveEpochTheEpochInFlightItsTasksAndTheRejections() {
+    List<String> lines = Reports.statusText(view(), 2);
+
+    assertThat(lines.get(0)).isEqualTo("cluster shop");
+    assertThat(lines.get(1)).isEqualTo("active     epoch 1 READY: 6 members in 3 zones, vnodes 16, replicas 3, "
+        + "checksum " + E1.checksumHex().substring(0, 12) + "; INIT at 2026-01-02T03:04:05Z");
+    assertThat(lines.get(2)).isEqualTo("in flight  epoch 2 plan 1 PLANNED: JOIN node-007 (az-2) (request r-1 by "
+        + "alice) at 2026-01-02T03:05:05Z; 7 members, checksum " + E2.checksumHex().substring(0, 12));
+    assertThat(lines.get(3)).isEqualTo("           3 tasks, replica data moved 6.25% (ideal 6.25%), keyspace "
+        + "changed 25.00%, estimated 2.93 KiB");
+    assertThat(lines.get(4)).isEqualTo("tasks      3: PENDING 1, COPYING 1, VERIFIED 1");
+    assertThat(lines.get(5)).isEqualTo("  STATE     KIND  RANGE                                 KEYSPACE  "
+        + "SOURCES -> TARGET              ID");
+    assertThat(lines.get(6)).isEqualTo("  VERIFIED  COPY  (0000000000000010, 0000000000000020]  0.00%     "
+        + "node-002,node-001 -> node-007  " + A.getTaskId());
+    assertThat(lines.get(8)).isEqualTo("  ... 1 more (--limit 0 shows all)");
+    assertThat(lines.get(9)).isEqualTo("rejected   1 (latest 1):");
+    assertThat(lines.get(10)).isEqualTo("  2026-01-02T03:06:05Z  request r-2  JOIN of node node-007: it is already "
+        + "a member of cluster shop");
+    assertThat(lines).hasSize(11);
+  }
+
+  @Test
+  void shouldSayWhenNothingIsInFlightOrRejected() {
+    ClusterView idle = ClusterView.of(C, List.of(READY), List.of(), List.of(), List.of(), 5);
+
+    assertThat(Reports.statusText(idle, 20)).containsExactly(
+        "cluster shop",
+        "active     epoch 1 READY: 6 members in 3 zones, vnodes 16, replicas 3, checksum "
+            + E1.checksumHex().substring(0, 12) + "; INIT at 2026-01-02T03:04:05Z",
+        "in flight  none",
+        "rejected   none");
+  }
+
+  @Test
+  void shouldPutEveryTaskAndItsStateInTheJson() throws Exception {
+    JsonNode json = parse(Reports.statusJson(view()));
+
+    assertThat(json.get("active").get("epoch").asLong()).isEqualTo(1);
+    assertThat(json.get("inFlight").get("cause").get("requestId").asText()).isEqualTo("r-1");
+    assertThat(json.get("taskCounts").toString()).isEqualTo("{\"PENDING\":1,\"COPYING\":1,\"VERIFIED\":1}");
+    assertThat(json.get("tasks")).hasSize(3);
+    JsonNode first = json.get("tasks").get(0);
+    assertThat(first.get("id").asText()).isEqualTo(A.getTaskId());
+    assertThat(first.get("rangeStart").asText()).isEqualTo("0000000000000010");
+    assertThat(first.get("sources").toString()).isEqualTo("[\"node-002\",\"node-001\"]");
+    assertThat(first.get("state").asText()).isEqualTo("VERIFIED");
+    assertThat(json.get("rejected").get(0).get("requestId").asText()).isEqualTo("r-2");
+  }
+
+  @Test
+  void shouldListTheAuditLogOneLinePerRecord() {
+    EpochRecord superseded = epoch(E2, EpochState.SUPERSEDED, 1, PLANNED.getCause(), 3, T0 + 90_000);
+
+    List<String> lines = Reports.epochsText(C, List.of(READY, PLANNED, superseded));
+
+    assertThat(lines.get(0)).isEqualTo("cluster shop: 3 epoch records");
+    assertThat(lines.get(1)).isEqualTo("TIME                  EPOCH  PLAN  STATE       CAUSE                 "
+        + "REQUEST  MEMBERS  CHECKSUM      TASKS  MOVED  REASON");
+    assertThat(lines.get(2)).isEqualTo("2026-01-02T03:04:05Z  1      1     READY       INIT                  r-0  "
+        + "    6        " + E1.checksumHex().substring(0, 12) + "  0      6.25%");
+    assertThat(lines.get(4)).endsWith("3      6.25%  node node-002 failed while plan 1 copied from or to it");
+  }
+
+  @Test
+  void shouldDescribeTheOutcomeOfARequest() {
+    assertThat(Reports.outcome(PLANNED)).isEqualTo("epoch 2 PLANNED (plan 1, 7 members, checksum "
+        + E2.checksumHex().substring(0, 12) + "): 3 tasks, replica data moved 6.25% (ideal 6.25%), estimated "
+        + "2.93 KiB");
+  }
+
+  @Test
+  void shouldDescribeEachKindOfCause() {
+    var weight = cause(C, MembershipAction.SET_WEIGHT, "node-003", "r");
+    weight.setWeight(2.5);
+
+    assertThat(Reports.cause(cause(C, MembershipAction.DRAIN, "node-003", "r"))).isEqualTo("DRAIN node-003");
+    assertThat(Reports.cause(weight)).isEqualTo("SET_WEIGHT node-003 -> 2.5");
+    assertThat(Reports.cause(cause(C, MembershipAction.INIT, "", "r"))).isEqualTo("INIT");
+  }
+
+  static JsonNode parse(com.fasterxml.jackson.databind.node.ObjectNode node) throws Exception {
+    StringWriter text = new StringWriter();
+    JsonOutput.print(new PrintWriter(text), node);
+    return new ObjectMapper().readTree(text.toString());
+  }
+}
