@@ -5,6 +5,7 @@ import io.ringshift.cli.internal.RingCommand;
 import io.ringshift.cli.internal.control.ChangeCommands;
 import io.ringshift.cli.internal.control.EpochsCommand;
 import io.ringshift.cli.internal.control.InitCommand;
+import io.ringshift.cli.internal.control.PlanCommand;
 import io.ringshift.cli.internal.control.StatusCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.ring.RingException;
@@ -31,7 +32,8 @@ import picocli.CommandLine.Command;
       ChangeCommands.Fail.class,
       ChangeCommands.SetWeight.class,
       StatusCommand.class,
-      EpochsCommand.class
+      EpochsCommand.class,
+      PlanCommand.class
     })
 public final class Ringshift {
   /** Exit code for bad input: the message names the problem and nothing was written. */
