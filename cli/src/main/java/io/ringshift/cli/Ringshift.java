@@ -3,6 +3,7 @@ package io.ringshift.cli;
 import io.ringshift.cli.internal.LogSettings;
 import io.ringshift.cli.internal.RingCommand;
 import io.ringshift.cli.internal.control.ChangeCommands;
+import io.ringshift.cli.internal.control.DevCommand;
 import io.ringshift.cli.internal.control.EpochsCommand;
 import io.ringshift.cli.internal.control.InitCommand;
 import io.ringshift.cli.internal.control.PlanCommand;
@@ -26,6 +27,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       RingCommand.class,
       SimulateCommand.class,
+      DevCommand.class,
       InitCommand.class,
       ChangeCommands.Join.class,
       ChangeCommands.Drain.class,

@@ -1,0 +1,74 @@
+package io.ringshift.cli.internal.control;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.List;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Replaces the JVM's handling of SIGINT (Ctrl-C) and SIGTERM by an action, so that {@code ringshift dev} stops
+ * its parts in order before the JVM starts shutting down.
+ *
+ * <p>Why not only a shutdown hook: the JVM runs all shutdown hooks at once, in no order, and the embedded broker
+ * registers its own (it must delete a temporary data directory even when its owner forgets to close it). On
+ * Ctrl-C that hook would stop the broker while the orchestrator is still committing its last transaction and
+ * leaving its group. Trapping the signal lets {@code dev} close the orchestrator, then the broker, and then exit;
+ * the broker's hook then finds it closed.
+ *
+ * <p>{@code sun.misc.Signal} lives in the {@code jdk.unsupported} module, which stays exported because there is
+ * no supported replacement; it is used reflectively (as Kafka's own {@code LoggingSignalHandler} does) so that
+ * compiling needs no internal API and a JVM without it simply falls back to the shutdown hook.
+ */
+final class SignalTrap {
+  private static final List<String> SIGNALS = List.of("INT", "TERM");
+
+  private SignalTrap() {}
+
+  /**
+   * Runs {@code action} (on a JVM signal thread) at the first SIGINT or SIGTERM, and restores the default
+   * handling at once, so that a second Ctrl-C exits without waiting.
+   *
+   * @return false when signals cannot be trapped here (the caller relies on its shutdown hook)
+   */
+  static boolean install(Runnable action) {
+    try {
+      Class<?> signalClass = Class.forName("sun.misc.Signal");
+      Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
+      Method handle = signalClass.getMethod("handle", signalClass, handlerClass);
+      Object defaultHandler = handlerClass.getField("SIG_DFL").get(null);
+      Object handler = Proxy.newProxyInstance(SignalTrap.class.getClassLoader(), new Class<?>[] {handlerClass},
+          (proxy, method, args) -> {
+            switch (method.getName()) {
+              case "handle" -> {
+                for (String name : SIGNALS) {
+                  handle.invoke(null, signalClass.getConstructor(String.class).newInstance(name), defaultHandler);
+                }
+                action.run();
+                return null;
+              }
+              case "hashCode" -> {
+                return System.identityHashCode(proxy);
+              }
+              case "equals" -> {
+                return proxy == args[0];
+              }
+              case "toString" -> {
+                return "ringshift dev signal handler";
+              }
+              default -> throw new UnsupportedOperationException(method.getName());
+            }
+          });
+      for (String name : SIGNALS) {
+        handle.invoke(null, signalClass.getConstructor(String.class).newInstance(name), handler);
+      }
+      return true;
+    } catch (ReflectiveOperationException | IllegalArgumentException | SecurityException e) {
+      // InvocationTargetException wraps the JVM's refusal ("Signal already used by VM or OS").
+      Throwable cause = e instanceof InvocationTargetException ite ? ite.getCause() : e;
+      LoggerFactory.getLogger(SignalTrap.class).debug("cannot trap SIGINT/SIGTERM, relying on the shutdown hook: {}",
+          cause.toString());
+      return false;
+    }
+  }
+}
