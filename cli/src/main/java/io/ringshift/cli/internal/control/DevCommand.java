@@ -148,7 +148,7 @@ public final class DevCommand implements Callable<Integer> {
     lines.add("  topics: " + String.join(", ", plane.topics().all().stream().map(t -> t.name()).toList()));
     lines.add("Try, in another terminal:");
     lines.add("  ringshift init --members members.json --bootstrap " + b + " --wait");
-    lines.add("  ringshift join node-004 --zone az-1 --bootstrap " + b + " --wait");
+    lines.add("  ringshift join node-100 --zone az-1 --bootstrap " + b + " --wait");
     lines.add("  ringshift status --bootstrap " + b);
     lines.add("Ctrl-C stops it.");
     return lines;
