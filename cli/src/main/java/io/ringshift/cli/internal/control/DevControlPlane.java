@@ -79,24 +79,22 @@ final class DevControlPlane implements AutoCloseable {
   static DevControlPlane start(Settings settings) {
     EmbeddedKafka.Builder builder = EmbeddedKafka.builder().port(settings.port())
         .startupTimeout(settings.startupTimeout());
+    if (settings.dataDir() != null) {
+      builder.dataDir(settings.dataDir().resolve("kafka"));
+    }
+    EmbeddedKafka kafka = builder.build().start();
+    // Created once the broker runs, so that a broker that cannot start (a port in use) leaves nothing behind.
     Path stateDir;
     Path temporary = null;
     try {
       if (settings.dataDir() != null) {
-        builder.dataDir(settings.dataDir().resolve("kafka"));
         stateDir = Files.createDirectories(settings.dataDir().resolve("streams"));
       } else {
         stateDir = temporary = Files.createTempDirectory("ringshift-streams-");
       }
     } catch (IOException e) {
+      kafka.close();
       throw new UncheckedIOException("cannot create the orchestrator's state directory: " + e.getMessage(), e);
-    }
-    EmbeddedKafka kafka;
-    try {
-      kafka = builder.build().start();
-    } catch (RuntimeException e) {
-      deleteQuietly(temporary, e);
-      throw e;
     }
     OrchestratorConfig config = new OrchestratorConfig(kafka.bootstrapServers(), settings.applicationId(), stateDir,
         Topics.withPrefix(settings.topicPrefix()), 3, (short) 1, settings.clusterBytes());
