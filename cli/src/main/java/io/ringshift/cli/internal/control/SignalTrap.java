@@ -4,6 +4,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -26,8 +28,9 @@ final class SignalTrap {
   private SignalTrap() {}
 
   /**
-   * Runs {@code action} (on a JVM signal thread) at the first SIGINT or SIGTERM, and restores the default
-   * handling at once, so that a second Ctrl-C exits without waiting.
+   * Runs {@code action} (on a JVM signal thread) at the first SIGINT or SIGTERM, and gives both signals back to
+   * the JVM at once, so that a second Ctrl-C starts the JVM's own shutdown: its hooks still clean up (the
+   * operating system's default action would kill the process and leave temporary data behind).
    *
    * @return false when signals cannot be trapped here (the caller relies on its shutdown hook)
    */
@@ -36,13 +39,13 @@ final class SignalTrap {
       Class<?> signalClass = Class.forName("sun.misc.Signal");
       Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
       Method handle = signalClass.getMethod("handle", signalClass, handlerClass);
-      Object defaultHandler = handlerClass.getField("SIG_DFL").get(null);
+      Map<Object, Object> previous = new ConcurrentHashMap<>();
       Object handler = Proxy.newProxyInstance(SignalTrap.class.getClassLoader(), new Class<?>[] {handlerClass},
           (proxy, method, args) -> {
             switch (method.getName()) {
               case "handle" -> {
-                for (String name : SIGNALS) {
-                  handle.invoke(null, signalClass.getConstructor(String.class).newInstance(name), defaultHandler);
+                for (Map.Entry<Object, Object> e : previous.entrySet()) {
+                  handle.invoke(null, e.getKey(), e.getValue());
                 }
                 action.run();
                 return null;
@@ -60,7 +63,8 @@ final class SignalTrap {
             }
           });
       for (String name : SIGNALS) {
-        handle.invoke(null, signalClass.getConstructor(String.class).newInstance(name), handler);
+        Object signal = signalClass.getConstructor(String.class).newInstance(name);
+        previous.put(signal, handle.invoke(null, signal, handler));
       }
       return true;
     } catch (ReflectiveOperationException | IllegalArgumentException | SecurityException e) {
