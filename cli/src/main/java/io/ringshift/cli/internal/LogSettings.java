@@ -49,6 +49,9 @@ public final class LogSettings {
     p.put(PREFIX + "showShortLogName", "true");
     // A fresh single-node cluster: "Performing controller activation. The metadata log appears to be empty".
     p.put(PREFIX + "log.org.apache.kafka.controller.QuorumController", "error");
+    // Two clients of a fresh cluster look up their group coordinator at once and both ask for __consumer_offsets:
+    // "Auto topic creation failed for __consumer_offsets with error 'TOPIC_ALREADY_EXISTS'", on most starts.
+    p.put(PREFIX + "log.org.apache.kafka.server.DefaultAutoTopicCreationManager", "error");
     // Advice about a Streams default that changes in Kafka 5.0, printed twice per start; it is the
     // orchestrator's configuration to decide, not something a dev user can change.
     p.put(PREFIX + "log.org.apache.kafka.streams.StreamsConfig", "error");
