@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
@@ -120,7 +121,10 @@ public final class Orchestrator implements AutoCloseable {
   @Override
   public void close() {
     if (streams != null) {
-      streams.close(Duration.ofSeconds(30));
+      // Leave the consumer group: a restarted orchestrator then takes over at once instead of waiting out the
+      // old member's session timeout (45 s).
+      streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+          .withTimeout(Duration.ofSeconds(30)));
       streams = null;
     }
   }
