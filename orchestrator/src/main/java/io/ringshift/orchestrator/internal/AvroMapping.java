@@ -1,11 +1,12 @@
 package io.ringshift.orchestrator.internal;
 
+import io.ringshift.orchestrator.MembershipChange;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.PlannedTask;
 import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.InFlight;
 import io.ringshift.orchestrator.EpochPlanner.Plan;
-import io.ringshift.orchestrator.internal.MembershipChange.Action;
+import io.ringshift.orchestrator.MembershipChange.Action;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingBuilder;

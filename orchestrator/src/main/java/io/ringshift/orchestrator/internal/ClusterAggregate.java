@@ -1,5 +1,6 @@
 package io.ringshift.orchestrator.internal;
 
+import io.ringshift.orchestrator.MembershipChange;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.EpochPlanner.Plan;
 import io.ringshift.orchestrator.PlannedTask;

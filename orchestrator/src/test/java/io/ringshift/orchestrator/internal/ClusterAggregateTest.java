@@ -1,5 +1,6 @@
 package io.ringshift.orchestrator.internal;
 
+import io.ringshift.orchestrator.MembershipChange;
 import io.ringshift.orchestrator.PlannedTask;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +8,7 @@ import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Rejection;
 import io.ringshift.orchestrator.internal.ClusterAggregate.TaskEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
-import io.ringshift.orchestrator.internal.MembershipChange.Action;
+import io.ringshift.orchestrator.MembershipChange.Action;
 import io.ringshift.ring.RingSnapshot;
 import java.util.List;
 import org.junit.jupiter.api.Test;

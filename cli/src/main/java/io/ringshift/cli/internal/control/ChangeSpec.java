@@ -1,6 +1,7 @@
 package io.ringshift.cli.internal.control;
 
 import io.ringshift.cli.BadInputException;
+import io.ringshift.orchestrator.MembershipChange;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingException;
@@ -115,46 +116,12 @@ record ChangeSpec(MembershipAction action, String nodeId, String zone, Double we
    * @throws BadInputException when the orchestrator would reject the change, with the reason it would give
    */
   List<Member> applyTo(String clusterId, List<Member> members) {
-    int index = -1;
-    for (int i = 0; i < members.size(); i++) {
-      if (members.get(i).id().equals(nodeId)) {
-        index = i;
-      }
+    MembershipChange change = new MembershipChange(MembershipChange.Action.valueOf(action.name()), nodeId, zone,
+        weight, "plan");
+    MembershipChange.Outcome outcome = change.applyTo(clusterId, members);
+    if (outcome instanceof MembershipChange.Refused refused) {
+      throw new BadInputException(refused.reason());
     }
-    List<Member> next = new ArrayList<>(members);
-    try {
-      switch (action) {
-        case JOIN -> {
-          if (index >= 0) {
-            throw refused("JOIN of node %s: it is already a member of cluster %s", nodeId, clusterId);
-          }
-          next.add(new Member(nodeId, zone, weight == null ? 1.0 : weight, MemberState.ACTIVE));
-        }
-        case DRAIN, FAIL -> {
-          if (index < 0) {
-            throw refused("%s of node %s: it is not a member of cluster %s", action, nodeId, clusterId);
-          }
-          if (members.size() == 1) {
-            throw refused("%s of node %s: it is the last member of cluster %s; a cluster needs at least one",
-                action, nodeId, clusterId);
-          }
-          next.remove(index);
-        }
-        case SET_WEIGHT -> {
-          if (index < 0) {
-            throw refused("SET_WEIGHT of node %s: it is not a member of cluster %s", nodeId, clusterId);
-          }
-          next.set(index, members.get(index).withWeight(weight));
-        }
-        default -> throw new IllegalStateException("unhandled action " + action);
-      }
-    } catch (RingException e) {
-      throw new BadInputException(e.getMessage(), e);
-    }
-    return List.copyOf(next);
-  }
-
-  private static BadInputException refused(String format, Object... args) {
-    return new BadInputException(String.format(Locale.ROOT, format, args));
+    return ((MembershipChange.Applied) outcome).members();
   }
 }

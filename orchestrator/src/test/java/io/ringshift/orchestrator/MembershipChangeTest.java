@@ -1,10 +1,10 @@
-package io.ringshift.orchestrator.internal;
+package io.ringshift.orchestrator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringshift.orchestrator.internal.MembershipChange.Action;
-import io.ringshift.orchestrator.internal.MembershipChange.Applied;
-import io.ringshift.orchestrator.internal.MembershipChange.Refused;
+import io.ringshift.orchestrator.MembershipChange.Action;
+import io.ringshift.orchestrator.MembershipChange.Applied;
+import io.ringshift.orchestrator.MembershipChange.Refused;
 import io.ringshift.ring.Member;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.ringshift.orchestrator.internal;
+package io.ringshift.orchestrator;
 
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
