@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MembershipAction;
-import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -22,15 +21,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,22 +50,22 @@ class OrchestratorCrashIT {
     Process child = startChild(config, childState);
     List<RangeCopyTask> firstTasks;
     try {
-      send(config, Events.init(CLUSTER, 12, 32));
-      send(config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
-      int expected = epochs(config, 3).get(2).getDiffSummary().getTasks();
-      firstTasks = values(KAFKA.consume(config.topics().tasks().name(), expected, TIMEOUT,
+      ItClients.send(KAFKA, config, Events.init(CLUSTER, 12, 32));
+      ItClients.send(KAFKA, config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+      int expected = ItClients.epochs(KAFKA, config, 3).get(2).getDiffSummary().getTasks();
+      firstTasks = ItClients.values(KAFKA.consume(config.topics().tasks().name(), expected, TIMEOUT,
           IsolationLevel.READ_COMMITTED, new StringDeserializer(), config.topics().tasks().valueSerde()
               .deserializer()));
       // Statuses for every task and a queued change, then SIGKILL while they are being processed.
-      verify(config, firstTasks);
-      send(config, Events.change(CLUSTER, MembershipAction.JOIN, "node-13", "az-3", null));
+      ItClients.verify(KAFKA, config, firstTasks);
+      ItClients.send(KAFKA, config, Events.change(CLUSTER, MembershipAction.JOIN, "node-13", "az-3", null));
     } finally {
       child.destroyForcibly();
       assertThat(child.waitFor(30, TimeUnit.SECONDS)).as("child JVM ended").isTrue();
     }
 
     try (Orchestrator orchestrator = new Orchestrator(config).start(TIMEOUT)) {
-      List<EpochRecord> epochs = epochs(config, 5);
+      List<EpochRecord> epochs = ItClients.epochs(KAFKA, config, 5);
       assertThat(epochs).extracting(e -> e.getState() + "@" + e.getEpoch())
           .containsExactly("PLANNED@1", "READY@1", "PLANNED@2", "READY@2", "PLANNED@3");
       int epoch3Tasks = epochs.get(4).getDiffSummary().getTasks();
@@ -115,36 +109,8 @@ class OrchestratorCrashIT {
     throw new IllegalStateException("the child orchestrator did not report RUNNING within " + TIMEOUT);
   }
 
-  private static void send(OrchestratorConfig config, MembershipEvent event) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
-        new ByteArraySerializer())) {
-      producer.send(new ProducerRecord<>(config.topics().membership().name(), Events.key(event),
-          Events.bytes(event)));
-    }
-  }
 
-  private static void verify(OrchestratorConfig config, List<RangeCopyTask> tasks) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(),
-        new ByteArraySerializer())) {
-      for (RangeCopyTask t : tasks) {
-        producer.send(new ProducerRecord<>(config.topics().taskStatus().name(), t.getTaskId(),
-            config.topics().taskStatus().valueSerde().serializer().serialize("",
-                Events.verified(CLUSTER, t.getEpoch(), t.getTaskId()))));
-      }
-    }
-  }
 
-  private static List<EpochRecord> epochs(OrchestratorConfig config, int count) {
-    List<EpochRecord> values = new ArrayList<>();
-    KAFKA.consume(config.topics().epochs().name(), count, TIMEOUT, IsolationLevel.READ_COMMITTED,
-        new StringDeserializer(), config.topics().epochs().valueSerde().deserializer())
-        .forEach(r -> values.add(r.value()));
-    return values;
-  }
 
   private static <V> List<ConsumerRecord<String, V>> records(String topic, Deserializer<V> values) {
     Properties p = new Properties();
@@ -168,11 +134,6 @@ class OrchestratorCrashIT {
     return all;
   }
 
-  private static <V> List<V> values(List<ConsumerRecord<String, V>> records) {
-    List<V> out = new ArrayList<>();
-    records.forEach(r -> out.add(r.value()));
-    return out;
-  }
 
   private static <V> List<V> readAll(String topic, Deserializer<V> values) {
     List<V> out = new ArrayList<>();

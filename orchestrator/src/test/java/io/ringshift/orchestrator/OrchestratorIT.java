@@ -7,7 +7,6 @@ import io.ringshift.ring.Member;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MembershipAction;
-import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
 import java.nio.file.Path;
@@ -17,14 +16,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,44 +47,10 @@ class OrchestratorIT {
     return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
-  private static void send(OrchestratorConfig config, MembershipEvent... events) {
-    try (KafkaProducer<byte[], byte[]> producer = producer()) {
-      for (MembershipEvent e : events) {
-        producer.send(new ProducerRecord<>(config.topics().membership().name(), Events.key(e), Events.bytes(e)));
-      }
-      producer.flush();
-    }
-  }
 
-  private static void verify(OrchestratorConfig config, List<RangeCopyTask> tasks) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(),
-        new ByteArraySerializer())) {
-      for (RangeCopyTask t : tasks) {
-        producer.send(new ProducerRecord<>(config.topics().taskStatus().name(), t.getTaskId(),
-            config.topics().taskStatus().valueSerde().serializer().serialize("",
-                Events.verified(CLUSTER, t.getEpoch(), t.getTaskId()))));
-      }
-      producer.flush();
-    }
-  }
 
-  private static List<EpochRecord> epochs(OrchestratorConfig config, int count) {
-    return values(KAFKA.consume(config.topics().epochs().name(), count, TIMEOUT, IsolationLevel.READ_COMMITTED,
-        new StringDeserializer(), config.topics().epochs().valueSerde().deserializer()));
-  }
 
-  private static List<RangeCopyTask> tasks(OrchestratorConfig config, int count) {
-    return values(KAFKA.consume(config.topics().tasks().name(), count, TIMEOUT, IsolationLevel.READ_COMMITTED,
-        new StringDeserializer(), config.topics().tasks().valueSerde().deserializer()));
-  }
 
-  private static <V> List<V> values(List<ConsumerRecord<String, V>> records) {
-    List<V> values = new ArrayList<>();
-    records.forEach(r -> values.add(r.value()));
-    return values;
-  }
 
   private static RingSnapshot twelveNodeRing() {
     var builder = RingSnapshot.builder().clusterId(CLUSTER).epoch(1).vnodes(32).replicas(3);
@@ -99,8 +62,8 @@ class OrchestratorIT {
   void shouldPlanAJoinOnATwelveNodeClusterAsOneEpochWithTheRightTasks() {
     OrchestratorConfig config = config();
     try (Orchestrator orchestrator = new Orchestrator(config).start(TIMEOUT)) {
-      send(config, Events.init(CLUSTER, 12, 32));
-      assertThat(epochs(config, 2)).extracting(e -> e.getState() + "@" + e.getEpoch())
+      ItClients.send(KAFKA, config, Events.init(CLUSTER, 12, 32));
+      assertThat(ItClients.epochs(KAFKA, config, 2)).extracting(e -> e.getState() + "@" + e.getEpoch())
           .containsExactly("PLANNED@1", "READY@1");
 
       RingSnapshot active = twelveNodeRing();
@@ -110,14 +73,14 @@ class OrchestratorIT {
           .map(t -> t.taskId()).toList();
 
       long sent = System.nanoTime();
-      send(config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
-      List<RangeCopyTask> tasks = tasks(config, expectedIds.size());
+      ItClients.send(KAFKA, config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+      List<RangeCopyTask> tasks = ItClients.tasks(KAFKA, config, expectedIds.size());
       double latencyMs = (System.nanoTime() - sent) / 1e6;
       System.out.printf("membership event -> %d tasks readable (read_committed): %.0f ms%n", tasks.size(),
           latencyMs);
 
       assertThat(tasks).extracting(RangeCopyTask::getTaskId).containsExactlyInAnyOrderElementsOf(expectedIds);
-      assertThat(epochs(config, 3)).extracting(e -> e.getState() + "@" + e.getEpoch())
+      assertThat(ItClients.epochs(KAFKA, config, 3)).extracting(e -> e.getState() + "@" + e.getEpoch())
           .containsExactly("PLANNED@1", "READY@1", "PLANNED@2");
     }
   }
@@ -127,23 +90,23 @@ class OrchestratorIT {
     OrchestratorConfig config = config();
     List<RangeCopyTask> tasks;
     try (Orchestrator orchestrator = new Orchestrator(config).start(TIMEOUT)) {
-      send(config, Events.init(CLUSTER, 12, 32));
-      send(config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
-      tasks = tasks(config, epochs(config, 3).get(2).getDiffSummary().getTasks());
+      ItClients.send(KAFKA, config, Events.init(CLUSTER, 12, 32));
+      ItClients.send(KAFKA, config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+      tasks = ItClients.tasks(KAFKA, config, ItClients.epochs(KAFKA, config, 3).get(2).getDiffSummary().getTasks());
       // Half the tasks verified, then the orchestrator stops at once, mid-epoch.
-      verify(config, tasks.subList(0, tasks.size() / 2));
-      send(config, Events.change(CLUSTER, MembershipAction.JOIN, "node-13", "az-3", null));
+      ItClients.verify(KAFKA, config, tasks.subList(0, tasks.size() / 2));
+      ItClients.send(KAFKA, config, Events.change(CLUSTER, MembershipAction.JOIN, "node-13", "az-3", null));
     }
     // A new instance on another machine (empty state dir): its state comes back from the changelog.
     OrchestratorConfig restarted = new OrchestratorConfig(config.bootstrapServers(), config.applicationId(),
         otherStateDir, config.topics(), config.partitions(), config.replicationFactor(), config.clusterBytes());
     try (Orchestrator orchestrator = new Orchestrator(restarted).start(TIMEOUT)) {
-      verify(restarted, tasks.subList(tasks.size() / 2, tasks.size()));
-      List<EpochRecord> epochs = epochs(restarted, 5);
+      ItClients.verify(KAFKA, restarted, tasks.subList(tasks.size() / 2, tasks.size()));
+      List<EpochRecord> epochs = ItClients.epochs(KAFKA, restarted, 5);
       assertThat(epochs).extracting(e -> e.getState() + "@" + e.getEpoch())
           .containsExactly("PLANNED@1", "READY@1", "PLANNED@2", "READY@2", "PLANNED@3");
       int epoch3Tasks = epochs.get(4).getDiffSummary().getTasks();
-      List<RangeCopyTask> all = tasks(restarted, tasks.size() + epoch3Tasks);
+      List<RangeCopyTask> all = ItClients.tasks(KAFKA, restarted, tasks.size() + epoch3Tasks);
       Set<String> ids = new HashSet<>();
       all.forEach(t -> assertThat(ids.add(t.getTaskId())).as("task %s emitted twice", t.getTaskId()).isTrue());
       assertThat(all).filteredOn(t -> t.getEpoch() == 3).hasSize(epoch3Tasks)
@@ -155,17 +118,17 @@ class OrchestratorIT {
   void shouldRejectBadEventsWithoutChangingAnything() {
     OrchestratorConfig config = config();
     try (Orchestrator orchestrator = new Orchestrator(config).start(TIMEOUT)) {
-      send(config, Events.init(CLUSTER, 12, 32));
-      epochs(config, 2);
+      ItClients.send(KAFKA, config, Events.init(CLUSTER, 12, 32));
+      ItClients.epochs(KAFKA, config, 2);
       try (KafkaProducer<byte[], byte[]> producer = producer()) {
         producer.send(new ProducerRecord<>(config.topics().membership().name(), "c1/x".getBytes(), new byte[] {1, 2}));
       }
-      send(config,
+      ItClients.send(KAFKA, config,
           Events.change(CLUSTER, MembershipAction.JOIN, "node-01", "az-1", null),
           Events.change(CLUSTER, MembershipAction.DRAIN, "node-99", null, null),
           Events.change(CLUSTER, MembershipAction.SET_WEIGHT, "node-01", null, 0.0));
 
-      List<RejectedEvent> rejects = values(KAFKA.consume(config.topics().rejected().name(), 4, TIMEOUT,
+      List<RejectedEvent> rejects = ItClients.values(KAFKA.consume(config.topics().rejected().name(), 4, TIMEOUT,
           IsolationLevel.READ_COMMITTED, new StringDeserializer(), config.topics().rejected().valueSerde()
               .deserializer()));
       assertThat(rejects).extracting(RejectedEvent::getReason).satisfiesExactlyInAnyOrder(
@@ -175,8 +138,8 @@ class OrchestratorIT {
           r -> assertThat(r).contains("weight was 0.0"));
 
       // Nothing changed: the next valid change is epoch 2.
-      send(config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
-      assertThat(epochs(config, 3)).extracting(e -> e.getState() + "@" + e.getEpoch())
+      ItClients.send(KAFKA, config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+      assertThat(ItClients.epochs(KAFKA, config, 3)).extracting(e -> e.getState() + "@" + e.getEpoch())
           .containsExactly("PLANNED@1", "READY@1", "PLANNED@2");
     }
   }

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.cli.internal.ByteUnits;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -9,7 +10,6 @@ import java.util.Locale;
 
 /** Number, time and table formatting of the control-plane commands (root locale, UTC). */
 final class Text {
-  private static final String[] BYTE_UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
@@ -22,17 +22,9 @@ final class Text {
 
   /** {@code 1536} -> {@code 1.50 KiB}; three significant digits above 1 KiB. */
   static String bytes(double value) {
-    int unit = 0;
-    double v = value;
-    while (Math.abs(v) >= 1024 && unit < BYTE_UNITS.length - 1) {
-      v /= 1024;
-      unit++;
-    }
-    if (unit == 0) {
-      return String.format(Locale.ROOT, "%.0f B", v);
-    }
-    return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, BYTE_UNITS[unit]);
+    return ByteUnits.format(value);
   }
+
 
   static String time(long epochMillis) {
     return TIME.format(Instant.ofEpochMilli(epochMillis));

@@ -1,26 +1,18 @@
 package io.ringshift.cli.internal.simulate;
 
+import io.ringshift.cli.internal.ByteUnits;
 import java.util.Locale;
 
 /** Number formatting shared by the text and HTML reports (binary byte units, root locale). */
 final class Units {
-  private static final String[] BYTE_UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 
   private Units() {}
 
   /** {@code 1536} -> {@code 1.5 KiB}; three significant digits above 1 KiB. */
   static String bytes(double value) {
-    int unit = 0;
-    double v = value;
-    while (Math.abs(v) >= 1024 && unit < BYTE_UNITS.length - 1) {
-      v /= 1024;
-      unit++;
-    }
-    if (unit == 0) {
-      return String.format(Locale.ROOT, "%.0f B", v);
-    }
-    return String.format(Locale.ROOT, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, BYTE_UNITS[unit]);
+    return ByteUnits.format(value);
   }
+
 
   /** A fraction as a percentage with enough digits for small values: 0.00813 -> {@code 0.813%}. */
   static String percent(double fraction) {
