@@ -203,7 +203,7 @@ final class SampleRecords {
         .build();
   }
 
-  /** RangeCopyTask has no optional field; this one wraps past the top of the ring (start above 2^63). */
+  /** RangeCopyTask has no optional field; this one wraps past the top of the ring (start above 2^63), fence requested. */
   static RangeCopyTask fullRangeCopyTask() {
     long start = 0xF000_0000_0000_0000L;
     long end = 0x0000_0000_0000_00FFL;
@@ -219,10 +219,11 @@ final class SampleRecords {
         .setTargetZone("az-2")
         .setEstimatedBytes(1L << 33)
         .setTimestampMillis(T0 + 4)
+        .setFenceRequested(true)
         .build();
   }
 
-  /** A CLEANUP task: no sources. */
+  /** A CLEANUP task whose range has no new replica left to wait for. */
   static RangeCopyTask minimalRangeCopyTask() {
     return RangeCopyTask.newBuilder()
         .setTaskId(RecordKeys.taskId("eu-west/cache", 44, TaskKind.CLEANUP, 10, 20, "node-0002"))
@@ -256,6 +257,8 @@ final class SampleRecords {
         .setWorkerId("worker-3")
         .setTimestampMillis(T0 + 6)
         .setSource("node-0002")
+        .setStartedMillis(T0 + 1)
+        .setTargetDigest(bytes(32, 8))
         .build();
   }
 

@@ -47,8 +47,8 @@ class SchemaCompatibilityTest {
       "RingSnapshot", List.of(0xAA146FFED3B7B4F3L),
       "MembershipEvent", List.of(0xFB069EB462E16665L),
       "EpochRecord", List.of(0x1158A50E92038039L),
-      "RangeCopyTask", List.of(0x30314BC3CD2BFDA1L),
-      "TaskStatus", List.of(0xC83DA27776AC092DL),
+      "RangeCopyTask", List.of(0x30314BC3CD2BFDA1L, 0x9A62483F1E4A2B01L),
+      "TaskStatus", List.of(0xC83DA27776AC092DL, 0x94702FEC0CE193B9L),
       "RejectedEvent", List.of(0x0B3F20BD5712606DL),
       "ClusterState", List.of(0x2A1C97C3AF908020L));
 
