@@ -78,10 +78,12 @@ public final class TaskDispatcher {
   }
 
   /**
-   * Stops the tasks of these owners at their next checkpoint boundary and waits up to {@code timeout} for them
-   * to write it; a task that does not stop in time is cancelled (it will not write after the partition moved).
+   * Stops the tasks of these owners at their next checkpoint boundary (writing that checkpoint when
+   * {@code checkpoint}) and waits up to {@code timeout} for them; a task that does not stop in time is cancelled,
+   * so it writes nothing after its partition moved.
    */
-  public void stopOwned(Collection<?> owners, TaskControl.Stop mode, Duration timeout) {
+  public void stopOwned(Collection<?> owners, boolean checkpoint, Duration timeout) {
+    TaskControl.Stop mode = checkpoint ? TaskControl.Stop.CHECKPOINT : TaskControl.Stop.CANCEL;
     List<Map.Entry<String, Running>> stopping = new ArrayList<>();
     tasks.forEach((id, running) -> {
       if (owners.contains(running.owner())) {
@@ -93,10 +95,10 @@ public final class TaskDispatcher {
     stopping.forEach(e -> tasks.remove(e.getKey()));
   }
 
-  /** Stops every task (the worker closes). */
-  public void stopAll(TaskControl.Stop mode, Duration timeout) {
+  /** Stops every task at its next checkpoint boundary, writing that checkpoint (the worker closes). */
+  public void stopAll(Duration timeout) {
     List<Map.Entry<String, Running>> stopping = new ArrayList<>(tasks.entrySet());
-    stopping.forEach(e -> e.getValue().run().stop(mode));
+    stopping.forEach(e -> e.getValue().run().stop(TaskControl.Stop.CHECKPOINT));
     awaitStopped(stopping, timeout);
     tasks.clear();
   }
