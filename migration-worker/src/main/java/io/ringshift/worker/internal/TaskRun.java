@@ -1,5 +1,6 @@
 package io.ringshift.worker.internal;
 
+import io.ringshift.schemas.RecordSerdes;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -15,6 +16,12 @@ import java.util.function.Function;
  * progress, publishing, and the stop controls.
  */
 public abstract class TaskRun implements Runnable {
+  static {
+    // Copying a generated record (newBuilder(other), as republish does) needs Avro to trust the generated
+    // classes; the schemas module installs that trust when its serdes are first used.
+    RecordSerdes.taskStatus();
+  }
+
   protected final TaskContext ctx;
   protected final TaskControl control = new TaskControl();
   protected final Progress progress;

@@ -71,12 +71,12 @@ class CopyUnderWritesTest {
       StoreFixture.Node target = nodes.node("node-t");
       // The initial contents, and the writes' key pool: about half of it inside the range.
       List<byte[]> pool = new ArrayList<>();
-      for (int i = 0; i < 3000; i++) {
+      for (int i = 0; i < 6000; i++) {
         pool.add(("key-" + seed + "-" + i).getBytes(StandardCharsets.UTF_8));
       }
       Map<String, Optional<String>> acknowledged = new HashMap<>();
       long rangeBytes = 0;
-      for (int i = 0; i < 1500; i++) {
+      for (int i = 0; i < 4000; i++) {
         byte[] key = pool.get(random.nextInt(pool.size()));
         byte[] value = randomValue(random);
         source.put(key, value, epoch - 1);
@@ -87,8 +87,10 @@ class CopyUnderWritesTest {
           rangeBytes += e.getKey().length() + e.getValue().orElseThrow().length() / 2;
         }
       }
-      // Throttled so that the snapshot copy takes about half a second, under the writer's load.
-      long rate = Math.max(64 * 1024, rangeBytes * 2);
+      // Throttled so that the snapshot copy takes a few tenths of a second under the writer's load, yet well
+      // above the rate at which the writer changes the range (about 3,000 x 160 B/s x the range's share), or
+      // catch-up could never close the gap.
+      long rate = Math.max(1 << 20, rangeBytes * 3);
       try (Harness h = new Harness(nodes.stores(), Limits.unlimited().withRates(0, rate), Harness.FAST,
           Clock.systemUTC(), Duration.ZERO)) {
         Writer writer = new Writer(source, pool, new Random(random.nextLong()), epoch - 1, range, acknowledged);

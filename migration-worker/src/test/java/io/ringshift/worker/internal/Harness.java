@@ -3,6 +3,7 @@ package io.ringshift.worker.internal;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.schemas.RecordKeys;
+import io.ringshift.schemas.RecordSerdes;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
@@ -26,6 +27,11 @@ import java.util.function.Predicate;
  * in-memory status sink) and whose control-plane view the test feeds, as the orchestrator and publisher would.
  */
 final class Harness implements AutoCloseable {
+  static {
+    // Tests copy generated records (newBuilder(other)), which needs the Avro trust the serdes install.
+    RecordSerdes.taskStatus();
+  }
+
   static final String CLUSTER = "c1";
   static final Duration WAIT = Duration.ofSeconds(20);
   /** Small batches and frequent checkpoints, so short copies still take several of each. */
