@@ -45,9 +45,14 @@ public final class Checks {
       throw new StoreException.BadRequest(what + " is missing; a put needs a value (delete removes a key)");
     }
     if (value.length > Store.MAX_VALUE_BYTES) {
-      throw new StoreException.BadRequest(String.format(Locale.ROOT, "%s is %d bytes; a value must be at most %d bytes",
-          what, value.length, Store.MAX_VALUE_BYTES));
+      throw valueTooLarge(what, Long.toString(value.length));
     }
+  }
+
+  /** The refusal of a value of {@code length} bytes (a number, or "more than N" for a body cut short). */
+  public static StoreException.BadRequest valueTooLarge(String what, String length) {
+    return new StoreException.BadRequest(String.format(Locale.ROOT, "%s is %s bytes; a value must be at most %d bytes",
+        what, length, Store.MAX_VALUE_BYTES));
   }
 
   public static void epoch(long epoch) {
@@ -90,20 +95,13 @@ public final class Checks {
 
   /** Checks a whole apply batch before anything is written. */
   public static void entries(List<Entry> entries) {
-    if (entries == null) {
-      throw new StoreException.BadRequest("entries are missing; apply takes a list of entries (it may be empty)");
-    }
+    present(entries);
     if (entries.size() > Store.MAX_APPLY_ENTRIES) {
-      throw new StoreException.BadRequest(String.format(Locale.ROOT,
-          "apply of %d entries; a batch must have at most %d entries: split it", entries.size(),
-          Store.MAX_APPLY_ENTRIES));
+      throw applyTooMany(Integer.toString(entries.size()));
     }
     long bytes = 0;
     for (int i = 0; i < entries.size(); i++) {
       Entry e = entries.get(i);
-      if (e == null) {
-        throw new StoreException.BadRequest("entry " + i + " is null; apply takes entries with a key");
-      }
       key("entry " + i + ": key", e.key());
       if (e.value() != null && e.value().length > Store.MAX_VALUE_BYTES) {
         value("entry " + i + ": value", e.value());
@@ -117,11 +115,33 @@ public final class Checks {
       }
       bytes += e.size();
       if (bytes > Store.MAX_APPLY_BYTES) {
-        throw new StoreException.BadRequest(String.format(Locale.ROOT,
-            "apply of more than %d key and value bytes (entry %d reaches %d); a batch must carry at most %d "
-                + "bytes: split it", Store.MAX_APPLY_BYTES, i, bytes, Store.MAX_APPLY_BYTES));
+        throw applyTooLarge(i, bytes);
       }
     }
+  }
+
+  /** Checks only that a batch and its entries are there (what a client needs before it can send them). */
+  public static void present(List<Entry> entries) {
+    if (entries == null) {
+      throw new StoreException.BadRequest("entries are missing; apply takes a list of entries (it may be empty)");
+    }
+    for (int i = 0; i < entries.size(); i++) {
+      if (entries.get(i) == null) {
+        throw new StoreException.BadRequest("entry " + i + " is null; apply takes entries with a key");
+      }
+    }
+  }
+
+  public static StoreException.BadRequest applyTooMany(String count) {
+    return new StoreException.BadRequest(String.format(Locale.ROOT,
+        "apply of %s entries; a batch must have at most %d entries: split it", count, Store.MAX_APPLY_ENTRIES));
+  }
+
+  /** The refusal of a batch whose entry {@code index} brings its key and value bytes to {@code bytes}. */
+  public static StoreException.BadRequest applyTooLarge(int index, long bytes) {
+    return new StoreException.BadRequest(String.format(Locale.ROOT,
+        "apply of more than %d key and value bytes (entry %d reaches %d); a batch must carry at most %d bytes: "
+            + "split it", Store.MAX_APPLY_BYTES, index, bytes, Store.MAX_APPLY_BYTES));
   }
 
   /** A short hex rendering of a key for messages: its first bytes, then an ellipsis. */
