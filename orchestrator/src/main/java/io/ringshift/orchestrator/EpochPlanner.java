@@ -13,25 +13,40 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * Plans an epoch: the target ring for a membership, the diff from the active ring, and the range-copy tasks
- * that move exactly the changed ranges. Pure: no Kafka, no clock, no I/O.
+ * Plans an epoch: the target ring for a membership, the diff from the active ring, the range-copy tasks that
+ * move exactly the changed ranges, and the cleanup tasks that delete them from the nodes that lose them. Pure:
+ * no Kafka, no clock, no I/O.
  *
- * <p>One task per (changed range, new replica), as the diff reports it; adjacent ranges with the same target,
- * kind and source list are coalesced into one task, so a join at 120 x 256 with R = 3 yields a few hundred
- * tasks rather than thousands. Sources are the old replicas of the range that are still alive, those in the
- * target's zone first (a same-zone copy crosses no zone boundary), then the others in their old preference
+ * <p>One copy task per (changed range, new replica), as the diff reports it; adjacent ranges with the same
+ * target, kind and source list are coalesced into one task, so a join at 120 x 256 with R = 3 yields a few
+ * hundred tasks rather than thousands. Sources are the old replicas of the range that are still alive, those in
+ * the target's zone first (a same-zone copy crosses no zone boundary), then the others in their old preference
  * order. A range that lost a replica to a dead node is a REPAIR: it is never planned as a copy from the dead
  * node.
+ *
+ * <p>One cleanup task per (changed range, old replica that is not a new one and is not dead), coalesced by the
+ * same rule: its target is the node to delete from and its sources are the range's new replicas in order, all
+ * of which must be VERIFIED and healthy before the delete. A dead node gets none (there is nothing to reach).
  */
 public final class EpochPlanner {
   private EpochPlanner() {}
 
-  /** The result of planning: the target ring, its diff from the active ring and the tasks. */
-  public record Plan(RingSnapshot target, RingDiff diff, int planVersion, List<PlannedTask> tasks) {
+  /**
+   * The result of planning.
+   *
+   * @param target the target ring
+   * @param diff its diff from the active ring
+   * @param tasks the COPY and REPAIR tasks: the epoch is READY when all of them are VERIFIED
+   * @param cleanupTasks the CLEANUP tasks, emitted once the epoch is READY; never counted for READY
+   */
+  public record Plan(RingSnapshot target, RingDiff diff, int planVersion, List<PlannedTask> tasks,
+      List<PlannedTask> cleanupTasks) {
     public Plan {
       tasks = List.copyOf(tasks);
+      cleanupTasks = List.copyOf(cleanupTasks);
     }
 
+    /** Estimated bytes of the COPY and REPAIR tasks (what the epoch moves). */
     public long estimatedBytes() {
       return tasks.stream().mapToLong(PlannedTask::estimatedBytes).sum();
     }
@@ -40,7 +55,8 @@ public final class EpochPlanner {
   /**
    * Plans the move from {@code active} to a ring of {@code targetMembers} at {@code epoch}.
    *
-   * @param deadNodes nodes confirmed dead: never a source, and ranges they held become REPAIR tasks
+   * @param deadNodes nodes confirmed dead: never a source, ranges they held become REPAIR tasks, and they get no
+   *     cleanup task
    * @param clusterBytes the cluster's logical data size, to estimate each task's bytes as keyspace fraction x
    *     size; 0 when unknown (estimates are then 0)
    * @throws io.ringshift.ring.RingException when the target membership is invalid
@@ -58,62 +74,27 @@ public final class EpochPlanner {
         target.members().stream().collect(Collectors.toMap(Member::id, Function.identity()));
     Map<String, Member> activeById =
         active.members().stream().collect(Collectors.toMap(Member::id, Function.identity()));
-
-    List<PlannedTask> tasks = new ArrayList<>();
-    List<Pending> open = new ArrayList<>();
+    Coalescer copies = new Coalescer(active.clusterId(), epoch, clusterBytes);
+    Coalescer cleanups = new Coalescer(active.clusterId(), epoch, clusterBytes);
     for (RangeChange change : diff.changes()) {
       boolean lostToDeadNode = change.removed().stream().anyMatch(deadNodes::contains);
       PlannedTask.Kind kind = lostToDeadNode ? PlannedTask.Kind.REPAIR : PlannedTask.Kind.COPY;
-      List<Pending> next = new ArrayList<>();
+      List<Wanted> copy = new ArrayList<>();
       for (String targetId : change.added()) {
         Member targetMember = targetById.get(targetId);
-        List<String> sources = orderSources(change.before(), deadNodes, targetMember.zone(), activeById);
-        Pending extended = null;
-        for (Pending p : open) {
-          if (p.end == change.start() && p.kind == kind && p.target.id().equals(targetId)
-              && p.sources.equals(sources)) {
-            extended = p;
-            break;
-          }
-        }
-        if (extended != null) {
-          open.remove(extended);
-          extended.end = change.end();
-          extended.fraction += change.fraction();
-          next.add(extended);
-        } else {
-          next.add(new Pending(change.start(), change.end(), kind, targetMember, sources, change.fraction()));
+        copy.add(new Wanted(kind, targetMember,
+            orderSources(change.before(), deadNodes, targetMember.zone(), activeById)));
+      }
+      copies.add(change, copy);
+      List<Wanted> cleanup = new ArrayList<>();
+      for (String oldId : change.removed()) {
+        if (!deadNodes.contains(oldId)) {
+          cleanup.add(new Wanted(PlannedTask.Kind.CLEANUP, activeById.get(oldId), change.after()));
         }
       }
-      // Whatever was not extended by this range can no longer grow: the ranges are in ring order.
-      for (Pending p : open) {
-        tasks.add(p.toTask(active.clusterId(), epoch, planVersion, clusterBytes));
-      }
-      open = next;
+      cleanups.add(change, cleanup);
     }
-    mergeAcrossTheTop(open, tasks, active.clusterId(), epoch, planVersion, clusterBytes);
-    return new Plan(target, diff, planVersion, tasks);
-  }
-
-  /** The last open tasks may continue the first tasks across the top of the ring. */
-  private static void mergeAcrossTheTop(
-      List<Pending> open, List<PlannedTask> tasks, String clusterId, long epoch, int planVersion, long clusterBytes) {
-    for (Pending p : open) {
-      PlannedTask first = null;
-      for (PlannedTask t : tasks) {
-        if (t.rangeStart() == p.end && t.kind() == p.kind && t.target().equals(p.target.id())
-            && t.sources().equals(p.sources)) {
-          first = t;
-          break;
-        }
-      }
-      if (first != null) {
-        tasks.remove(first);
-        p.end = first.rangeEnd();
-        p.fraction += first.keyspaceFraction();
-      }
-      tasks.add(p.toTask(clusterId, epoch, planVersion, clusterBytes));
-    }
+    return new Plan(target, diff, planVersion, copies.finish(), cleanups.finish());
   }
 
   /** Live old replicas, those in the target's zone first, otherwise in their old preference order. */
@@ -130,6 +111,80 @@ public final class EpochPlanner {
     }
     sameZone.addAll(otherZones);
     return sameZone;
+  }
+
+  /** What one changed range needs: a task of {@code kind} for {@code target} with these {@code sources}. */
+  private record Wanted(PlannedTask.Kind kind, Member target, List<String> sources) {
+    boolean continues(Pending p, long start) {
+      return p.end == start && p.kind == kind && p.target.id().equals(target.id()) && p.sources.equals(sources);
+    }
+  }
+
+  /**
+   * Turns the tasks each changed range needs, fed in ring order, into coalesced tasks: a task grows while the
+   * next range is adjacent and needs the same kind, target and sources, and the last open tasks may continue
+   * the first ones across the top of the ring.
+   */
+  private static final class Coalescer {
+    private final String clusterId;
+    private final long epoch;
+    private final long clusterBytes;
+    private final List<PlannedTask> tasks = new ArrayList<>();
+    private List<Pending> open = new ArrayList<>();
+
+    Coalescer(String clusterId, long epoch, long clusterBytes) {
+      this.clusterId = clusterId;
+      this.epoch = epoch;
+      this.clusterBytes = clusterBytes;
+    }
+
+    void add(RangeChange change, List<Wanted> wanted) {
+      List<Pending> next = new ArrayList<>();
+      for (Wanted w : wanted) {
+        Pending extended = null;
+        for (Pending p : open) {
+          if (w.continues(p, change.start())) {
+            extended = p;
+            break;
+          }
+        }
+        if (extended != null) {
+          open.remove(extended);
+          extended.end = change.end();
+          extended.fraction += change.fraction();
+          next.add(extended);
+        } else {
+          next.add(new Pending(change.start(), change.end(), w.kind(), w.target(), w.sources(), change.fraction()));
+        }
+      }
+      // Whatever was not extended by this range can no longer grow: the ranges come in ring order.
+      for (Pending p : open) {
+        tasks.add(p.toTask(clusterId, epoch, clusterBytes));
+      }
+      open = next;
+    }
+
+    /** The tasks, after joining the last open ones to the first ones across the top of the ring. */
+    List<PlannedTask> finish() {
+      for (Pending p : open) {
+        PlannedTask first = null;
+        for (PlannedTask t : tasks) {
+          if (t.rangeStart() == p.end && t.kind() == p.kind && t.target().equals(p.target.id())
+              && t.sources().equals(p.sources)) {
+            first = t;
+            break;
+          }
+        }
+        if (first != null) {
+          tasks.remove(first);
+          p.end = first.rangeEnd();
+          p.fraction += first.keyspaceFraction();
+        }
+        tasks.add(p.toTask(clusterId, epoch, clusterBytes));
+      }
+      open = List.of();
+      return tasks;
+    }
   }
 
   private static final class Pending {
@@ -149,7 +204,7 @@ public final class EpochPlanner {
       this.fraction = fraction;
     }
 
-    PlannedTask toTask(String clusterId, long epoch, int planVersion, long clusterBytes) {
+    PlannedTask toTask(String clusterId, long epoch, long clusterBytes) {
       double f = Math.min(1.0, fraction);
       return new PlannedTask(
           PlannedTask.idOf(clusterId, epoch, kind, start, end, target.id()),

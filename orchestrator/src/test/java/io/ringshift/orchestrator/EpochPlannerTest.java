@@ -8,11 +8,16 @@ import io.ringshift.ring.Member;
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.RecordKeys;
+import io.ringshift.schemas.avro.TaskKind;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class EpochPlannerTest {
@@ -125,10 +130,158 @@ class EpochPlannerTest {
     }
   }
 
-  /** No two tasks are adjacent (one ends where the other starts) with the same kind, target and sources. */
+  @Test
+  void shouldCleanUpWhatAJoinTakesFromTheOldReplicasOnceTheNewOnesHoldIt() {
+    RingSnapshot active = twelveNodes();
+    Plan plan = EpochPlanner.plan(active, plus(active.members(), Member.of("node-12", "az-2")), 2, 0, Set.of(),
+        CLUSTER_BYTES);
+
+    assertThat(plan.cleanupTasks()).isNotEmpty().allSatisfy(task -> {
+      assertThat(task.kind()).isEqualTo(PlannedTask.Kind.CLEANUP);
+      assertThat(task.taskId()).matches("c1/2/cleanup/[0-9a-f]{16}-[0-9a-f]{16}/node-\\d\\d")
+          .isEqualTo(RecordKeys.taskId("c1", 2, TaskKind.CLEANUP, task.rangeStart(), task.rangeEnd(),
+              task.target()));
+      assertThat(task.target()).isNotEqualTo("node-12");
+      assertThat(task.targetZone()).isEqualTo(active.member(task.target()).zone());
+      assertThat(task.sources()).hasSize(3).contains("node-12").doesNotContain(task.target());
+      assertThat(task.estimatedBytes()).isPositive();
+    });
+    assertThat(plan.tasks()).noneMatch(task -> task.kind() == PlannedTask.Kind.CLEANUP);
+    // A join moves each replica it gains off exactly one old replica: as much is deleted as is copied.
+    assertThat(plan.cleanupTasks().stream().mapToDouble(PlannedTask::keyspaceFraction).sum())
+        .isCloseTo(plan.tasks().stream().mapToDouble(PlannedTask::keyspaceFraction).sum(), within(1e-9));
+    assertNoTwoTasksCouldBeOne(plan.cleanupTasks());
+    assertCoversExactlyThePairs(plan.diff().changes(), plan.cleanupTasks(), RangeChange::removed);
+  }
+
+  @Test
+  void shouldCleanUpTheDrainingNodeButNeverADeadOne() {
+    RingSnapshot active = twelveNodes();
+    Plan drain = EpochPlanner.plan(active, minus(active.members(), "node-04"), 2, 0, Set.of(), 0);
+    Plan fail = EpochPlanner.plan(active, minus(active.members(), "node-04"), 2, 0, Set.of("node-04"), 0);
+
+    assertThat(drain.cleanupTasks()).isNotEmpty()
+        .anySatisfy(task -> assertThat(task.target()).isEqualTo("node-04"))
+        .allSatisfy(task -> assertThat(task.sources()).doesNotContain("node-04"));
+    assertThat(fail.cleanupTasks()).noneSatisfy(task -> assertThat(task.target()).isEqualTo("node-04"));
+    assertThat(fail.tasks()).hasSameSizeAs(drain.tasks());
+  }
+
+  @Test
+  void shouldPlanNoCleanupWhenTheMembershipIsUnchanged() {
+    RingSnapshot active = twelveNodes();
+
+    assertThat(EpochPlanner.plan(active, active.members(), 2, 0, Set.of(), CLUSTER_BYTES).cleanupTasks()).isEmpty();
+  }
+
+  /**
+   * Random rings and random changes (joins, drains, failures, weight changes, a failure during a join): the copy
+   * tasks cover exactly the (changed range, added node) pairs of the diff and the cleanup tasks exactly the
+   * (changed range, removed live node) pairs, each pair once, coalesced as far as possible. Prints its seed;
+   * {@code -Dringshift.seed=} replays it.
+   */
+  @Test
+  void shouldCoverExactlyTheDiffWithCopyAndCleanupTasksOnRandomRings() {
+    long seed = Long.getLong("ringshift.seed", System.nanoTime());
+    System.out.println("shouldCoverExactlyTheDiffWithCopyAndCleanupTasksOnRandomRings seed=" + seed
+        + " (replay: -Dringshift.seed=" + seed + ")");
+    Random random = new Random(seed);
+    int cases = 0;
+    while (cases < 300) {
+      long caseSeed = random.nextLong();
+      Random r = new Random(caseSeed);
+      int zones = 1 + r.nextInt(3);
+      var builder = RingSnapshot.builder().clusterId("c1").epoch(1).vnodes(1 + r.nextInt(6))
+          .replicas(1 + r.nextInt(3));
+      int nodes = 2 + r.nextInt(8);
+      for (int i = 0; i < nodes; i++) {
+        builder.addMember(Member.of("n" + i, "az-" + r.nextInt(zones), 1 + r.nextInt(3)));
+      }
+      RingSnapshot active = builder.build();
+      List<Member> target = new ArrayList<>(active.members());
+      Set<String> dead = new HashSet<>();
+      String victim = target.get(r.nextInt(target.size())).id();
+      switch (r.nextInt(5)) {
+        case 0 -> target.add(Member.of("joiner", "az-" + r.nextInt(zones), 1 + r.nextInt(3)));
+        case 1 -> target.removeIf(m -> m.id().equals(victim));
+        case 2 -> {
+          target.removeIf(m -> m.id().equals(victim));
+          dead.add(victim);
+        }
+        case 3 -> target.replaceAll(m -> m.id().equals(victim) ? m.withWeight(m.weight() + 1 + r.nextInt(3)) : m);
+        default -> {
+          target.add(Member.of("joiner", "az-" + r.nextInt(zones), 1));
+          target.removeIf(m -> m.id().equals(victim));
+          dead.add(victim);
+        }
+      }
+      Plan plan = EpochPlanner.plan(active, target, 2, 0, dead, CLUSTER_BYTES);
+      String scenario = String.format("case seed %d: %d nodes, V %d, R %d, %d zones, target %s, dead %s", caseSeed,
+          nodes, active.vnodes(), active.replicas(), zones, target.stream().map(Member::id).toList(), dead);
+      try {
+        List<RangeChange> changes = plan.diff().changes();
+        assertCoversExactlyThePairs(changes, plan.tasks(), RangeChange::added);
+        assertCoversExactlyThePairs(changes, plan.cleanupTasks(),
+            c -> c.removed().stream().filter(id -> !dead.contains(id)).toList());
+        assertNoTwoTasksCouldBeOne(plan.tasks());
+        assertNoTwoTasksCouldBeOne(plan.cleanupTasks());
+        for (PlannedTask cleanup : plan.cleanupTasks()) {
+          assertThat(cleanup.kind()).isEqualTo(PlannedTask.Kind.CLEANUP);
+          assertThat(cleanup.targetZone()).isEqualTo(active.member(cleanup.target()).zone());
+          assertThat(cleanup.sources()).isEqualTo(plan.target().replicasAt(cleanup.rangeEnd()).ids());
+          assertThat(cleanup.estimatedBytes()).isEqualTo(Math.round(cleanup.keyspaceFraction() * CLUSTER_BYTES));
+        }
+      } catch (AssertionError e) {
+        throw new AssertionError(scenario + " (replay all: -Dringshift.seed=" + seed + "): " + e.getMessage(), e);
+      }
+      cases++;
+    }
+  }
+
+  /**
+   * Each task is a run of adjacent changed ranges (start of one, end of the last), and the (range, task target)
+   * pairs of all tasks are exactly the pairs {@code expected} gives per changed range, each once.
+   */
+  static void assertCoversExactlyThePairs(List<RangeChange> changes, List<PlannedTask> tasks,
+      Function<RangeChange, List<String>> expected) {
+    Map<Long, Integer> byStart = new HashMap<>();
+    for (int i = 0; i < changes.size(); i++) {
+      byStart.put(changes.get(i).start(), i);
+    }
+    List<String> covered = new ArrayList<>();
+    for (PlannedTask task : tasks) {
+      Integer first = byStart.get(task.rangeStart());
+      assertThat(first).as("task %s starts where no changed range starts", task.taskId()).isNotNull();
+      int i = first;
+      for (int step = 0; ; step++) {
+        assertThat(step).as("task %s runs past every changed range", task.taskId()).isLessThan(changes.size());
+        RangeChange c = changes.get(i);
+        covered.add(i + "->" + task.target());
+        if (c.end() == task.rangeEnd()) {
+          break;
+        }
+        i = (i + 1) % changes.size();
+        assertThat(changes.get(i).start()).as("task %s spans a gap after range %d", task.taskId(), i).isEqualTo(c.end());
+      }
+    }
+    List<String> wanted = new ArrayList<>();
+    for (int i = 0; i < changes.size(); i++) {
+      for (String node : expected.apply(changes.get(i))) {
+        wanted.add(i + "->" + node);
+      }
+    }
+    assertThat(covered).as("(changed range, node) pairs").containsExactlyInAnyOrderElementsOf(wanted);
+  }
+
+  /** No two tasks of a plan could be one. */
   static void assertNoTwoTasksCouldBeOne(Plan plan) {
-    for (PlannedTask a : plan.tasks()) {
-      for (PlannedTask b : plan.tasks()) {
+    assertNoTwoTasksCouldBeOne(plan.tasks());
+  }
+
+  /** No two tasks are adjacent (one ends where the other starts) with the same kind, target and sources. */
+  static void assertNoTwoTasksCouldBeOne(List<PlannedTask> tasks) {
+    for (PlannedTask a : tasks) {
+      for (PlannedTask b : tasks) {
         if (a != b && a.rangeEnd() == b.rangeStart() && a.kind() == b.kind() && a.target().equals(b.target())
             && a.sources().equals(b.sources())) {
           throw new AssertionError("tasks " + a.taskId() + " and " + b.taskId() + " should be one task");

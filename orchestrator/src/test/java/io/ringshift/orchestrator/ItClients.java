@@ -1,13 +1,18 @@
 package io.ringshift.orchestrator;
 
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
+import io.ringshift.ring.Member;
+import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -35,15 +40,33 @@ final class ItClients {
 
   /** Reports every task VERIFIED, as the migration workers would. */
   static void verify(EmbeddedKafkaExtension kafka, OrchestratorConfig config, List<RangeCopyTask> tasks) {
+    report(kafka, config, tasks, TaskState.VERIFIED);
+  }
+
+  /** Reports every task in {@code state}, as the migration workers would. */
+  static void report(EmbeddedKafkaExtension kafka, OrchestratorConfig config, List<RangeCopyTask> tasks,
+      TaskState state) {
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(producerProps(kafka), new StringSerializer(),
         new ByteArraySerializer())) {
       for (RangeCopyTask t : tasks) {
+        TaskStatus status = Events.verified(t.getClusterId(), t.getEpoch(), t.getTaskId());
+        status.setState(state);
         producer.send(new ProducerRecord<>(config.topics().taskStatus().name(), t.getTaskId(),
-            config.topics().taskStatus().valueSerde().serializer().serialize("",
-                Events.verified(t.getClusterId(), t.getEpoch(), t.getTaskId()))));
+            config.topics().taskStatus().valueSerde().serializer().serialize("", status)));
       }
       producer.flush();
     }
+  }
+
+  /** Ids of the cleanup tasks of the ITs' usual change: node-12 (az-2) joins the 12-node ring (V = 32, R = 3). */
+  static List<String> joinCleanupIds(String cluster) {
+    var builder = RingSnapshot.builder().clusterId(cluster).epoch(1).vnodes(32).replicas(3);
+    Events.members(12).forEach(m -> builder.addMember(m.getId(), m.getZone(), m.getWeight()));
+    RingSnapshot active = builder.build();
+    List<Member> joined = new ArrayList<>(active.members());
+    joined.add(Member.of("node-12", "az-2"));
+    return EpochPlanner.plan(active, joined, 2, 0, Set.of(), 0).cleanupTasks().stream()
+        .map(PlannedTask::taskId).toList();
   }
 
   static List<EpochRecord> epochs(EmbeddedKafkaExtension kafka, OrchestratorConfig config, int count) {

@@ -69,7 +69,8 @@ class OrchestratorCrashIT {
       assertThat(epochs).extracting(e -> e.getState() + "@" + e.getEpoch())
           .containsExactly("PLANNED@1", "READY@1", "PLANNED@2", "READY@2", "PLANNED@3");
       int epoch3Tasks = epochs.get(4).getDiffSummary().getTasks();
-      KAFKA.consume(config.topics().tasks().name(), firstTasks.size() + epoch3Tasks, TIMEOUT,
+      int cleanups = ItClients.joinCleanupIds(CLUSTER).size();
+      KAFKA.consume(config.topics().tasks().name(), firstTasks.size() + cleanups + epoch3Tasks, TIMEOUT,
           IsolationLevel.READ_COMMITTED);
       // Exact counts, reading to the end: no duplicate from the replayed transaction.
       assertThat(readAll(config.topics().epochs().name(), config.topics().epochs().valueSerde().deserializer()))
@@ -79,7 +80,7 @@ class OrchestratorCrashIT {
       Map<String, Integer> perId = new HashMap<>();
       tasks.forEach(t -> perId.merge(t.getTaskId(), 1, Integer::sum));
       assertThat(perId).allSatisfy((id, count) -> assertThat(count).as("task %s", id).isEqualTo(1));
-      assertThat(tasks).hasSize(firstTasks.size() + epoch3Tasks);
+      assertThat(tasks).hasSize(firstTasks.size() + cleanups + epoch3Tasks);
     }
   }
 

@@ -9,6 +9,8 @@ import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
+import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,11 +108,48 @@ class OrchestratorIT {
       assertThat(epochs).extracting(e -> e.getState() + "@" + e.getEpoch())
           .containsExactly("PLANNED@1", "READY@1", "PLANNED@2", "READY@2", "PLANNED@3");
       int epoch3Tasks = epochs.get(4).getDiffSummary().getTasks();
-      List<RangeCopyTask> all = ItClients.tasks(KAFKA, restarted, tasks.size() + epoch3Tasks);
+      List<String> cleanups = ItClients.joinCleanupIds(CLUSTER);
+      List<RangeCopyTask> all = ItClients.tasks(KAFKA, restarted, tasks.size() + cleanups.size() + epoch3Tasks);
       Set<String> ids = new HashSet<>();
       all.forEach(t -> assertThat(ids.add(t.getTaskId())).as("task %s emitted twice", t.getTaskId()).isTrue());
+      assertThat(all).hasSize(tasks.size() + cleanups.size() + epoch3Tasks);
       assertThat(all).filteredOn(t -> t.getEpoch() == 3).hasSize(epoch3Tasks)
           .allSatisfy(t -> assertThat(t.getTarget()).isEqualTo("node-13"));
+      assertThat(all).filteredOn(t -> t.getKind() == TaskKind.CLEANUP).extracting(RangeCopyTask::getTaskId)
+          .as("epoch 2's cleanup tasks, emitted with its READY").containsExactlyInAnyOrderElementsOf(cleanups);
+    }
+  }
+
+  @Test
+  void shouldRequestTheFenceOnceAndEmitTheCleanupTasksWhenTheEpochIsReady() {
+    OrchestratorConfig config = config();
+    try (Orchestrator orchestrator = new Orchestrator(config).start(TIMEOUT)) {
+      ItClients.send(KAFKA, config, Events.init(CLUSTER, 12, 32));
+      ItClients.send(KAFKA, config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+      List<RangeCopyTask> planned =
+          ItClients.tasks(KAFKA, config, ItClients.epochs(KAFKA, config, 3).get(2).getDiffSummary().getTasks());
+
+      long sent = System.nanoTime();
+      ItClients.report(KAFKA, config, planned, TaskState.CAUGHT_UP);
+      // ring.tasks has several partitions: tell the requests by their flag, not by their position.
+      List<RangeCopyTask> requests = ItClients.tasks(KAFKA, config, 2 * planned.size()).stream()
+          .filter(RangeCopyTask::getFenceRequested).toList();
+      System.out.printf("last CAUGHT_UP -> %d fence requests readable (read_committed): %.0f ms%n",
+          requests.size(), (System.nanoTime() - sent) / 1e6);
+      assertThat(requests).allMatch(RangeCopyTask::getFenceRequested).extracting(RangeCopyTask::getTaskId)
+          .containsExactlyInAnyOrderElementsOf(planned.stream().map(RangeCopyTask::getTaskId).toList());
+
+      ItClients.report(KAFKA, config, planned, TaskState.CAUGHT_UP);
+      ItClients.verify(KAFKA, config, planned);
+      assertThat(ItClients.epochs(KAFKA, config, 4)).extracting(e -> e.getState() + "@" + e.getEpoch())
+          .containsExactly("PLANNED@1", "READY@1", "PLANNED@2", "READY@2");
+      List<String> cleanups = ItClients.joinCleanupIds(CLUSTER);
+      List<RangeCopyTask> all = ItClients.tasks(KAFKA, config, 2 * planned.size() + cleanups.size());
+      assertThat(all).as("each task planned once, its fence requested once, each cleanup task once")
+          .hasSize(2 * planned.size() + cleanups.size());
+      assertThat(all).filteredOn(t -> t.getKind() == TaskKind.CLEANUP).extracting(RangeCopyTask::getTaskId)
+          .containsExactlyInAnyOrderElementsOf(cleanups);
+      assertThat(all).filteredOn(RangeCopyTask::getFenceRequested).hasSameSizeAs(planned);
     }
   }
 

@@ -95,7 +95,9 @@ final class SampleRecords {
             .setChecksum(bytes(32, 9))
             .setCause(minimalMembershipEvent())
             .setDeadNodes(List.of("node-0007"))
-            .setVerifiedTaskIds(List.of("eu-west%2Fcache/43/p2/copy/0000000000000001-0000000000000002/node-0001"))
+            .setVerifiedTaskIds(List.of("eu-west%2Fcache/43/copy/0000000000000001-0000000000000002/node-0001"))
+            .setCaughtUpTaskIds(List.of("eu-west%2Fcache/43/repair/0000000000000002-0000000000000003/node-0002"))
+            .setFenceRequested(true)
             .build())
         .setQueue(List.of(minimalMembershipEvent()))
         .build();

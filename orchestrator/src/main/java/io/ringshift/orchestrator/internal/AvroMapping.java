@@ -24,6 +24,7 @@ import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -55,6 +56,18 @@ public final class AvroMapping {
 
   public AvroMapping(long clusterBytes) {
     this.clusterBytes = clusterBytes;
+  }
+
+  // ---- task statuses ----
+
+  /** What a reported task state means to the aggregate. */
+  public static ClusterAggregate.Progress progress(TaskState state) {
+    return switch (state) {
+      case PENDING, COPYING -> ClusterAggregate.Progress.BEHIND;
+      case CAUGHT_UP, FENCED -> ClusterAggregate.Progress.CAUGHT_UP;
+      case VERIFIED -> ClusterAggregate.Progress.VERIFIED;
+      default -> ClusterAggregate.Progress.STUCK; // BLOCKED, FAILED, UNKNOWN (a newer writer's state)
+    };
   }
 
   // ---- membership events ----
@@ -167,7 +180,13 @@ public final class AvroMapping {
         .build();
   }
 
-  public static RangeCopyTask task(String clusterId, long epoch, int planVersion, PlannedTask t, long timestampMillis) {
+  /**
+   * The record of a task.
+   *
+   * @param fenceRequested true on the re-emission that asks for the fence (RangeCopyTask.fenceRequested)
+   */
+  public static RangeCopyTask task(String clusterId, long epoch, PlannedTask t, boolean fenceRequested,
+      long timestampMillis) {
     return RangeCopyTask.newBuilder()
         .setTaskId(t.taskId())
         .setClusterId(clusterId)
@@ -180,6 +199,7 @@ public final class AvroMapping {
         .setTargetZone(t.targetZone())
         .setEstimatedBytes(t.estimatedBytes())
         .setTimestampMillis(timestampMillis)
+        .setFenceRequested(fenceRequested)
         .build();
   }
 
@@ -230,6 +250,8 @@ public final class AvroMapping {
           .setCause(event(active.clusterId(), f.cause()))
           .setDeadNodes(new ArrayList<>(new java.util.TreeSet<>(f.deadNodes())))
           .setVerifiedTaskIds(new ArrayList<>(new java.util.TreeSet<>(f.verified())))
+          .setCaughtUpTaskIds(new ArrayList<>(new java.util.TreeSet<>(f.caughtUp())))
+          .setFenceRequested(f.fenceRequested())
           .build();
       plans.computeIfAbsent(target.clusterId(), c -> new ConcurrentHashMap<>())
           .putIfAbsent(planKey(active, f.plan().planVersion(), target, f.deadNodes()), f.plan());
@@ -276,7 +298,9 @@ public final class AvroMapping {
       Plan plan = plans.computeIfAbsent(s.getClusterId(), c -> new ConcurrentHashMap<>()).computeIfAbsent(key, k ->
           EpochPlanner.plan(active, members(f.getMembers()), f.getEpoch(), f.getPlanVersion(), dead, clusterBytes));
       requireChecksum("in-flight epoch " + f.getEpoch(), plan.target(), f.getChecksum());
-      inFlight = new InFlight(plan, change(f.getCause()), dead, new HashSet<>(f.getVerifiedTaskIds()));
+      // A version 1 state has no caught-up tasks and no fence request: its defaults, [] and false.
+      inFlight = new InFlight(plan, change(f.getCause()), dead, new HashSet<>(f.getVerifiedTaskIds()),
+          new HashSet<>(f.getCaughtUpTaskIds()), f.getFenceRequested());
     }
     List<MembershipChange> queue = new ArrayList<>();
     for (MembershipEvent e : s.getQueue()) {

@@ -21,11 +21,24 @@ import java.util.Set;
  *
  * <p>Rules: at most one epoch is in flight. A change that arrives meanwhile is validated against the
  * membership it will apply to (the in-flight target plus the changes queued before it, ring rules included)
- * and queued; when every task of the in-flight epoch is VERIFIED the epoch is READY, becomes active, and the
- * queued changes are planned from it in order. A FAIL cannot wait behind anything: while an epoch is in
- * flight it re-plans that epoch at once (same epoch number, next plan version) with the dead node removed
- * from the target and never a source, and the old plan is recorded SUPERSEDED. A task the re-plan keeps
- * (same epoch, kind, range and target) keeps its id and its VERIFIED state; a task it drops is cancelled.
+ * and queued; when every task of the in-flight epoch is VERIFIED the epoch is READY, becomes active, its
+ * CLEANUP tasks are emitted, and the queued changes are planned from it in order. A FAIL cannot wait behind
+ * anything: while an epoch is in flight it re-plans that epoch at once (same epoch number, next plan version)
+ * with the dead node removed from the target and never a source, and the old plan is recorded SUPERSEDED. A
+ * task the re-plan keeps (same epoch, kind, range and target) keeps its id and its VERIFIED state; a task it
+ * drops is cancelled.
+ *
+ * <p>The fence (DESIGN.md, migration step 4): a source stops taking writes to a moving range only when every
+ * task of the plan has caught up, so that the write pause is short and happens once for the whole epoch. The
+ * aggregate therefore tracks, per plan, the tasks whose latest status is CAUGHT_UP or FENCED; when every task
+ * is caught up or VERIFIED it re-emits each unverified task with {@code fenceRequested} set, once per plan
+ * version (the flag is part of the state, so a restart neither repeats nor loses the request). Before the
+ * request a status going back (PENDING, COPYING: the worker restarted the copy) takes the task out of the
+ * caught-up set; after it, nothing is taken back: the worker sees the request on the compacted task record
+ * and fences once it has caught up again. Task statuses carry no plan version, so a CAUGHT_UP written just
+ * before a re-plan may be counted for the new plan; that is safe for the same reason. BLOCKED, FAILED and
+ * unknown states change nothing: the epoch just does not complete until an operator or the worker resolves
+ * the task.
  *
  * @param active the active ring (epoch, membership, checksum); {@code null} before the cluster is initialised
  * @param inFlight the epoch being migrated to, or {@code null}
@@ -44,16 +57,47 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * @param cause the change that the current plan carries out (the FAIL, after a re-plan)
    * @param deadNodes nodes confirmed dead since the active epoch: never sources
    * @param verified ids of the plan's tasks reported VERIFIED
+   * @param caughtUp ids of the plan's tasks whose latest status is CAUGHT_UP or FENCED, not VERIFIED
+   * @param fenceRequested whether the fence of this plan was requested (its unverified tasks re-emitted with
+   *     {@code fenceRequested})
    */
-  public record InFlight(Plan plan, MembershipChange cause, Set<String> deadNodes, Set<String> verified) {
+  public record InFlight(Plan plan, MembershipChange cause, Set<String> deadNodes, Set<String> verified,
+      Set<String> caughtUp, boolean fenceRequested) {
     public InFlight {
       deadNodes = Set.copyOf(deadNodes);
       verified = Set.copyOf(verified);
+      caughtUp = Set.copyOf(caughtUp);
+    }
+
+    /** A new plan's progress: nothing caught up, no fence requested, the tasks it kept VERIFIED. */
+    static InFlight started(Plan plan, MembershipChange cause, Set<String> deadNodes, Set<String> verified) {
+      return new InFlight(plan, cause, deadNodes, verified, Set.of(), false);
     }
 
     boolean complete() {
       return plan.tasks().stream().allMatch(t -> verified.contains(t.taskId()));
     }
+
+    /** Every task has caught up or is VERIFIED: the sources may fence. */
+    boolean readyToFence() {
+      return plan.tasks().stream().allMatch(t -> verified.contains(t.taskId()) || caughtUp.contains(t.taskId()));
+    }
+
+    boolean has(String taskId) {
+      return plan.tasks().stream().anyMatch(t -> t.taskId().equals(taskId));
+    }
+  }
+
+  /** What a task status says about a task's progress, as far as the aggregate cares. */
+  public enum Progress {
+    /** PENDING or COPYING: not caught up (again). */
+    BEHIND,
+    /** CAUGHT_UP or FENCED: within the lag threshold of the source, ready for the fence. */
+    CAUGHT_UP,
+    /** VERIFIED: done. */
+    VERIFIED,
+    /** BLOCKED, FAILED or a state this version does not know: changes nothing; the epoch waits. */
+    STUCK
   }
 
   /** What a transition asks the processor to emit, in order. */
@@ -75,8 +119,17 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
   }
 
-  /** A task to put on ring.tasks, of plan {@code planVersion} of {@code epoch}. */
-  public record TaskEvent(long epoch, int planVersion, PlannedTask task) implements Effect {}
+  /**
+   * A task to put on ring.tasks, of plan {@code planVersion} of {@code epoch}.
+   *
+   * @param fenceRequested true on the re-emission that asks the worker to fence the range and verify
+   */
+  public record TaskEvent(long epoch, int planVersion, PlannedTask task, boolean fenceRequested) implements Effect {
+    /** A task as planned: no fence requested. */
+    public TaskEvent(long epoch, int planVersion, PlannedTask task) {
+      this(epoch, planVersion, task, false);
+    }
+  }
 
   /** A task of a superseded plan that the new plan no longer has: a tombstone on ring.tasks. */
   public record TaskCancelled(String taskId) implements Effect {}
@@ -110,7 +163,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       return reject("cluster " + active.clusterId() + " already exists (active epoch " + active.epoch()
           + "); init declares a new cluster only", null);
     }
-    Plan plan = new Plan(initial, initial.diffTo(initial), 0, List.of());
+    Plan plan = new Plan(initial, initial.diffTo(initial), 0, List.of(), List.of());
     return new Transition(new ClusterAggregate(initial, null, List.of()), List.of(
         new EpochEvent(EpochEvent.State.PLANNED, plan, cause, null, null, null),
         new EpochEvent(EpochEvent.State.READY, plan, cause, null, null, null)));
@@ -148,26 +201,89 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     return new Transition(new ClusterAggregate(active, inFlight, queued), List.of());
   }
 
-  /** A task reported VERIFIED: when it was the last one, the epoch is READY and the next change is planned. */
+  /** A task reported VERIFIED: {@link #onStatus} with {@link Progress#VERIFIED}. */
   public Transition onVerified(String taskId, long epoch, long clusterBytes) {
-    if (inFlight == null || inFlight.plan().target().epoch() != epoch
-        || inFlight.plan().tasks().stream().noneMatch(t -> t.taskId().equals(taskId))) {
-      return new Transition(this, List.of()); // a task of another epoch or a dropped one: nothing to do
-    }
-    Set<String> verified = new HashSet<>(inFlight.verified());
-    verified.add(taskId);
-    InFlight progressed = new InFlight(inFlight.plan(), inFlight.cause(), inFlight.deadNodes(), verified);
-    if (!progressed.complete()) {
-      return new Transition(new ClusterAggregate(active, progressed, queue), List.of());
-    }
-    return new ClusterAggregate(active, progressed, queue).completeAndContinue(clusterBytes);
+    return onStatus(taskId, epoch, Progress.VERIFIED, clusterBytes);
   }
 
-  /** The in-flight epoch is complete: READY, active, and the queued changes planned from it in order. */
+  /**
+   * A task reported its progress. VERIFIED of the last task makes the epoch READY (and plans the next change);
+   * CAUGHT_UP or VERIFIED of the last task not yet caught up requests the fence; BEHIND takes a task out of the
+   * caught-up set until the fence is requested. A status of another epoch, of a task the plan does not have
+   * (dropped, a CLEANUP task) or of a task already VERIFIED changes nothing, and neither does a repeat.
+   */
+  public Transition onStatus(String taskId, long epoch, Progress progress, long clusterBytes) {
+    if (inFlight == null || inFlight.plan().target().epoch() != epoch || !inFlight.has(taskId)
+        || inFlight.verified().contains(taskId)) {
+      return unchanged();
+    }
+    Set<String> verified = new HashSet<>(inFlight.verified());
+    Set<String> caughtUp = new HashSet<>(inFlight.caughtUp());
+    switch (progress) {
+      case VERIFIED -> {
+        verified.add(taskId);
+        caughtUp.remove(taskId);
+      }
+      case CAUGHT_UP -> {
+        if (!caughtUp.add(taskId)) {
+          return unchanged();
+        }
+      }
+      case BEHIND -> {
+        // Once the fence is requested the worker finishes the catch-up and fences on its own.
+        if (inFlight.fenceRequested() || !caughtUp.remove(taskId)) {
+          return unchanged();
+        }
+      }
+      default -> {
+        return unchanged();
+      }
+    }
+    InFlight progressed = new InFlight(inFlight.plan(), inFlight.cause(), inFlight.deadNodes(), verified, caughtUp,
+        inFlight.fenceRequested());
+    ClusterAggregate next = new ClusterAggregate(active, progressed, queue);
+    if (progressed.complete()) {
+      return next.completeAndContinue(clusterBytes);
+    }
+    return next.requestFenceIfCaughtUp();
+  }
+
+  /**
+   * When every task of the plan has caught up (or is VERIFIED) and the fence was not requested yet: re-emits
+   * each unverified task with {@code fenceRequested} and records that it did.
+   */
+  private Transition requestFenceIfCaughtUp() {
+    if (inFlight.fenceRequested() || !inFlight.readyToFence()) {
+      return unchanged();
+    }
+    long epoch = inFlight.plan().target().epoch();
+    int planVersion = inFlight.plan().planVersion();
+    List<Effect> effects = new ArrayList<>();
+    for (PlannedTask task : inFlight.plan().tasks()) {
+      if (!inFlight.verified().contains(task.taskId())) {
+        effects.add(new TaskEvent(epoch, planVersion, task, true));
+      }
+    }
+    InFlight fenced = new InFlight(inFlight.plan(), inFlight.cause(), inFlight.deadNodes(), inFlight.verified(),
+        inFlight.caughtUp(), true);
+    return new Transition(new ClusterAggregate(active, fenced, queue), effects);
+  }
+
+  private Transition unchanged() {
+    return new Transition(this, List.of());
+  }
+
+  /**
+   * The in-flight epoch is complete: READY, active, its CLEANUP tasks emitted (the worker runs them only once
+   * the epoch is published and its grace period is over), and the queued changes planned from it in order.
+   */
   private Transition completeAndContinue(long clusterBytes) {
     List<Effect> effects = new ArrayList<>();
-    effects.add(new EpochEvent(EpochEvent.State.READY, inFlight.plan(), inFlight.cause(), active.checksum(),
-        null, null));
+    Plan done = inFlight.plan();
+    effects.add(new EpochEvent(EpochEvent.State.READY, done, inFlight.cause(), active.checksum(), null, null));
+    for (PlannedTask cleanup : done.cleanupTasks()) {
+      effects.add(new TaskEvent(done.target().epoch(), done.planVersion(), cleanup));
+    }
     ClusterAggregate state = new ClusterAggregate(inFlight.plan().target(), null, List.of());
     for (int i = 0; i < queue.size(); i++) {
       MembershipChange next = queue.get(i);
@@ -205,7 +321,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
         effects.add(new TaskEvent(epoch, planVersion, task));
       }
     }
-    ClusterAggregate next = new ClusterAggregate(active, new InFlight(plan, cause, dead, verified), queue);
+    ClusterAggregate next = new ClusterAggregate(active, InFlight.started(plan, cause, dead, verified), queue);
     if (next.inFlight().complete()) {
       // Nothing (left) to copy, for example a weight change that moves no range: ready at once.
       Transition t = next.completeAndContinue(clusterBytes);

@@ -11,7 +11,6 @@ import io.ringshift.schemas.RecordSerdes;
 import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
-import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import java.util.Objects;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -57,9 +56,8 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       transition = onMembership(aggregate, event);
     } else {
       TaskStatus status = RecordSerdes.taskStatus().deserialize(command.value());
-      transition = status.getState() == TaskState.VERIFIED
-          ? aggregate.onVerified(status.getTaskId(), status.getEpoch(), mapping.clusterBytes())
-          : new Transition(aggregate, java.util.List.of());
+      transition = aggregate.onStatus(status.getTaskId(), status.getEpoch(), AvroMapping.progress(status.getState()),
+          mapping.clusterBytes());
     }
     long ts = record.timestamp();
     for (ClusterAggregate.Effect effect : transition.effects()) {
@@ -67,7 +65,7 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
         context.forward(new Record<>(clusterId, new Output.Epoch(AvroMapping.epochRecord(e, ts)), ts));
       } else if (effect instanceof TaskEvent t) {
         context.forward(new Record<>(t.task().taskId(),
-            new Output.Task(AvroMapping.task(clusterId, t.epoch(), t.planVersion(), t.task(), ts)), ts));
+            new Output.Task(AvroMapping.task(clusterId, t.epoch(), t.task(), t.fenceRequested(), ts)), ts));
       } else if (effect instanceof TaskCancelled c) {
         context.forward(new Record<>(c.taskId(), new Output.Task(null), ts));
       } else if (effect instanceof Rejection r) {

@@ -4,6 +4,7 @@ import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
+import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * One cluster as the topics describe it: its audit log, the active epoch, the epoch in flight with its tasks and
@@ -26,7 +28,9 @@ import java.util.Map;
  * @param active the latest READY (or PUBLISHED) epoch record, or null
  * @param inFlight the latest PLANNED record of an epoch newer than the active one, or null
  * @param superseded the SUPERSEDED records of the in-flight epoch (abandoned plans), in log order
- * @param tasks the live tasks of the epoch in flight, ordered by range start then target
+ * @param tasks the live COPY and REPAIR tasks of the epoch in flight, ordered by range start then target
+ * @param cleanups the live CLEANUP tasks of the active epoch, and those of older epochs that are not VERIFIED yet,
+ *     ordered by epoch, range start and target
  * @param rejected the latest rejected requests of the cluster, oldest first
  * @param rejectedTotal how many rejected requests of the cluster the topic holds
  */
@@ -37,6 +41,7 @@ record ClusterView(
     EpochRecord inFlight,
     List<EpochRecord> superseded,
     List<TaskView> tasks,
+    List<TaskView> cleanups,
     List<RejectedEvent> rejected,
     int rejectedTotal) {
 
@@ -55,6 +60,7 @@ record ClusterView(
     history = List.copyOf(history);
     superseded = List.copyOf(superseded);
     tasks = List.copyOf(tasks);
+    cleanups = List.copyOf(cleanups);
     rejected = List.copyOf(rejected);
   }
 
@@ -93,29 +99,36 @@ record ClusterView(
       long epoch = inFlight.getEpoch();
       history.stream().filter(e -> e.getEpoch() == epoch && e.getState() == EpochState.SUPERSEDED)
           .forEach(superseded::add);
-      tasks = tasksOf(clusterId, epoch, liveTasks, statuses);
+      tasks = tasksOf(clusterId, t -> t.getEpoch() == epoch && t.getKind() != TaskKind.CLEANUP, liveTasks,
+          statuses);
     }
+    long activeEpochNumber = activeEpoch;
+    List<TaskView> cleanups = tasksOf(clusterId, t -> t.getKind() == TaskKind.CLEANUP
+        && t.getEpoch() <= activeEpochNumber, liveTasks, statuses).stream()
+        .filter(v -> v.task().getEpoch() == activeEpochNumber || v.state() != TaskState.VERIFIED)
+        .sorted(Comparator.comparingLong(v -> v.task().getEpoch()))
+        .toList();
     List<RejectedEvent> rejected = allRejected.stream()
         .filter(r -> clusterId.equals(r.getClusterId()))
         .sorted(Comparator.comparingLong(RejectedEvent::getTimestampMillis))
         .toList();
     int total = rejected.size();
     List<RejectedEvent> latest = rejected.subList(Math.max(0, total - Math.max(0, rejectedLimit)), total);
-    return new ClusterView(clusterId, history, active, inFlight, superseded, tasks, latest, total);
+    return new ClusterView(clusterId, history, active, inFlight, superseded, tasks, cleanups, latest, total);
   }
 
   static boolean isActiveState(EpochState state) {
     return state == EpochState.READY || state == EpochState.PUBLISHED;
   }
 
-  /** The live tasks of {@code epoch}, each with its current status. */
-  private static List<TaskView> tasksOf(String clusterId, long epoch, List<RangeCopyTask> liveTasks,
-      List<TaskStatus> statuses) {
+  /** The live tasks of the cluster that {@code wanted} accepts, each with its current status. */
+  private static List<TaskView> tasksOf(String clusterId, Predicate<RangeCopyTask> wanted,
+      List<RangeCopyTask> liveTasks, List<TaskStatus> statuses) {
     Map<String, TaskStatus> statusById = new LinkedHashMap<>();
     statuses.forEach(s -> statusById.put(s.getTaskId(), s));
     List<TaskView> tasks = new ArrayList<>();
     for (RangeCopyTask t : liveTasks) {
-      if (clusterId.equals(t.getClusterId()) && t.getEpoch() == epoch) {
+      if (clusterId.equals(t.getClusterId()) && wanted.test(t)) {
         tasks.add(new TaskView(t, statusById.get(t.getTaskId())));
       }
     }

@@ -11,10 +11,14 @@ import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
+import io.ringshift.schemas.avro.TaskState;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** The text and JSON of {@code status} and {@code epochs}, and the line for the outcome of a request. Pure. */
 final class Reports {
@@ -124,7 +128,7 @@ final class Reports {
 
   // ---- status ----
 
-  static List<String> statusText(ClusterView view, int taskLimit) {
+  static List<String> statusText(ClusterView view, int taskLimit, long nowMillis) {
     List<String> lines = new ArrayList<>();
     lines.add("cluster " + view.clusterId());
     EpochRecord a = view.active();
@@ -152,8 +156,10 @@ final class Reports {
         lines.add(String.format(Locale.ROOT, "           superseded plan %s at %s: %s", s.getPlanVersion(),
             Text.time(s.getTimestampMillis()), s.getReason() == null ? "-" : s.getReason()));
       }
+      lines.addAll(progressText("progress   ", EpochProgress.of(view.tasks(), nowMillis)));
       lines.addAll(tasksText(view, taskLimit));
     }
+    lines.addAll(cleanupText(view, nowMillis));
     lines.addAll(rejectedText(view));
     return lines;
   }
@@ -171,19 +177,62 @@ final class Reports {
       return lines;
     }
     List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("STATE", "KIND", "RANGE", "KEYSPACE", "SOURCES -> TARGET", "ID"));
+    rows.add(List.of("STATE", "KIND", "RANGE", "KEYSPACE", "SOURCES -> TARGET", "COPIED", "ID", "DETAIL"));
     int shown = limit == 0 ? view.tasks().size() : Math.min(limit, view.tasks().size());
     for (TaskView t : view.tasks().subList(0, shown)) {
       RangeCopyTask task = t.task();
       rows.add(List.of(t.state().name(), task.getKind().name(), Text.range(task.getRangeStart(), task.getRangeEnd()),
           Text.percent(RangeChange.fraction(task.getRangeStart(), task.getRangeEnd())),
-          String.join(",", task.getSources()) + " -> " + task.getTarget(), task.getTaskId()));
+          String.join(",", task.getSources()) + " -> " + task.getTarget(),
+          Text.bytes(t.status() == null ? 0 : t.status().getCopiedBytes()), task.getTaskId(), detail(t)));
     }
     Text.table(rows).forEach(line -> lines.add("  " + line));
     if (shown < view.tasks().size()) {
       lines.add(String.format(Locale.ROOT, "  ... %d more (--limit 0 shows all)", view.tasks().size() - shown));
     }
     return lines;
+  }
+
+  /** The progress bar, then why tasks wait (the five most common reasons). */
+  private static List<String> progressText(String label, EpochProgress progress) {
+    List<String> lines = new ArrayList<>();
+    lines.add(label + progress.line());
+    int shown = 0;
+    for (Map.Entry<String, Integer> reason : progress.waiting().entrySet()) {
+      if (shown++ == 5) {
+        lines.add(String.format(Locale.ROOT, "           ... and %d other reasons", progress.waiting().size() - 5));
+        break;
+      }
+      lines.add(String.format(Locale.ROOT, "  waiting  %d task%s: %s", reason.getValue(),
+          reason.getValue() == 1 ? "" : "s", reason.getKey()));
+    }
+    return lines;
+  }
+
+  /** The CLEANUP tasks of the active epoch and the unfinished ones of older epochs, per epoch. */
+  private static List<String> cleanupText(ClusterView view, long nowMillis) {
+    List<String> lines = new ArrayList<>();
+    Map<Long, List<TaskView>> byEpoch = new TreeMap<>();
+    view.cleanups().forEach(t -> byEpoch.computeIfAbsent(t.task().getEpoch(), e -> new ArrayList<>()).add(t));
+    byEpoch.forEach((epoch, tasks) -> {
+      Map<TaskState, Integer> counts = new EnumMap<>(TaskState.class);
+      tasks.forEach(t -> counts.merge(t.state(), 1, Integer::sum));
+      List<String> parts = new ArrayList<>();
+      counts.forEach((state, n) -> parts.add(state + " " + n));
+      lines.add(String.format(Locale.ROOT, "cleanup    epoch %d: %d task%s: %s", epoch, tasks.size(),
+          tasks.size() == 1 ? "" : "s", String.join(", ", parts)));
+      List<String> progress = progressText("", EpochProgress.of(tasks, nowMillis));
+      lines.addAll(progress.subList(1, progress.size()));
+    });
+    return lines;
+  }
+
+  private static String detail(TaskView t) {
+    if (t.status() == null) {
+      return "";
+    }
+    String why = t.status().getError() != null ? t.status().getError() : t.status().getBlockedReason();
+    return why == null ? "" : why;
   }
 
   private static List<String> rejectedText(ClusterView view) {
@@ -200,7 +249,7 @@ final class Reports {
     return lines;
   }
 
-  static ObjectNode statusJson(ClusterView view) {
+  static ObjectNode statusJson(ClusterView view, long nowMillis) {
     ObjectNode root = JsonOutput.object();
     root.put("cluster", view.clusterId());
     root.set("active", view.active() == null ? null : epochJson(view.active()));
@@ -209,8 +258,37 @@ final class Reports {
     view.superseded().forEach(s -> superseded.add(epochJson(s)));
     ObjectNode counts = root.putObject("taskCounts");
     view.countsByState().forEach((state, n) -> counts.put(state.name(), n));
-    ArrayNode tasks = root.putArray("tasks");
-    for (TaskView t : view.tasks()) {
+    root.set("progress", view.inFlight() == null ? null : progressJson(EpochProgress.of(view.tasks(), nowMillis)));
+    taskArray(root.putArray("tasks"), view.tasks());
+    taskArray(root.putArray("cleanups"), view.cleanups());
+    root.put("rejectedTotal", view.rejectedTotal());
+    ArrayNode rejected = root.putArray("rejected");
+    for (RejectedEvent r : view.rejected()) {
+      ObjectNode node = rejected.addObject();
+      node.put("time", Text.time(r.getTimestampMillis()));
+      node.put("requestId", r.getRequestId());
+      node.put("key", r.getKey());
+      node.put("reason", r.getReason());
+    }
+    return root;
+  }
+
+  private static ObjectNode progressJson(EpochProgress p) {
+    ObjectNode node = JsonOutput.object();
+    node.put("tasks", p.tasks());
+    node.put("verified", p.verified());
+    node.put("copiedBytes", p.copiedBytes());
+    node.put("estimatedBytes", p.estimatedBytes());
+    node.put("fraction", p.fraction());
+    node.put("bytesPerSecond", p.bytesPerSecond() < 0 ? null : p.bytesPerSecond());
+    node.put("etaSeconds", p.etaSeconds() < 0 ? null : p.etaSeconds());
+    ObjectNode waiting = node.putObject("waiting");
+    p.waiting().forEach(waiting::put);
+    return node;
+  }
+
+  private static void taskArray(ArrayNode tasks, List<TaskView> views) {
+    for (TaskView t : views) {
       RangeCopyTask task = t.task();
       ObjectNode node = tasks.addObject();
       node.put("id", task.getTaskId());
@@ -225,19 +303,10 @@ final class Reports {
       node.put("estimatedBytes", task.getEstimatedBytes());
       node.put("state", t.state().name());
       node.put("copiedBytes", t.status() == null ? 0 : t.status().getCopiedBytes());
+      node.put("epoch", task.getEpoch());
       node.put("detail", t.status() == null ? null
           : t.status().getError() != null ? t.status().getError() : t.status().getBlockedReason());
     }
-    root.put("rejectedTotal", view.rejectedTotal());
-    ArrayNode rejected = root.putArray("rejected");
-    for (RejectedEvent r : view.rejected()) {
-      ObjectNode node = rejected.addObject();
-      node.put("time", Text.time(r.getTimestampMillis()));
-      node.put("requestId", r.getRequestId());
-      node.put("key", r.getKey());
-      node.put("reason", r.getReason());
-    }
-    return root;
   }
 
   private static String requestOf(EpochRecord e) {

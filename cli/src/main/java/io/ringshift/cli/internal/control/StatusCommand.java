@@ -67,9 +67,9 @@ public final class StatusCommand implements Callable<Integer> {
       throw unknownCluster(clusterId, bootstrap, view);
     }
     if (json) {
-      JsonOutput.print(out, Reports.statusJson(view));
+      JsonOutput.print(out, Reports.statusJson(view, System.currentTimeMillis()));
     } else {
-      Reports.statusText(view, limit).forEach(out::println);
+      Reports.statusText(view, limit, System.currentTimeMillis()).forEach(out::println);
       out.flush();
     }
     return 0;

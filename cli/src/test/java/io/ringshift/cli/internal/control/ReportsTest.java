@@ -17,7 +17,10 @@ import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.RecordKeys;
+import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -35,16 +38,27 @@ class ReportsTest {
   private static final RangeCopyTask B = task(C, 2, 0x20, 0x30, "node-007", List.of("node-005"));
   private static final RangeCopyTask D = task(C, 2, 0x40, 0x50, "node-007", List.of("node-002"));
 
+  private static final long NOW = T0 + 70_000;
+
+  /** B started 10 s before NOW and copied 1 KiB of its 4 KiB, throttled. */
+  private static TaskStatus copyingB() {
+    TaskStatus s = status(B, TaskState.COPYING);
+    s.setCopiedBytes(1024);
+    s.setStartedMillis(T0 + 60_000);
+    s.setBlockedReason("throttled: source node-005 at 512 B/s");
+    return s;
+  }
+
   private static ClusterView view() {
     return ClusterView.of(C, List.of(epoch(E1, EpochState.PLANNED, 1, READY.getCause(), 0, T0), READY, PLANNED),
-        List.of(A, B, D), List.of(status(A, TaskState.VERIFIED), status(B, TaskState.COPYING)),
+        List.of(A, B, D), List.of(status(A, TaskState.VERIFIED), copyingB()),
         List.of(rejected(C, "r-2", "JOIN of node node-007: it is already a member of cluster shop", T0 + 120_000)),
         5);
   }
 
   @Test
   void shouldPrintTheActiveEpochTheEpochInFlightItsTasksAndTheRejections() {
-    List<String> lines = Reports.statusText(view(), 2);
+    List<String> lines = Reports.statusText(view(), 2, NOW);
 
     assertThat(lines.get(0)).isEqualTo("cluster shop");
     assertThat(lines.get(1)).isEqualTo("active     epoch 1 READY: 6 members in 3 zones, vnodes 16, replicas 3, "
@@ -53,23 +67,29 @@ class ReportsTest {
         + "alice) at 2026-01-02T03:05:05Z; 7 members, checksum " + E2.checksumHex().substring(0, 12));
     assertThat(lines.get(3)).isEqualTo("           3 tasks, replica data moved 6.25% (ideal 6.25%), keyspace "
         + "changed 25.00%, estimated 2.93 KiB");
-    assertThat(lines.get(4)).isEqualTo("tasks      3: PENDING 1, COPYING 1, VERIFIED 1");
-    assertThat(lines.get(5)).isEqualTo("  STATE     KIND  RANGE                                 KEYSPACE  "
-        + "SOURCES -> TARGET              ID");
-    assertThat(lines.get(6)).isEqualTo("  VERIFIED  COPY  (0000000000000010, 0000000000000020]  0.00%     "
-        + "node-002,node-001 -> node-007  " + A.getTaskId());
-    assertThat(lines.get(8)).isEqualTo("  ... 1 more (--limit 0 shows all)");
-    assertThat(lines.get(9)).isEqualTo("rejected   1 (latest 1):");
-    assertThat(lines.get(10)).isEqualTo("  2026-01-02T03:06:05Z  request r-2  JOIN of node node-007: it is already "
+    // A is done (4 KiB), B copied 1 KiB of 4 KiB in the 10 s since it started, D has not started: 5 of 12 KiB.
+    assertThat(lines.get(4)).isEqualTo("progress   [############..................]   41.7%  5.00 KiB of 12.0 KiB "
+        + "copied  at 512 B/s  ETA 14 s  (1 of 3 verified)");
+    assertThat(lines.get(5)).isEqualTo("  waiting  1 task: throttled: source node-005 at 512 B/s");
+    assertThat(lines.get(6)).isEqualTo("tasks      3: PENDING 1, COPYING 1, VERIFIED 1");
+    assertThat(lines.get(7)).isEqualTo("  STATE     KIND  RANGE                                 KEYSPACE  "
+        + "SOURCES -> TARGET              COPIED    ID" + " ".repeat(A.getTaskId().length() - 2 + 2) + "DETAIL");
+    assertThat(lines.get(8)).isEqualTo("  VERIFIED  COPY  (0000000000000010, 0000000000000020]  0.00%     "
+        + "node-002,node-001 -> node-007  4.00 KiB  " + A.getTaskId());
+    assertThat(lines.get(9)).isEqualTo("  COPYING   COPY  (0000000000000020, 0000000000000030]  0.00%     "
+        + "node-005 -> node-007           1.00 KiB  " + B.getTaskId() + "  throttled: source node-005 at 512 B/s");
+    assertThat(lines.get(10)).isEqualTo("  ... 1 more (--limit 0 shows all)");
+    assertThat(lines.get(11)).isEqualTo("rejected   1 (latest 1):");
+    assertThat(lines.get(12)).isEqualTo("  2026-01-02T03:06:05Z  request r-2  JOIN of node node-007: it is already "
         + "a member of cluster shop");
-    assertThat(lines).hasSize(11);
+    assertThat(lines).hasSize(13);
   }
 
   @Test
   void shouldSayWhenNothingIsInFlightOrRejected() {
     ClusterView idle = ClusterView.of(C, List.of(READY), List.of(), List.of(), List.of(), 5);
 
-    assertThat(Reports.statusText(idle, 20)).containsExactly(
+    assertThat(Reports.statusText(idle, 20, NOW)).containsExactly(
         "cluster shop",
         "active     epoch 1 READY: 6 members in 3 zones, vnodes 16, replicas 3, checksum "
             + E1.checksumHex().substring(0, 12) + "; INIT at 2026-01-02T03:04:05Z",
@@ -79,7 +99,7 @@ class ReportsTest {
 
   @Test
   void shouldPutEveryTaskAndItsStateInTheJson() throws Exception {
-    JsonNode json = parse(Reports.statusJson(view()));
+    JsonNode json = parse(Reports.statusJson(view(), NOW));
 
     assertThat(json.get("active").get("epoch").asLong()).isEqualTo(1);
     assertThat(json.get("inFlight").get("cause").get("requestId").asText()).isEqualTo("r-1");
@@ -91,6 +111,45 @@ class ReportsTest {
     assertThat(first.get("sources").toString()).isEqualTo("[\"node-002\",\"node-001\"]");
     assertThat(first.get("state").asText()).isEqualTo("VERIFIED");
     assertThat(json.get("rejected").get(0).get("requestId").asText()).isEqualTo("r-2");
+    JsonNode progress = json.get("progress");
+    assertThat(progress.get("copiedBytes").asLong()).isEqualTo(5120);
+    assertThat(progress.get("estimatedBytes").asLong()).isEqualTo(12288);
+    assertThat(progress.get("bytesPerSecond").asDouble()).isEqualTo(512.0);
+    assertThat(progress.get("etaSeconds").asLong()).isEqualTo(14);
+    assertThat(progress.get("waiting").get("throttled: source node-005 at 512 B/s").asInt()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldShowTheCleanupOfTheActiveEpochAndWhyItWaits() {
+    RangeCopyTask cleanup = task(C, 1, 0x10, 0x20, "node-003", List.of("node-007"));
+    cleanup.setKind(TaskKind.CLEANUP);
+    cleanup.setTaskId(RecordKeys.taskId(C, 1, TaskKind.CLEANUP, 0x10, 0x20, "node-003"));
+    TaskStatus blocked = status(cleanup, TaskState.BLOCKED);
+    blocked.setBlockedReason("waiting for epoch 1 to be published");
+    ClusterView idle = ClusterView.of(C, List.of(READY), List.of(cleanup), List.of(blocked), List.of(), 5);
+
+    assertThat(idle.tasks()).isEmpty();
+    assertThat(Reports.statusText(idle, 20, NOW)).containsSequence(
+        "in flight  none",
+        "cleanup    epoch 1: 1 task: BLOCKED 1",
+        "  waiting  1 task: waiting for epoch 1 to be published");
+  }
+
+  @Test
+  void shouldTellProgressWithoutEstimatesByVerifiedTasks() {
+    RangeCopyTask unsized = task(C, 2, 0x10, 0x20, "node-007", List.of("node-002"));
+    unsized.setEstimatedBytes(0);
+    RangeCopyTask other = task(C, 2, 0x20, 0x30, "node-007", List.of("node-002"));
+    other.setEstimatedBytes(0);
+    EpochProgress p = EpochProgress.of(List.of(new ClusterView.TaskView(unsized, status(unsized, TaskState.VERIFIED)),
+        new ClusterView.TaskView(other, null)), NOW);
+
+    assertThat(p.fraction()).isEqualTo(0.5);
+    assertThat(p.bytesPerSecond()).isEqualTo(-1);
+    assertThat(p.line()).isEqualTo("[###############...............]   50.0%  4.00 KiB copied  not started  "
+        + "ETA unknown  (1 of 2 verified)");
+    assertThat(EpochProgress.duration(200)).isEqualTo("3 min 20 s");
+    assertThat(EpochProgress.duration(7500)).isEqualTo("2 h 5 min");
   }
 
   @Test
