@@ -215,10 +215,11 @@ final class CopyRun extends TaskRun {
     }
     progress.state = TaskState.COPYING;
     publish();
-    try (RangeScan open = scan) {
-      Iterator<Entry> entries = open;
+    try (RangeScan open = scan;
+        Prefetch<Entry> prefetch = new Prefetch<>(Thread.currentThread().getName() + "-scan",
+            () -> nextBatch(source, open, e -> e))) {
       List<Entry> batch;
-      while (!(batch = nextBatch(source, entries, e -> e)).isEmpty()) {
+      while (!(batch = prefetch.next(control)).isEmpty()) {
         long bytes = send(source, batch);
         Entry last = batch.get(batch.size() - 1);
         progress.copiedBytes += bytes;

@@ -1,0 +1,33 @@
+package io.ringshift.worker;
+
+import io.ringshift.storage.NodeServer;
+import io.ringshift.storage.RocksStore;
+import io.ringshift.storage.Store;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Random;
+
+/**
+ * A storage node in a child JVM: a RocksDB store served over HTTP on a free port of 127.0.0.1. Arguments: data
+ * directory, node id, keys to write first, value bytes. Prints {@code PORT <n>} once it serves, then runs until
+ * killed.
+ */
+public final class NodeChild {
+  private NodeChild() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    Store store = RocksStore.open(Path.of(args[0]), args[1], "az-1");
+    int keys = Integer.parseInt(args[2]);
+    byte[] value = new byte[Integer.parseInt(args[3])];
+    Random random = new Random(42);
+    for (int i = 0; i < keys; i++) {
+      random.nextBytes(value);
+      store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), value, 1);
+    }
+    NodeServer server = NodeServer.start(store, new InetSocketAddress("127.0.0.1", 0));
+    System.out.println("PORT " + server.port());
+    System.out.flush();
+    Thread.currentThread().join(); // until the test kills this JVM
+  }
+}
