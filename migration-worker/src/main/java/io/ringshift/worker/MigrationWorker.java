@@ -117,17 +117,24 @@ public final class MigrationWorker implements AutoCloseable {
       throw new IllegalStateException("worker " + config.workerId() + " is already started");
     }
     Duration timeout = config.startTimeout();
-    producer = new KafkaProducer<>(producerProperties(), new StringSerializer(),
-        config.topics().taskStatus().valueSerde().serializer());
-    reader = new ControlReader(config.bootstrapServers(), config.topics(), control,
-        config.workerId() + "-control").start(timeout);
-    reader.awaitCaughtUp(timeout);
-    executor = Executors.newCachedThreadPool(taskThreads(config.workerId()));
-    StatusSink sink = this::send;
-    TaskContext ctx = new TaskContext(config.workerId(), stores, throttles, slots, sink, control, clock,
-        Ticker.system(), config.tuning(), config.grace());
-    dispatcher = new TaskDispatcher(ctx, executor);
-    consumer = new KafkaConsumer<>(consumerProperties(), new StringDeserializer(), new ByteArrayDeserializer());
+    try {
+      producer = new KafkaProducer<>(producerProperties(), new StringSerializer(),
+          config.topics().taskStatus().valueSerde().serializer());
+      reader = new ControlReader(config.bootstrapServers(), config.topics(), control,
+          config.workerId() + "-control");
+      reader.start(timeout);
+      reader.awaitCaughtUp(timeout);
+      executor = Executors.newCachedThreadPool(taskThreads(config.workerId()));
+      StatusSink sink = this::send;
+      TaskContext ctx = new TaskContext(config.workerId(), stores, throttles, slots, sink, control, clock,
+          Ticker.system(), config.tuning(), config.grace());
+      dispatcher = new TaskDispatcher(ctx, executor);
+      consumer = new KafkaConsumer<>(consumerProperties(), new StringDeserializer(), new ByteArrayDeserializer());
+    } catch (RuntimeException e) {
+      // Nothing runs yet: release what was opened, so a failed start leaks no client or thread.
+      close();
+      throw e;
+    }
     running = true;
     pollThread = new Thread(this::pollLoop, "ringshift-worker-poll");
     pollThread.start();
@@ -184,6 +191,8 @@ public final class MigrationWorker implements AutoCloseable {
 
   /** The poll thread: stages records, rebuilds newly assigned partitions from the beginning, dispatches. */
   private void pollLoop() {
+    // This thread owns the consumer (close() only wakes it up).
+    KafkaConsumer<String, byte[]> consumer = this.consumer;
     Deserializer<RangeCopyTask> decoder = config.topics().tasks().valueSerde().deserializer();
     Map<String, Staged> staged = new LinkedHashMap<>();
     Map<TopicPartition, Long> rebuilding = new HashMap<>();
@@ -292,7 +301,11 @@ public final class MigrationWorker implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+    } else if (consumer != null && !running) {
+      // Created by a start that failed before the poll thread ran: nothing else closes it.
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
+    consumer = null;
     if (reader != null) {
       reader.close();
       reader = null;

@@ -69,6 +69,11 @@ final class CopyRun extends TaskRun {
     while (true) {
       control.check();
       try {
+        if (task().getSources().isEmpty()) {
+          blocked("the task names no source: no replica of the range survives");
+          control.sleep(ctx.tuning().retryInterval());
+          continue;
+        }
         String source = chooseSource(failedSources);
         if (source == null) {
           blocked("no source reachable: " + describe(failedSources));
@@ -123,10 +128,6 @@ final class CopyRun extends TaskRun {
     String checkpointSource = progress.source;
     if (checkpointSource != null && candidates.remove(checkpointSource)) {
       candidates.add(0, checkpointSource);
-    }
-    if (candidates.isEmpty()) {
-      failed.put("(none)", "the task names no source");
-      return null;
     }
     for (String node : candidates) {
       if (failed.containsKey(node)) {

@@ -224,6 +224,19 @@ class CopyRunTest {
   }
 
   @Test
+  void shouldBlockATaskThatNamesNoSource() {
+    harness(Limits.unlimited());
+    RangeCopyTask task = copyTask(2, HALF, List.of(), "node-t");
+
+    TaskRun run = h.run(task);
+
+    assertThat(h.awaitState(task.getTaskId(), TaskState.BLOCKED).getBlockedReason())
+        .isEqualTo("the task names no source: no replica of the range survives");
+    run.stop(TaskControl.Stop.CANCEL);
+    h.awaitFinished(run);
+  }
+
+  @Test
   void shouldBlockWhileTheTargetIsDownAndResume() {
     harness(Limits.unlimited().withRates(0, 300 * 1024));
     a.fill("k", 2000, 100);
