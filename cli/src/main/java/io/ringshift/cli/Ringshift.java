@@ -8,6 +8,7 @@ import io.ringshift.cli.internal.control.EpochsCommand;
 import io.ringshift.cli.internal.control.InitCommand;
 import io.ringshift.cli.internal.control.PlanCommand;
 import io.ringshift.cli.internal.control.StatusCommand;
+import io.ringshift.cli.internal.node.NodeCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.cli.internal.worker.WorkerCommand;
 import io.ringshift.ring.RingException;
@@ -37,6 +38,7 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       EpochsCommand.class,
       PlanCommand.class,
+      NodeCommand.class,
       WorkerCommand.class
     })
 public final class Ringshift {

@@ -1,15 +1,21 @@
 package io.ringshift.storage;
 
 import static io.ringshift.storage.TestKeys.bytes;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -94,6 +100,47 @@ class RemoteStoreTest extends StoreContractTest {
     assertThatThrownBy(() -> remote.get(bytes("a"))).isInstanceOf(StoreException.Unavailable.class)
         .hasMessageContaining("is closed");
     assertThat(rocks.get(bytes("a"))).as("the node is not affected").isPresent();
+  }
+
+  /**
+   * A node that drops a connection without answering (as the JDK server does with a keep-alive connection it closed
+   * for idleness just as a request left) is asked once more on a new connection; twice is unavailable. An apply is
+   * a POST, which the JDK client never repeats by itself.
+   */
+  @Test
+  void shouldRetryACallOnceWhenTheConnectionBreaksWithoutAnAnswer() throws Exception {
+    String answer = "{\"sequence\":9}";
+    AtomicInteger connections = new AtomicInteger();
+    AtomicReference<IOException> nodeFailure = new AtomicReference<>();
+    try (ServerSocket flaky = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+      Thread node = new Thread(() -> {
+        while (!flaky.isClosed()) {
+          try (Socket s = flaky.accept()) {
+            s.getInputStream().read(new byte[4096]);
+            if (connections.getAndIncrement() == 1) {
+              s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                  + answer.length() + "\r\nConnection: close\r\n\r\n" + answer).getBytes(UTF_8));
+            }
+          } catch (IOException e) {
+            if (!flaky.isClosed()) {
+              nodeFailure.set(e);
+            }
+          }
+        }
+      }, "flaky-node");
+      node.start();
+      Store client = RemoteStore.connect("127.0.0.1:" + flaky.getLocalPort(), Duration.ofSeconds(5));
+
+      assertThat(client.apply(List.of())).as("dropped once, answered on the second connection").isEqualTo(9);
+      assertThat(connections).hasValue(2);
+      assertThatThrownBy(() -> client.apply(List.of())).as("dropped twice")
+          .isInstanceOf(StoreException.Unavailable.class)
+          .hasMessageContaining("the node at 127.0.0.1:" + flaky.getLocalPort() + " is unreachable (POST /v1/apply)");
+      assertThat(connections).hasValue(4);
+      flaky.close();
+      node.join(10_000);
+      assertThat(nodeFailure).as("the fake node itself").hasNullValue();
+    }
   }
 
   @Test

@@ -21,8 +21,10 @@ public final class LogSettings {
 
   /** Sets the simple logger's defaults for the command that {@code args} runs. */
   public static void configure(String[] args) {
-    // A migration worker runs for hours too: a task's failure or a digest mismatch must stay visible.
-    boolean dev = "dev".equals(firstCommand(args)) || "worker".equals(firstCommand(args));
+    // Storage nodes and migration workers are long-running servers too: their warnings (a request that failed in
+    // the store, a task's failure, a digest mismatch) stay visible.
+    String command = firstCommand(args);
+    boolean dev = "dev".equals(command) || "node".equals(command) || "worker".equals(command);
     boolean keptState = Arrays.stream(args).anyMatch(a -> a.equals("--data-dir") || a.startsWith("--data-dir="));
     for (Map.Entry<String, String> e : defaults(dev, keptState).entrySet()) {
       if (System.getProperty(e.getKey()) == null) {
