@@ -49,6 +49,8 @@ public final class AvroMapping {
   private final long clusterBytes;
   /** Memoised plans per cluster, keyed by everything a plan depends on. */
   private final Map<String, Map<PlanKey, Plan>> plans = new ConcurrentHashMap<>();
+  /** The last active ring of each cluster, reused while a state names the same epoch and checksum. */
+  private final Map<String, RingSnapshot> activeRings = new ConcurrentHashMap<>();
 
   /** What a plan is a function of (with the placement rules and {@code clusterBytes}, which are fixed here). */
   private record PlanKey(long epoch, int planVersion, String activeChecksum, String targetChecksum,
@@ -280,14 +282,7 @@ public final class AvroMapping {
     if (s == null) {
       return ClusterAggregate.uninitialised();
     }
-    RingSnapshot active = RingSnapshot.builder()
-        .clusterId(s.getClusterId())
-        .epoch(s.getActiveEpoch())
-        .vnodes(s.getVnodes())
-        .replicas(s.getReplicas())
-        .members(members(s.getActiveMembers()))
-        .build();
-    requireChecksum("active epoch " + s.getActiveEpoch(), active, s.getActiveChecksum());
+    RingSnapshot active = activeRing(s);
     InFlight inFlight = null;
     InFlightEpoch f = s.getInFlight();
     if (f != null) {
@@ -307,6 +302,30 @@ public final class AvroMapping {
       queue.add(change(e));
     }
     return new ClusterAggregate(active, inFlight, queue);
+  }
+
+  /**
+   * The active ring of a stored state. Every input of a cluster loads its state, and building a ring of 120 x 256
+   * tokens takes milliseconds, so the last ring of each cluster is memoised: a state whose active epoch and
+   * checksum equal the memoised ring's describes that ring (the checksum is a SHA-256 over the token table and
+   * parameters), so the ring is reused without a rebuild.
+   */
+  private RingSnapshot activeRing(ClusterState s) {
+    RingSnapshot cached = activeRings.get(s.getClusterId());
+    if (cached != null && cached.epoch() == s.getActiveEpoch()
+        && java.util.Arrays.equals(cached.checksum(), bytes(s.getActiveChecksum()))) {
+      return cached;
+    }
+    RingSnapshot active = RingSnapshot.builder()
+        .clusterId(s.getClusterId())
+        .epoch(s.getActiveEpoch())
+        .vnodes(s.getVnodes())
+        .replicas(s.getReplicas())
+        .members(members(s.getActiveMembers()))
+        .build();
+    requireChecksum("active epoch " + s.getActiveEpoch(), active, s.getActiveChecksum());
+    activeRings.put(s.getClusterId(), active);
+    return active;
   }
 
   /** Forgets memoised plans of a cluster other than the one in flight. */

@@ -51,6 +51,24 @@ class AvroMappingTest {
   }
 
   @Test
+  void shouldReuseTheActiveRingWhileTheStateNamesItsEpochAndChecksum() {
+    AvroMapping mapping = new AvroMapping(BYTES);
+    ClusterState stored = mapping.state(fenceRequested());
+
+    ClusterAggregate first = mapping.aggregate(stored);
+    ClusterAggregate second = mapping.aggregate(RecordSerdes.clusterState().deserialize(
+        RecordSerdes.clusterState().serialize(stored)));
+
+    assertThat(second.active()).isSameAs(first.active());
+    assertThat(second.inFlight().plan()).isSameAs(first.inFlight().plan());
+    // The next epoch's ring is another ring: rebuilt, and checked against its own checksum.
+    ClusterState next = ClusterState.newBuilder(stored).setActiveEpoch(stored.getActiveEpoch() + 1)
+        .setInFlight(null).build();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> mapping.aggregate(next))
+        .hasMessageContaining("epoch " + next.getActiveEpoch());
+  }
+
+  @Test
   void shouldRestoreTheCaughtUpTasksAndTheFenceRequest() {
     ClusterAggregate state = fenceRequested();
 
