@@ -1,18 +1,35 @@
 package io.ringshift.storage;
 
+import io.ringshift.ring.RingHash;
 import java.util.Arrays;
 
 /**
  * One key of a store as it is copied: its ring position, the key and the value, or a {@code null} value for a
  * deletion (a change-feed tombstone). Arrays are not copied; callers must not change them.
  *
- * @param position the key's ring position, {@code RingHash.position(key)}: keys are stored in token order
+ * @param position the key's ring position, {@link #positionOf(byte[])}: keys are stored in token order
  */
 public record Entry(long position, byte[] key, byte[] value) {
   public Entry {
     if (key == null) {
       throw new IllegalArgumentException("an entry needs a key");
     }
+  }
+
+  /** An entry for {@code key} at its ring position; a {@code null} value is a deletion. */
+  public static Entry of(byte[] key, byte[] value) {
+    if (key == null) {
+      throw new IllegalArgumentException("an entry needs a key");
+    }
+    return new Entry(positionOf(key), key, value);
+  }
+
+  /**
+   * A key's ring position: {@code RingHash.xxh3()} (XXH3-64, seed 0) of the key's bytes, read as an unsigned
+   * 64-bit number. Keys are stored in the order of their positions.
+   */
+  public static long positionOf(byte[] key) {
+    return RingHash.xxh3().hash(key, 0, key.length);
   }
 
   public boolean isDeletion() {

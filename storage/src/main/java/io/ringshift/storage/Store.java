@@ -9,12 +9,14 @@ import java.util.Optional;
  * network API, so a worker drives a local and a remote store alike.
  *
  * <p>Keys are kept in token order: a key is stored under its 8-byte big-endian ring position
- * ({@code RingHash.position(key)}) followed by the key, so a ring range is a key range. Every write gets a
+ * ({@link Entry#positionOf}: XXH3-64 of the key bytes, unsigned) followed by the key, so a ring range is a key range. Every write gets a
  * sequence number that is a real offset in the store's log, increasing; scans, digests and fences are taken
  * at a sequence number, and the change feed is read after one.
  *
- * <p>Limits: a key is 1 to {@link #MAX_KEY_BYTES} bytes, a value at most {@link #MAX_VALUE_BYTES}; anything
- * else is refused with {@link StoreException.BadRequest} and changes nothing.
+ * <p>Limits: a key is 1 to {@link #MAX_KEY_BYTES} bytes, a value at most {@link #MAX_VALUE_BYTES}, an epoch and a
+ * sequence number are {@code >= 0}, one {@link #apply} carries at most {@link #MAX_APPLY_ENTRIES} entries and
+ * {@link #MAX_APPLY_BYTES} key plus value bytes; anything else is refused with {@link StoreException.BadRequest},
+ * whose message names the value and the rule, and changes nothing.
  *
  * <p>Implementations are thread safe. Every method may throw {@link StoreException}; its subclasses say
  * whether a retry can help.
@@ -25,11 +27,18 @@ public interface Store extends AutoCloseable {
   int MAX_KEY_BYTES = 16 * 1024;
   /** Largest value a store accepts. */
   int MAX_VALUE_BYTES = 4 * 1024 * 1024;
+  /** Most key plus value bytes one {@link #apply} carries (64 MiB): a copy sends its range in batches. */
+  int MAX_APPLY_BYTES = 64 * 1024 * 1024;
+  /** Most entries one {@link #apply} carries. */
+  int MAX_APPLY_ENTRIES = 1_000_000;
 
   /** Who the store is and where its log is. */
   NodeInfo info();
 
-  /** The sequence number of the last write in the store's log (0 for an empty store). */
+  /**
+   * The sequence number of the last write in the store's log. A new store starts near 0 (its own records, such as
+   * its identity and fences, take sequence numbers too); it never goes down, across restarts included.
+   */
   long latestSequence();
 
   /**
@@ -47,8 +56,9 @@ public interface Store extends AutoCloseable {
   /**
    * Opens a consistent scan of {@code range} in token order, at the store's current sequence number (which
    * {@link RangeScan#sequence()} reports: the watermark W of a copy). When {@code after} is not null the scan
-   * starts strictly after that (position, key) cursor, so a resumed copy continues where it stopped. The
-   * caller must close the scan.
+   * starts strictly after that (position, key) cursor, so a resumed copy continues where it stopped; a cursor
+   * with an empty key starts at its position itself (every key there included). The cursor's position must lie
+   * in {@code range}. The caller must close the scan.
    */
   RangeScan scan(RingRange range, Cursor after);
 
@@ -57,26 +67,33 @@ public interface Store extends AutoCloseable {
    * to the sequence number the feed reports when it ends ({@link ChangeFeed#upTo()}). Deletions come as
    * entries with a null value. The caller must close the feed.
    *
-   * @throws StoreException.FeedUnavailable when the log no longer reaches back to {@code afterSequence}: the
-   *     caller must copy the range again from a new scan
+   * @throws StoreException.FeedUnavailable when the log no longer reaches back to {@code afterSequence} (older
+   *     than the store's log retention), or {@code afterSequence} is beyond the store's latest sequence (it came
+   *     from another store): the caller must copy the range again from a new scan
    */
   ChangeFeed changes(RingRange range, long afterSequence);
 
   /**
    * Applies copied entries (and deletions), in order, as they are: no epoch and no fence check, because they
    * come from the range's old owner. Idempotent: applying the same entries again gives the same contents.
-   * Every entry's position must equal {@code RingHash.position(key)}.
+   * Every entry's position must equal its key's ring position ({@code RingHash.xxh3()} of the key); a batch
+   * with any bad entry is refused whole.
    *
-   * @return the sequence number of the last write
+   * @return the sequence number of the last write (the latest sequence for an empty list)
    */
   long apply(List<Entry> entries);
 
-  /** An order-independent digest of the live keys in {@code range}, at the store's current sequence number. */
+  /**
+   * An order-independent digest of the live keys in {@code range}, at a consistent snapshot taken at the store's
+   * current sequence number ({@link RangeDigest#sequence()}).
+   */
   RangeDigest digest(RingRange range);
 
   /**
-   * Fences {@code range} for writers of epochs below {@code epoch} and records the position. Idempotent: a
-   * second call with the same range and epoch returns the first fence.
+   * Fences {@code range} for writers of epochs below {@code epoch} and records the position. Atomic with respect
+   * to writes: a write that is in flight when the fence is asked for either completes before it, at a sequence
+   * number at or below the fence's position, or is refused. Idempotent: a second call with the same range and
+   * epoch returns the first fence. Fences survive a restart.
    */
   Fence fence(RingRange range, long epoch);
 
@@ -88,7 +105,8 @@ public interface Store extends AutoCloseable {
 
   /**
    * Deletes every key in {@code range}: a CLEANUP task, after the range's new owners are verified and the
-   * grace period is over. Idempotent.
+   * grace period is over. Not fenced, and not atomic: a key written into the range while it runs may survive.
+   * Idempotent. Each deleted key appears in the change feed as a deletion.
    *
    * @return how many keys were deleted
    */
@@ -98,9 +116,26 @@ public interface Store extends AutoCloseable {
   @Override
   void close();
 
-  /** Where a resumed scan continues: strictly after this key, in token order. */
-  record Cursor(long position, byte[] key) {}
+  /**
+   * Where a resumed scan continues: strictly after this (position, key), in the range's token order. An empty key
+   * means "at this position, every key included".
+   */
+  record Cursor(long position, byte[] key) {
+    /** A cursor that resumes at {@code position} itself: every key stored at that position is scanned again. */
+    public static Cursor atPosition(long position) {
+      return new Cursor(position, new byte[0]);
+    }
 
-  /** A node's identity and the state of its log. */
+    /** The cursor just after {@code entry}: a scan resumed there continues with the entry that followed it. */
+    public static Cursor after(Entry entry) {
+      return new Cursor(entry.position(), entry.key());
+    }
+  }
+
+  /**
+   * A node's identity and the state of its log.
+   *
+   * @param keys the number of live keys, an estimate (RocksDB's {@code rocksdb.estimate-num-keys})
+   */
   record NodeInfo(String nodeId, String zone, long latestSequence, long keys) {}
 }

@@ -1,0 +1,325 @@
+package io.ringshift.worker;
+
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.worker.internal.ControlReader;
+import io.ringshift.worker.internal.ControlState;
+import io.ringshift.worker.internal.Slots;
+import io.ringshift.worker.internal.StatusSink;
+import io.ringshift.worker.internal.TaskContext;
+import io.ringshift.worker.internal.TaskDispatcher;
+import io.ringshift.worker.internal.Throttles;
+import io.ringshift.worker.internal.Ticker;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A migration worker: runs the range-copy, repair and cleanup tasks of {@code ring.tasks} against the storage
+ * nodes and reports their progress on {@code ring.task-status} (docs/worker.md).
+ *
+ * <p>Guarantees:
+ * <ul>
+ *   <li>Workers of one deployment share a consumer group on {@code ring.tasks}; add instances to scale. A task's
+ *       progress lives in {@code ring.task-status}, never in consumer offsets: on every partition it is given,
+ *       a worker reads the partition from the beginning (the topic is compacted) and runs each task that is not
+ *       VERIFIED or FAILED yet, resuming from its latest checkpoint.
+ *   <li>Before it starts a task it has not run yet, it has read {@code ring.task-status} up to its end, so it
+ *       never resumes from a checkpoint older than the newest, nor re-runs a task whose VERIFIED status exists.
+ *   <li>Tasks run on their own threads, never on the poll thread: a task can wait minutes for its fence.
+ *   <li>When a partition is taken away, or on {@link #close()}, its tasks stop at their next checkpoint
+ *       boundary and write that checkpoint; the worker then leaves the group, so others take over at once.
+ *   <li>A worker is a static group member ({@code group.instance.id} = its worker id): restarted with the same id
+ *       after a crash, it gets its partitions back at once instead of after the session timeout.
+ * </ul>
+ */
+public final class MigrationWorker implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MigrationWorker.class);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
+
+  private final WorkerConfig config;
+  private final NodeStores stores;
+  private final Clock clock;
+  private final ControlState control = new ControlState();
+  private final Throttles throttles;
+  private final Slots slots;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private volatile Limits limits;
+  private volatile boolean running;
+  private KafkaProducer<String, TaskStatus> producer;
+  private ControlReader reader;
+  private KafkaConsumer<String, byte[]> consumer;
+  private TaskDispatcher dispatcher;
+  private ExecutorService executor;
+  private Thread pollThread;
+
+  /**
+   * A worker reaching the nodes through {@code stores}, on {@code clock}.
+   *
+   * @param stores the nodes' stores; the worker closes them when it closes
+   */
+  public MigrationWorker(WorkerConfig config, NodeStores stores, Clock clock) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.stores = Objects.requireNonNull(stores, "stores");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.limits = config.limits();
+    this.throttles = new Throttles(limits, Ticker.system());
+    this.slots = new Slots(limits);
+  }
+
+  /**
+   * Connects to Kafka, reads the control plane's topics to their end, joins the group and starts running tasks.
+   *
+   * @throws IllegalStateException when Kafka cannot be reached or the topics do not exist within the start
+   *     timeout
+   */
+  public synchronized MigrationWorker start() {
+    if (running) {
+      throw new IllegalStateException("worker " + config.workerId() + " is already started");
+    }
+    Duration timeout = config.startTimeout();
+    producer = new KafkaProducer<>(producerProperties(), new StringSerializer(),
+        config.topics().taskStatus().valueSerde().serializer());
+    reader = new ControlReader(config.bootstrapServers(), config.topics(), control,
+        config.workerId() + "-control").start(timeout);
+    reader.awaitCaughtUp(timeout);
+    executor = Executors.newCachedThreadPool(taskThreads(config.workerId()));
+    StatusSink sink = this::send;
+    TaskContext ctx = new TaskContext(config.workerId(), stores, throttles, slots, sink, control, clock,
+        Ticker.system(), config.tuning(), config.grace());
+    dispatcher = new TaskDispatcher(ctx, executor);
+    consumer = new KafkaConsumer<>(consumerProperties(), new StringDeserializer(), new ByteArrayDeserializer());
+    running = true;
+    pollThread = new Thread(this::pollLoop, "ringshift-worker-poll");
+    pollThread.start();
+    LOG.info("worker {} started: group {}, topic {}, limits {}", config.workerId(), config.groupId(),
+        config.topics().tasks().name(), limits);
+    return this;
+  }
+
+  /** The byte rates and caps in force. */
+  public Limits limits() {
+    return limits;
+  }
+
+  /**
+   * Changes the byte rates and caps while tasks run. A task waiting on a throttle sees the new rate within
+   * 100 ms; a lowered cap admits no new task until the running ones are under it.
+   */
+  public void setLimits(Limits next) {
+    Objects.requireNonNull(next, "limits");
+    throttles.setLimits(next);
+    slots.setLimits(next);
+    limits = next;
+    LOG.info("worker {}: limits now {}", config.workerId(), next);
+  }
+
+  /** Tasks this worker runs now (copying, catching up, waiting for a fence or a cleanup gate). */
+  public int activeTasks() {
+    TaskDispatcher d = dispatcher;
+    return d == null ? 0 : d.active();
+  }
+
+  public WorkerConfig config() {
+    return config;
+  }
+
+  private void send(TaskStatus status) {
+    producer.send(new ProducerRecord<>(config.topics().taskStatus().name(), status.getTaskId(), status),
+        (metadata, error) -> {
+          if (error != null) {
+            LOG.warn("could not write the status of task {} ({}): {}", status.getTaskId(), status.getState(),
+                error.toString());
+          }
+        });
+  }
+
+  /** The poll thread: stages records, rebuilds newly assigned partitions from the beginning, dispatches. */
+  private void pollLoop() {
+    Deserializer<RangeCopyTask> decoder = config.topics().tasks().valueSerde().deserializer();
+    Map<String, Staged> staged = new LinkedHashMap<>();
+    Map<TopicPartition, Long> rebuilding = new HashMap<>();
+    ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
+      @Override
+      public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        if (partitions.isEmpty()) {
+          return;
+        }
+        LOG.info("worker {}: assigned {}", config.workerId(), partitions);
+        consumer.seekToBeginning(partitions);
+        rebuilding.putAll(consumer.endOffsets(partitions));
+      }
+
+      @Override
+      public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        if (!partitions.isEmpty()) {
+          LOG.info("worker {}: revoked {}", config.workerId(), partitions);
+          release(partitions, true);
+        }
+      }
+
+      @Override
+      public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        LOG.warn("worker {}: lost {}", config.workerId(), partitions);
+        release(partitions, false);
+      }
+
+      /** Stops the tasks of partitions taken away; with a checkpoint unless another worker may own them. */
+      private void release(Collection<TopicPartition> partitions, boolean checkpoint) {
+        Set<TopicPartition> gone = Set.copyOf(partitions);
+        staged.values().removeIf(s -> gone.contains(s.partition()));
+        rebuilding.keySet().removeAll(gone);
+        dispatcher.stopOwned(gone, checkpoint, STOP_TIMEOUT);
+        producer.flush();
+      }
+    };
+    try {
+      consumer.subscribe(List.of(config.topics().tasks().name()), listener);
+      while (running) {
+        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          RangeCopyTask task;
+          try {
+            task = r.value() == null ? null : decoder.deserialize(r.topic(), r.value());
+          } catch (RuntimeException e) {
+            LOG.warn("skipping an unreadable task record at {}-{}@{}: {}", r.topic(), r.partition(), r.offset(),
+                e.toString());
+            continue;
+          }
+          staged.remove(r.key());
+          staged.put(r.key(), new Staged(new TopicPartition(r.topic(), r.partition()), task));
+        }
+        rebuilding.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
+        if (rebuilding.isEmpty() && !staged.isEmpty()) {
+          dispatch(staged);
+        }
+      }
+    } catch (WakeupException e) {
+      LOG.debug("worker {}: poll thread woken to stop", config.workerId());
+    } catch (RuntimeException e) {
+      LOG.error("worker {}: the poll thread stopped", config.workerId(), e);
+    } finally {
+      dispatcher.stopAll(STOP_TIMEOUT);
+      producer.flush();
+      consumer.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+          .withTimeout(Duration.ofSeconds(10)));
+      stopped.countDown();
+    }
+  }
+
+  private void dispatch(Map<String, Staged> staged) {
+    boolean anyNew = staged.keySet().stream().anyMatch(id -> !dispatcher.knows(id));
+    if (anyNew) {
+      // Read-your-writes: the newest checkpoints (and VERIFIED statuses) of these tasks must be known first.
+      reader.awaitCaughtUp(config.startTimeout());
+    }
+    staged.forEach((id, s) -> dispatcher.onTask(s.partition(), id, s.task()));
+    staged.clear();
+  }
+
+  private record Staged(TopicPartition partition, RangeCopyTask task) {}
+
+  /**
+   * Stops the tasks at their next checkpoint boundary, writes their last checkpoints, leaves the group and
+   * releases the stores. Idempotent.
+   */
+  @Override
+  public void close() {
+    Thread poll;
+    synchronized (this) {
+      poll = pollThread;
+      pollThread = null;
+      running = false;
+    }
+    if (poll != null) {
+      consumer.wakeup();
+      try {
+        if (!stopped.await(STOP_TIMEOUT.toMillis() + 15_000, TimeUnit.MILLISECONDS)) {
+          LOG.warn("worker {}: the poll thread did not stop in time", config.workerId());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (reader != null) {
+      reader.close();
+      reader = null;
+    }
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(10));
+      producer = null;
+    }
+    if (executor != null) {
+      executor.shutdownNow();
+      executor = null;
+    }
+    stores.close();
+    LOG.info("worker {} closed", config.workerId());
+  }
+
+  private Properties producerProperties() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, config.workerId() + "-status");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) config.startTimeout().toMillis());
+    return p;
+  }
+
+  private Properties consumerProperties() {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
+    p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.workerId());
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, config.workerId() + "-tasks");
+    // The classic protocol: a static member restarted after a crash replaces its old incarnation at once.
+    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+    // Cooperative: a rebalance moves only the partitions that change owner; the other tasks keep running.
+    p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+    // Progress lives in ring.task-status; every assigned partition is read from its beginning.
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    return p;
+  }
+
+  private static ThreadFactory taskThreads(String workerId) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, "ringshift-worker-" + workerId + "-task-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

@@ -1,0 +1,45 @@
+package io.ringshift.worker;
+
+import io.ringshift.storage.Store;
+import io.ringshift.storage.StoreException;
+import java.util.Map;
+
+/**
+ * How a worker reaches a node's store by node id. In production every node is a {@code RemoteStore} over the
+ * node's network API at the address its {@link NodeDirectory} gives; tests may hand in stores directly
+ * ({@link #of}).
+ */
+public interface NodeStores extends AutoCloseable {
+
+  /**
+   * The store of {@code nodeId}. Calls on it throw {@link StoreException.Unavailable} while the node is down.
+   *
+   * @throws StoreException.Unavailable when the node is not known (not in the directory)
+   */
+  Store store(String nodeId);
+
+  /** Releases the connections this opened. */
+  @Override
+  void close();
+
+  /** Fixed stores, for tests and embedding; {@link #close()} leaves them open (their owner closes them). */
+  static NodeStores of(Map<String, ? extends Store> stores) {
+    Map<String, Store> copy = Map.copyOf(stores);
+    return new NodeStores() {
+      @Override
+      public Store store(String nodeId) {
+        Store store = copy.get(nodeId);
+        if (store == null) {
+          throw new StoreException.Unavailable("node " + nodeId + " is not known to this worker (known: "
+              + new java.util.TreeSet<>(copy.keySet()) + ")", null);
+        }
+        return store;
+      }
+
+      @Override
+      public void close() {
+        // The caller owns the stores.
+      }
+    };
+  }
+}

@@ -1,0 +1,86 @@
+package io.ringshift.worker;
+
+import io.ringshift.orchestrator.Topics;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How to run a {@link MigrationWorker}.
+ *
+ * @param bootstrapServers Kafka bootstrap servers
+ * @param groupId the consumer group of every worker of a deployment on {@code ring.tasks}
+ * @param workerId this instance's id: written into every status it publishes and used as its static group
+ *     member id ({@code group.instance.id}), so a worker restarted with the same id takes its partitions back at
+ *     once; two running workers must never share one
+ * @param topics the control plane's topics
+ * @param nodes where the storage nodes listen
+ * @param limits byte rates and concurrency caps at start ({@link MigrationWorker#setLimits} changes them)
+ * @param tuning batch sizes, checkpoint frequency, catch-up threshold, poll intervals
+ * @param grace how long after an epoch is PUBLISHED its CLEANUP tasks wait before deleting
+ * @param startTimeout how long {@link MigrationWorker#start} waits for Kafka
+ */
+public record WorkerConfig(String bootstrapServers, String groupId, String workerId, Topics topics,
+    NodeDirectory nodes, Limits limits, TaskTuning tuning, Duration grace, Duration startTimeout) {
+
+  public static final String DEFAULT_GROUP_ID = "ringshift-migration-worker";
+  public static final Duration DEFAULT_GRACE = Duration.ofMinutes(10);
+  private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+
+  /** @throws IllegalArgumentException naming the first value that breaks its rule */
+  public WorkerConfig {
+    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    Objects.requireNonNull(topics, "topics");
+    Objects.requireNonNull(nodes, "nodes");
+    Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(tuning, "tuning");
+    if (bootstrapServers.isBlank()) {
+      throw new IllegalArgumentException("bootstrapServers was blank; give HOST:PORT of a broker");
+    }
+    checkId("groupId", groupId);
+    checkId("workerId", workerId);
+    if (grace == null || grace.isNegative()) {
+      throw new IllegalArgumentException("grace was " + grace + "; it must be >= 0");
+    }
+    if (startTimeout == null || startTimeout.isNegative() || startTimeout.isZero()) {
+      throw new IllegalArgumentException("startTimeout was " + startTimeout + "; it must be > 0");
+    }
+  }
+
+  /** The defaults: group {@value #DEFAULT_GROUP_ID}, standard topics, default limits and tuning, 10 min grace. */
+  public static WorkerConfig of(String bootstrapServers, String workerId, NodeDirectory nodes) {
+    return new WorkerConfig(bootstrapServers, DEFAULT_GROUP_ID, workerId, Topics.defaults(), nodes,
+        Limits.DEFAULTS, TaskTuning.DEFAULTS, DEFAULT_GRACE, Duration.ofSeconds(60));
+  }
+
+  public WorkerConfig withGroupId(String id) {
+    return new WorkerConfig(bootstrapServers, id, workerId, topics, nodes, limits, tuning, grace, startTimeout);
+  }
+
+  public WorkerConfig withTopics(Topics t) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, t, nodes, limits, tuning, grace, startTimeout);
+  }
+
+  public WorkerConfig withLimits(Limits l) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, l, tuning, grace, startTimeout);
+  }
+
+  public WorkerConfig withTuning(TaskTuning t) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits, t, grace, startTimeout);
+  }
+
+  public WorkerConfig withGrace(Duration g) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits, tuning, g, startTimeout);
+  }
+
+  public WorkerConfig withStartTimeout(Duration t) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits, tuning, grace, t);
+  }
+
+  private static void checkId(String name, String value) {
+    if (value == null || !ID.matcher(value).matches()) {
+      throw new IllegalArgumentException(name + " was \"" + value + "\"; it must be 1 to 200 letters, digits, '.', "
+          + "'_' or '-'");
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package io.ringshift.worker.internal;
+
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.StoreException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A CLEANUP task: delete a moved range from a node that no longer owns it (its {@code target}), only when
+ * <ol type="a">
+ *   <li>the task's epoch is PUBLISHED on {@code ring.epochs},
+ *   <li>the grace period has passed since that record's time, by the worker's clock, and
+ *   <li>every new replica of the range (the task's {@code sources}) answers, and every COPY or REPAIR task of
+ *       the epoch whose target is one of them and whose range overlaps this one is VERIFIED.
+ * </ol>
+ * Until then it is BLOCKED with a reason naming what it waits for, re-checked every {@code retryInterval}.
+ * Deleting is idempotent, so a worker that dies between the delete and its VERIFIED status deletes again, which
+ * deletes nothing. It never deletes from a node that is itself one of the new replicas, and never when the task
+ * names no new replica.
+ */
+final class CleanupRun extends TaskRun {
+  private static final Logger LOG = LoggerFactory.getLogger(CleanupRun.class);
+  private static final int MAX_LISTED = 3;
+  /** A reason that only counts down (the grace period) is re-published at most this often. */
+  private static final Duration COUNTDOWN_REPUBLISH = Duration.ofMinutes(1);
+
+  private String publishedCondition;
+  private long publishedAtMillis;
+
+  CleanupRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
+    super(task, previous, ctx);
+  }
+
+  @Override
+  protected void execute() {
+    while (true) {
+      control.check();
+      String waiting = gate();
+      if (waiting == null) {
+        try {
+          long deleted = call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(range()));
+          LOG.info("task {}: deleted {} keys of {} from {}", task().getTaskId(), deleted, range(), task().getTarget());
+          progress.state = TaskState.VERIFIED;
+          progress.blockedReason = null;
+          publish();
+          return;
+        } catch (NodeDown down) {
+          waiting = down.node + " (cleanup target) unreachable: " + down.reason();
+        } catch (StoreException e) {
+          waiting = "deleting the range on " + task().getTarget() + " failed, retrying: " + e.getMessage();
+        }
+      }
+      report(waiting);
+      control.sleep(ctx.tuning().retryInterval());
+    }
+  }
+
+  /** Publishes a wait reason when it changes, but a countdown of the same condition at most once a minute. */
+  private void report(String reason) {
+    String condition = reason.replaceAll("[0-9]+ (h|min|s)\\b", "#");
+    long now = ctx.clock().millis();
+    boolean sameCondition = condition.equals(publishedCondition) && progress.state == TaskState.BLOCKED;
+    if (sameCondition && (reason.equals(progress.blockedReason)
+        || now - publishedAtMillis < COUNTDOWN_REPUBLISH.toMillis())) {
+      return;
+    }
+    publishedCondition = condition;
+    publishedAtMillis = now;
+    blocked(reason);
+  }
+
+  /** Null when the range may be deleted now, otherwise what the cleanup waits for. */
+  String gate() {
+    RangeCopyTask task = task();
+    RingRange range = range();
+    OptionalLong published = ctx.control().publishedAt(task.getClusterId(), task.getEpoch());
+    if (published.isEmpty()) {
+      return "waiting for epoch " + task.getEpoch() + " to be published";
+    }
+    List<String> sources = task.getSources();
+    if (sources.isEmpty()) {
+      return "the cleanup names no new replica of the range; nothing is deleted without one";
+    }
+    if (sources.contains(task.getTarget())) {
+      return task.getTarget() + " is one of the range's new replicas " + sources + "; its copy is not deleted";
+    }
+    List<String> waits = new ArrayList<>();
+    long endsAt = published.getAsLong() + ctx.grace().toMillis();
+    long now = ctx.clock().millis();
+    if (now < endsAt) {
+      waits.add("grace period ends in " + Rates.duration(Duration.ofMillis(endsAt - now)));
+    }
+    for (String replica : sources) {
+      try {
+        call(replica, NodeDown.Role.REPLICA, s -> s.info());
+      } catch (NodeDown down) {
+        waits.add(replica + " (new replica) unreachable: " + down.reason());
+      }
+    }
+    List<String> unverified = new ArrayList<>();
+    for (RangeCopyTask copy : ctx.control().copyTasks(task.getClusterId(), task.getEpoch())) {
+      if (sources.contains(copy.getTarget())
+          && Ranges.overlap(range, RingRange.of(copy.getRangeStart(), copy.getRangeEnd()))) {
+        String state = ctx.control().status(copy.getTaskId()).map(s -> s.getState().name()).orElse("no status");
+        if (!state.equals(TaskState.VERIFIED.name())) {
+          unverified.add("task " + copy.getTaskId() + " not VERIFIED (" + state + ")");
+        }
+      }
+    }
+    unverified.sort(null);
+    if (unverified.size() > MAX_LISTED) {
+      int more = unverified.size() - MAX_LISTED;
+      unverified.subList(MAX_LISTED, unverified.size()).clear();
+      unverified.add("and " + more + " more tasks not VERIFIED");
+    }
+    waits.addAll(unverified);
+    return waits.isEmpty() ? null : String.join("; ", waits);
+  }
+}

@@ -1,0 +1,79 @@
+package io.ringshift.worker.internal;
+
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What a worker knows of the whole control plane, beyond its own partitions of {@code ring.tasks}: the latest
+ * status of every task (checkpoints to resume from, VERIFIED checks for cleanups), the COPY and REPAIR tasks of
+ * every epoch (whose targets a cleanup waits for), and when each epoch was PUBLISHED. Fed by a reader of all
+ * partitions of {@code ring.task-status}, {@code ring.tasks} and {@code ring.epochs}; tests feed it directly.
+ * Thread safe.
+ */
+public final class ControlState {
+  private final Map<String, TaskStatus> statuses = new ConcurrentHashMap<>();
+  private final Map<String, Map<String, RangeCopyTask>> copyTasksByEpoch = new ConcurrentHashMap<>();
+  private final Map<String, String> epochOfTask = new ConcurrentHashMap<>();
+  private final Map<String, Long> publishedAt = new ConcurrentHashMap<>();
+
+  /** The latest status of a task ({@code null} removes it: a tombstone). */
+  public void onStatus(String taskId, TaskStatus status) {
+    if (status == null) {
+      statuses.remove(taskId);
+    } else {
+      statuses.put(taskId, status);
+    }
+  }
+
+  /** The latest record of a task on {@code ring.tasks} ({@code null}: the task was dropped). */
+  public synchronized void onTask(String taskId, RangeCopyTask task) {
+    String previous = epochOfTask.remove(taskId);
+    if (previous != null) {
+      Map<String, RangeCopyTask> tasks = copyTasksByEpoch.get(previous);
+      if (tasks != null) {
+        tasks.remove(taskId);
+      }
+    }
+    if (task != null && (task.getKind() == TaskKind.COPY || task.getKind() == TaskKind.REPAIR)) {
+      String epoch = epochKey(task.getClusterId(), task.getEpoch());
+      epochOfTask.put(taskId, epoch);
+      copyTasksByEpoch.computeIfAbsent(epoch, e -> new ConcurrentHashMap<>()).put(taskId, task);
+    }
+  }
+
+  /** An epoch record: PUBLISHED ones open their cleanups' grace period. */
+  public void onEpoch(EpochRecord record) {
+    if (record != null && record.getState() == EpochState.PUBLISHED) {
+      // Two PUBLISHED records of one epoch should not exist; if they do, the later time is the safer one.
+      publishedAt.merge(epochKey(record.getClusterId(), record.getEpoch()), record.getTimestampMillis(), Math::max);
+    }
+  }
+
+  public Optional<TaskStatus> status(String taskId) {
+    return Optional.ofNullable(statuses.get(taskId));
+  }
+
+  /** When {@code epoch} of {@code clusterId} was PUBLISHED (the record's timestampMillis), if it was. */
+  public OptionalLong publishedAt(String clusterId, long epoch) {
+    Long at = publishedAt.get(epochKey(clusterId, epoch));
+    return at == null ? OptionalLong.empty() : OptionalLong.of(at);
+  }
+
+  /** The COPY and REPAIR tasks of an epoch, as last emitted. */
+  public List<RangeCopyTask> copyTasks(String clusterId, long epoch) {
+    Map<String, RangeCopyTask> tasks = copyTasksByEpoch.get(epochKey(clusterId, epoch));
+    return tasks == null ? List.of() : List.copyOf(tasks.values());
+  }
+
+  private static String epochKey(String clusterId, long epoch) {
+    return epoch + "/" + clusterId;
+  }
+}

@@ -1,0 +1,16 @@
+package io.ringshift.worker.internal;
+
+import io.ringshift.worker.NodeStores;
+import io.ringshift.worker.TaskTuning;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * What every task of one worker shares: the node stores, the throttles and caps, where statuses go, the view of
+ * the control plane, the clocks and the tuning.
+ *
+ * @param clock wall time: status timestamps, checkpoint intervals, the cleanup grace period
+ * @param ticker monotonic time for the token buckets
+ */
+public record TaskContext(String workerId, NodeStores stores, Throttles throttles, Slots slots, StatusSink sink,
+    ControlState control, Clock clock, Ticker ticker, TaskTuning tuning, Duration grace) {}

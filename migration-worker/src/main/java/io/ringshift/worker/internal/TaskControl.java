@@ -1,0 +1,103 @@
+package io.ringshift.worker.internal;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How the dispatcher steers a running task from other threads: stop it (writing its last checkpoint, or not),
+ * restart it (a re-plan dropped its source), or wake it early (the fence was requested). The task calls
+ * {@link #check()} at every batch boundary and waits only through {@link #sleep} and {@link #sleepNanos}, which
+ * return early on any of these, so a stop takes effect at the next checkpoint boundary.
+ */
+final class TaskControl implements Sleeper {
+  /** Why a task stops. */
+  enum Stop {
+    /** Worker closing or partition revoked: write the last checkpoint, then end. */
+    CHECKPOINT,
+    /** The task was cancelled (a tombstone), or another worker may already own it: end without writing. */
+    CANCEL
+  }
+
+  /** Thrown inside the task to unwind it to its run loop. */
+  static final class Stopped extends RuntimeException {
+    final Stop mode;
+
+    Stopped(Stop mode) {
+      super("task stopped: " + mode, null, false, false);
+      this.mode = mode;
+    }
+  }
+
+  /** Thrown inside the task when it must start over (its source was dropped by a re-plan). */
+  static final class Restart extends RuntimeException {
+    Restart(String why) {
+      super(why, null, false, false);
+    }
+  }
+
+  private Stop stop;
+  private String restart;
+  private boolean woken;
+
+  synchronized void stop(Stop mode) {
+    // A cancel is final: a later checkpoint request must not turn it back into a write.
+    if (stop != Stop.CANCEL) {
+      stop = mode;
+    }
+    notifyAll();
+  }
+
+  synchronized void restart(String why) {
+    restart = why;
+    notifyAll();
+  }
+
+  synchronized void wake() {
+    woken = true;
+    notifyAll();
+  }
+
+  synchronized Stop stopRequested() {
+    return stop;
+  }
+
+  /** Unwinds the task when a stop or a restart was asked for. */
+  synchronized void check() {
+    if (stop != null) {
+      throw new Stopped(stop);
+    }
+    if (restart != null) {
+      String why = restart;
+      restart = null;
+      throw new Restart(why);
+    }
+  }
+
+  /** Waits {@code duration}, or until stopped, restarted or woken; then {@link #check()}s. */
+  void sleep(Duration duration) {
+    sleepNanosUnchecked(duration.toNanos());
+  }
+
+  @Override
+  public void sleepNanos(long nanos) {
+    sleepNanosUnchecked(nanos);
+  }
+
+  private synchronized void sleepNanosUnchecked(long nanos) {
+    long deadline = System.nanoTime() + nanos;
+    try {
+      while (stop == null && restart == null && !woken) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stop = stop == null ? Stop.CANCEL : stop;
+    }
+    woken = false;
+    check();
+  }
+}

@@ -1,0 +1,133 @@
+package io.ringshift.worker.internal;
+
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the records of {@code ring.tasks} into running tasks: starts a task it does not run yet (unless its
+ * latest status is VERIFIED or FAILED), hands a newer record of a running task to it (fence request, re-plan)
+ * and re-publishes its status, cancels a task on a tombstone, and stops the tasks of revoked partitions. Every
+ * task is tagged with an owner (its partition), so a rebalance stops exactly the tasks it takes away. Called from
+ * the worker's poll thread only; tasks run on the executor.
+ */
+public final class TaskDispatcher {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskDispatcher.class);
+
+  private record Running(Object owner, TaskRun run, CompletableFuture<Void> done) {}
+
+  private final TaskContext ctx;
+  private final Executor executor;
+  private final Map<String, Running> tasks = new ConcurrentHashMap<>();
+
+  public TaskDispatcher(TaskContext ctx, Executor executor) {
+    this.ctx = ctx;
+    this.executor = executor;
+  }
+
+  /** Whether this dispatcher has a run (running or finished) for the task. */
+  public boolean knows(String taskId) {
+    return tasks.containsKey(taskId);
+  }
+
+  /** A record of {@code ring.tasks} owned by {@code owner}; {@code task} null is a tombstone. */
+  public void onTask(Object owner, String taskId, RangeCopyTask task) {
+    Running current = tasks.get(taskId);
+    if (task == null) {
+      if (current != null) {
+        LOG.info("task {} cancelled by a tombstone", taskId);
+        current.run().stop(TaskControl.Stop.CANCEL);
+        tasks.remove(taskId);
+      }
+      return;
+    }
+    if (current != null) {
+      current.run().update(task);
+      current.run().republish();
+      return;
+    }
+    TaskStatus previous = ctx.control().status(taskId).orElse(null);
+    if (previous != null
+        && (previous.getState() == TaskState.VERIFIED || previous.getState() == TaskState.FAILED)) {
+      LOG.debug("task {} is already {}; not running it again", taskId, previous.getState());
+      return;
+    }
+    TaskRun run = TaskRun.of(task, previous, ctx);
+    CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
+      try {
+        run.run();
+      } catch (RuntimeException | Error e) {
+        LOG.error("task {} ended with an error", taskId, e);
+        throw e;
+      }
+    }, executor);
+    tasks.put(taskId, new Running(owner, run, done));
+  }
+
+  /**
+   * Stops the tasks of these owners at their next checkpoint boundary (writing that checkpoint when
+   * {@code checkpoint}) and waits up to {@code timeout} for them; a task that does not stop in time is cancelled,
+   * so it writes nothing after its partition moved.
+   */
+  public void stopOwned(Collection<?> owners, boolean checkpoint, Duration timeout) {
+    TaskControl.Stop mode = checkpoint ? TaskControl.Stop.CHECKPOINT : TaskControl.Stop.CANCEL;
+    List<Map.Entry<String, Running>> stopping = new ArrayList<>();
+    tasks.forEach((id, running) -> {
+      if (owners.contains(running.owner())) {
+        running.run().stop(mode);
+        stopping.add(Map.entry(id, running));
+      }
+    });
+    awaitStopped(stopping, timeout);
+    stopping.forEach(e -> tasks.remove(e.getKey()));
+  }
+
+  /** Stops every task at its next checkpoint boundary, writing that checkpoint (the worker closes). */
+  public void stopAll(Duration timeout) {
+    List<Map.Entry<String, Running>> stopping = new ArrayList<>(tasks.entrySet());
+    stopping.forEach(e -> e.getValue().run().stop(TaskControl.Stop.CHECKPOINT));
+    awaitStopped(stopping, timeout);
+    tasks.clear();
+  }
+
+  /** The run of a task, if this dispatcher has one. */
+  public TaskRun run(String taskId) {
+    Running r = tasks.get(taskId);
+    return r == null ? null : r.run();
+  }
+
+  /** Tasks not finished yet. */
+  public int active() {
+    return (int) tasks.values().stream().filter(r -> !r.run().finished()).count();
+  }
+
+  private static void awaitStopped(List<Map.Entry<String, Running>> stopping, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (Map.Entry<String, Running> e : stopping) {
+      try {
+        e.getValue().done().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException te) {
+        LOG.warn("task {} did not stop within {}; cancelling it without a last checkpoint", e.getKey(), timeout);
+        e.getValue().run().stop(TaskControl.Stop.CANCEL);
+      } catch (ExecutionException ee) {
+        LOG.debug("task {} had ended with an error", e.getKey(), ee.getCause());
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+}

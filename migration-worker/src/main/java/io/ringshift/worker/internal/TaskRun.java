@@ -1,0 +1,156 @@
+package io.ringshift.worker.internal;
+
+import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.Store;
+import io.ringshift.storage.StoreException;
+import java.util.function.Function;
+
+/**
+ * One task running on a worker thread, from the task record and the latest status on {@code ring.task-status}.
+ * Subclasses implement a kind ({@link CopyRun}, {@link CleanupRun}, {@link UnknownKindRun}); this class holds
+ * what they share: the latest task record (a re-emission may request the fence or change the sources), the
+ * progress, publishing, and the stop controls.
+ */
+public abstract class TaskRun implements Runnable {
+  static {
+    // Copying a generated record (newBuilder(other), as republish does) needs Avro to trust the generated
+    // classes; the schemas module installs that trust when its serdes are first used.
+    RecordSerdes.taskStatus();
+  }
+
+  protected final TaskContext ctx;
+  protected final TaskControl control = new TaskControl();
+  protected final Progress progress;
+  private final boolean fresh;
+  private volatile RangeCopyTask task;
+  private TaskStatus lastPublished;
+  private volatile boolean finished;
+  private long lastCheckpointMillis;
+  private long bytesSinceCheckpoint;
+
+  protected TaskRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
+    this.task = task;
+    this.ctx = ctx;
+    this.progress = Progress.from(previous);
+    this.fresh = previous == null;
+    this.lastPublished = previous;
+    this.lastCheckpointMillis = ctx.clock().millis();
+  }
+
+  /** The run for {@code task}'s kind, resuming from {@code previous} (null when the task has no status yet). */
+  public static TaskRun of(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
+    return switch (task.getKind()) {
+      case COPY, REPAIR -> new CopyRun(task, previous, ctx);
+      case CLEANUP -> new CleanupRun(task, previous, ctx);
+      default -> new UnknownKindRun(task, previous, ctx);
+    };
+  }
+
+  @Override
+  public final void run() {
+    try {
+      if (fresh) {
+        publish();
+      }
+      execute();
+    } catch (TaskControl.Stopped stopped) {
+      if (stopped.mode == TaskControl.Stop.CHECKPOINT) {
+        publish();
+      }
+    } finally {
+      finished = true;
+    }
+  }
+
+  /** The kind's work; returns when the task is done for this worker, throws {@link TaskControl.Stopped}. */
+  protected abstract void execute();
+
+  /** A newer record of this task arrived (same id): a fence request, or a re-plan's sources. */
+  public void update(RangeCopyTask newer) {
+    RangeCopyTask older = task;
+    task = newer;
+    String source = progress.source;
+    if (source != null && !newer.getSources().contains(source)) {
+      control.restart("source " + source + " is no longer among the task's sources " + newer.getSources());
+    }
+    if (newer.getFenceRequested() && !older.getFenceRequested()) {
+      control.wake();
+    }
+  }
+
+  /** Publishes the current status again (the orchestrator re-emitted the task and wants to hear from it). */
+  public synchronized void republish() {
+    if (lastPublished != null) {
+      TaskStatus again = TaskStatus.newBuilder(lastPublished)
+          .setWorkerId(ctx.workerId())
+          .setTimestampMillis(ctx.clock().millis())
+          .build();
+      lastPublished = again;
+      ctx.sink().publish(again);
+    }
+  }
+
+  /** Asks the run to stop; it does at its next checkpoint boundary. */
+  public void stop(TaskControl.Stop mode) {
+    control.stop(mode);
+  }
+
+  public boolean finished() {
+    return finished;
+  }
+
+  public RangeCopyTask task() {
+    return task;
+  }
+
+  /** The last status this run published (or resumed from), null if none. */
+  public synchronized TaskStatus lastPublished() {
+    return lastPublished;
+  }
+
+  protected RingRange range() {
+    RangeCopyTask t = task;
+    return RingRange.of(t.getRangeStart(), t.getRangeEnd());
+  }
+
+  /** Publishes the progress as it is now; resets the checkpoint counters. */
+  protected synchronized void publish() {
+    long now = ctx.clock().millis();
+    lastPublished = progress.toStatus(task, ctx.workerId(), now);
+    lastCheckpointMillis = now;
+    bytesSinceCheckpoint = 0;
+    ctx.sink().publish(lastPublished);
+  }
+
+  /** Counts applied bytes and publishes a checkpoint when enough bytes or time have passed. */
+  protected void applied(long bytes) {
+    bytesSinceCheckpoint += bytes;
+    if (bytesSinceCheckpoint >= ctx.tuning().checkpointBytes()
+        || ctx.clock().millis() - lastCheckpointMillis >= ctx.tuning().checkpointInterval().toMillis()) {
+      publish();
+    }
+  }
+
+  /** Sets the state BLOCKED with a reason and publishes it when it differs from what was last published. */
+  protected void blocked(String reason) {
+    boolean changed = progress.state != TaskState.BLOCKED || !reason.equals(progress.blockedReason);
+    progress.state = TaskState.BLOCKED;
+    progress.blockedReason = reason;
+    if (changed) {
+      publish();
+    }
+  }
+
+  /** Calls {@code node}'s store, turning "unreachable" into {@link NodeDown} with the node's role. */
+  protected <T> T call(String node, NodeDown.Role role, Function<Store, T> call) {
+    try {
+      return call.apply(ctx.stores().store(node));
+    } catch (StoreException.Unavailable e) {
+      throw new NodeDown(node, role, e);
+    }
+  }
+}

@@ -1,0 +1,212 @@
+package io.ringshift.worker.internal;
+
+import static io.ringshift.worker.internal.CopyRunTest.HALF;
+import static io.ringshift.worker.internal.CopyRunTest.OTHER_HALF;
+import static io.ringshift.worker.internal.Harness.CLUSTER;
+import static io.ringshift.worker.internal.Harness.task;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.RingRange;
+import io.ringshift.worker.Limits;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * CLEANUP gating: the range is deleted from the old replica only once the epoch is PUBLISHED, the grace period
+ * has passed on the injected clock, and every new replica answers with its copy VERIFIED; each unmet condition
+ * is named in blockedReason, and nothing is deleted before all are met.
+ */
+class CleanupRunTest {
+  static final long EPOCH = 7;
+  static final Duration GRACE = Duration.ofMinutes(10);
+  static final Instant PUBLISHED = Instant.parse("2026-01-01T00:00:00Z");
+
+  @TempDir Path dir;
+  StoreFixture nodes;
+  StoreFixture.Node old;
+  StoreFixture.Node n4;
+  StoreFixture.Node n5;
+  MutableClock clock;
+  Harness h;
+  RangeCopyTask cleanup;
+  RangeCopyTask copyTo4;
+  RangeCopyTask copyTo5;
+
+  @BeforeEach
+  void setUp() {
+    nodes = new StoreFixture(dir);
+    old = nodes.node("node-old");
+    n4 = nodes.node("node-4");
+    n5 = nodes.node("node-5");
+    old.fill("k", 400, 50);
+    clock = new MutableClock(PUBLISHED.minus(Duration.ofMinutes(1)));
+    h = new Harness(nodes.stores(), Limits.unlimited(), Harness.FAST, clock, GRACE);
+    cleanup = task(TaskKind.CLEANUP, EPOCH, HALF, List.of("node-4", "node-5"), "node-old");
+    // The epoch's copies to the new replicas: one overlaps the cleanup range, so does the other (it wraps).
+    copyTo4 = task(TaskKind.COPY, EPOCH, RingRange.of(10, 1000), List.of("node-old"), "node-4");
+    copyTo5 = task(TaskKind.REPAIR, EPOCH, RingRange.of(-100, 5), List.of("node-old"), "node-5");
+    RangeCopyTask elsewhere = task(TaskKind.COPY, EPOCH, RingRange.of(Long.MAX_VALUE, -200), List.of("node-old"),
+        "node-4");
+    RangeCopyTask otherTarget = task(TaskKind.COPY, EPOCH, RingRange.of(10, 1000), List.of("node-old"), "node-9");
+    RangeCopyTask otherEpoch = task(TaskKind.COPY, EPOCH - 1, RingRange.of(10, 1000), List.of("node-old"), "node-4");
+    for (RangeCopyTask t : List.of(copyTo4, copyTo5, elsewhere, otherTarget, otherEpoch)) {
+      h.control.onTask(t.getTaskId(), t);
+    }
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    h.close();
+    nodes.close();
+  }
+
+  @Test
+  void shouldWaitForTheEpochToBePublished() {
+    verify(copyTo4, copyTo5);
+    assertThat(gate()).isEqualTo("waiting for epoch 7 to be published");
+  }
+
+  @Test
+  void shouldWaitOutTheGracePeriodOnTheInjectedClock() {
+    verify(copyTo4, copyTo5);
+    publish();
+    clock.advance(Duration.ofMinutes(1).plusSeconds(100)); // 1 min 40 s after publishing
+    assertThat(gate()).isEqualTo("grace period ends in 8 min 20 s");
+    clock.advance(Duration.ofSeconds(499));
+    assertThat(gate()).isEqualTo("grace period ends in 1 s");
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(gate()).isNull();
+  }
+
+  @Test
+  void shouldWaitForEveryNewReplicaToAnswer() {
+    verify(copyTo4, copyTo5);
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+    n4.down();
+    assertThat(gate()).isEqualTo("node-4 (new replica) unreachable: node-4: connection refused");
+  }
+
+  @Test
+  void shouldWaitForEveryOverlappingCopyToANewReplicaToBeVerified() {
+    verify(copyTo4);
+    h.control.onStatus(copyTo5.getTaskId(), status(copyTo5, TaskState.CAUGHT_UP));
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+    assertThat(gate()).isEqualTo("task " + copyTo5.getTaskId() + " not VERIFIED (CAUGHT_UP)");
+    h.control.onStatus(copyTo5.getTaskId(), null);
+    assertThat(gate()).isEqualTo("task " + copyTo5.getTaskId() + " not VERIFIED (no status)");
+  }
+
+  @Test
+  void shouldNameEveryUnmetConditionAtOnce() {
+    publish();
+    n5.down();
+    assertThat(gate()).isEqualTo("grace period ends in 11 min; node-5 (new replica) unreachable: node-5: "
+        + "connection refused; task " + copyTo4.getTaskId() + " not VERIFIED (no status); task "
+        + copyTo5.getTaskId() + " not VERIFIED (no status)");
+  }
+
+  @Test
+  void shouldNeverDeleteFromOneOfTheNewReplicasOrWithoutOne() {
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+    RangeCopyTask own = task(TaskKind.CLEANUP, EPOCH, HALF, List.of("node-4", "node-old"), "node-old");
+    assertThat(gateOf(own)).isEqualTo("node-old is one of the range's new replicas [node-4, node-old]; its copy "
+        + "is not deleted");
+    RangeCopyTask none = task(TaskKind.CLEANUP, EPOCH, HALF, List.of(), "node-old");
+    assertThat(gateOf(none)).isEqualTo("the cleanup names no new replica of the range; nothing is deleted without one");
+  }
+
+  @Test
+  void shouldDeleteOnlyOnceEveryConditionHoldsThenReportVerified() {
+    var before = old.contents(HALF);
+    var outside = old.contents(OTHER_HALF);
+    assertThat(before).isNotEmpty();
+    TaskRun run = h.run(cleanup);
+    String id = cleanup.getTaskId();
+
+    assertThat(h.awaitState(id, TaskState.BLOCKED).getBlockedReason()).isEqualTo("waiting for epoch 7 to be published");
+    publish();
+    h.awaitStatus(id, "waiting out the grace period", s -> s.getBlockedReason() != null
+        && s.getBlockedReason().startsWith("grace period ends in 11 min;"));
+    clock.advance(GRACE.plusMinutes(2));
+    h.awaitStatus(id, "waiting for the copies", s -> s.getBlockedReason() != null
+        && s.getBlockedReason().startsWith("task "));
+    verify(copyTo4);
+    n5.down();
+    verify(copyTo5);
+    h.awaitStatus(id, "waiting for node-5", s -> s.getBlockedReason() != null
+        && s.getBlockedReason().startsWith("node-5 (new replica) unreachable"));
+    assertThat(old.contents(HALF)).as("nothing deleted while any condition waits").isEqualTo(before);
+
+    n5.up();
+    h.awaitState(id, TaskState.VERIFIED);
+    h.awaitFinished(run);
+    assertThat(old.contents(HALF)).isEmpty();
+    assertThat(old.contents(OTHER_HALF)).as("the rest of the node is kept").isEqualTo(outside);
+    assertThat(h.statuses(id)).filteredOn(s -> s.getState() == TaskState.VERIFIED).hasSize(1);
+  }
+
+  @Test
+  void shouldBeIdempotentWhenRunAgain() {
+    verify(copyTo4, copyTo5);
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+    var outside = old.contents(OTHER_HALF);
+    h.awaitFinished(h.run(cleanup));
+    h.control.onStatus(cleanup.getTaskId(), null); // as if the VERIFIED status were lost
+
+    h.awaitFinished(h.run(cleanup));
+
+    assertThat(h.statuses(cleanup.getTaskId())).filteredOn(s -> s.getState() == TaskState.VERIFIED).hasSize(2);
+    assertThat(old.contents(HALF)).isEmpty();
+    assertThat(old.contents(OTHER_HALF)).isEqualTo(outside);
+  }
+
+  private String gate() {
+    return gateOf(cleanup);
+  }
+
+  private String gateOf(RangeCopyTask task) {
+    return new CleanupRun(task, null, h.ctx).gate();
+  }
+
+  private void publish() {
+    h.control.onEpoch(EpochRecord.newBuilder()
+        .setClusterId(CLUSTER).setEpoch(EPOCH).setState(EpochState.PUBLISHED)
+        .setCause(MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId("node-4")
+            .setAction(MembershipAction.JOIN).setZone("az-1").setRequestId("r").setRequestedBy("test")
+            .setTimestampMillis(0).build())
+        .setMembers(List.of()).setVnodes(1).setReplicas(1).setHashId("h").setPolicyId("p")
+        .setMembershipDigest(ByteBuffer.allocate(32)).setTargetChecksum(ByteBuffer.allocate(32))
+        .setTimestampMillis(PUBLISHED.toEpochMilli())
+        .build());
+  }
+
+  private void verify(RangeCopyTask... tasks) {
+    for (RangeCopyTask t : tasks) {
+      h.control.onStatus(t.getTaskId(), status(t, TaskState.VERIFIED));
+    }
+  }
+
+  private static TaskStatus status(RangeCopyTask t, TaskState state) {
+    return TaskStatus.newBuilder().setTaskId(t.getTaskId()).setClusterId(t.getClusterId()).setEpoch(t.getEpoch())
+        .setState(state).setCopiedBytes(0).setTimestampMillis(0).build();
+  }
+}

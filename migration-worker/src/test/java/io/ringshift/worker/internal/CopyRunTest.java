@@ -1,0 +1,400 @@
+package io.ringshift.worker.internal;
+
+import static io.ringshift.worker.internal.Harness.copyTask;
+import static io.ringshift.worker.internal.Harness.fenceRequested;
+import static io.ringshift.worker.internal.StoreFixture.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.Entry;
+import io.ringshift.storage.RangeScan;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.WriteResult;
+import io.ringshift.worker.Limits;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The COPY/REPAIR state machine driven directly against real RocksDB stores, with statuses going to a list:
+ * copy, checkpoints and resume, a new source, catch-up, fence, verification and its failure, and the
+ * blockedReason of each kind of wait.
+ */
+class CopyRunTest {
+  /** The lower half of the ring: (0, 2^63 - 1]. */
+  static final RingRange HALF = RingRange.of(0, Long.MAX_VALUE);
+  static final RingRange OTHER_HALF = RingRange.of(Long.MAX_VALUE, 0);
+
+  @TempDir Path dir;
+  StoreFixture nodes;
+  StoreFixture.Node a;
+  StoreFixture.Node b;
+  StoreFixture.Node t;
+  Harness h;
+
+  @BeforeEach
+  void openNodes() {
+    nodes = new StoreFixture(dir);
+    a = nodes.node("node-a");
+    b = nodes.node("node-b");
+    t = nodes.node("node-t");
+  }
+
+  @AfterEach
+  void closeNodes() throws Exception {
+    if (h != null) {
+      h.close();
+    }
+    nodes.close();
+  }
+
+  private Harness harness(Limits limits) {
+    h = new Harness(nodes.stores(), limits, Harness.FAST, Clock.systemUTC(), Duration.ZERO);
+    return h;
+  }
+
+  @Test
+  void shouldCopyCatchUpFenceAndVerify() {
+    harness(Limits.unlimited());
+    a.fill("k", 3000, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    TaskRun run = h.run(task);
+    String id = task.getTaskId();
+
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    // Written while the task tails the feed, waiting for the fence.
+    List<byte[]> late = keysIn(HALF, "late", 20);
+    late.forEach(k -> assertThat(a.put(k, bytes("v"), 1)).isInstanceOf(WriteResult.Applied.class));
+    a.delete(bytes("k-1"), 1);
+    run.update(fenceRequested(task));
+    TaskStatus verified = h.awaitState(id, TaskState.VERIFIED);
+
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF))
+        .containsKey(new String(late.get(0), java.nio.charset.StandardCharsets.UTF_8)).doesNotContainKey("k-1");
+    assertThat(t.contents(OTHER_HALF)).as("nothing outside the range").isEmpty();
+    assertThat(verified.getDigest()).isEqualTo(ByteBuffer.wrap(a.digest(HALF).digest()));
+    assertThat(h.statuses(id)).extracting(TaskStatus::getState).first().isEqualTo(TaskState.PENDING);
+    assertThat(h.statuses(id).stream().map(TaskStatus::getState).distinct().toList())
+        .containsExactly(TaskState.PENDING, TaskState.COPYING, TaskState.CAUGHT_UP, TaskState.FENCED,
+            TaskState.VERIFIED);
+    TaskStatus fenced = h.awaitState(id, TaskState.FENCED);
+    assertThat(fenced.getFencePosition()).isNotNull();
+    assertThat(verified.getCaughtUpPosition()).isGreaterThanOrEqualTo(fenced.getFencePosition());
+    assertThat(verified.getSource()).isEqualTo("node-a");
+    assertThat(verified.getWorkerId()).isEqualTo("worker-test");
+    // The source now refuses writes of the old epoch to the range, and takes the new epoch's.
+    assertThat(a.put(late.get(0), bytes("after"), 1)).isInstanceOf(WriteResult.RetryWithEpoch.class);
+    assertThat(a.put(late.get(0), bytes("after"), 2)).isInstanceOf(WriteResult.Applied.class);
+    h.awaitFinished(run);
+  }
+
+  @Test
+  void shouldResumeAfterItsLastCheckpointAndKeepTheOriginalWatermark() {
+    harness(Limits.unlimited().withRates(0, 400 * 1024));
+    a.fill("k", 3000, 100);
+    long rangeBytes = bytesIn(a, HALF);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun first = h.run(task);
+    h.awaitStatus(id, "a checkpoint past 64 KiB", s -> s.getLastCopiedToken() != null
+        && s.getCopiedBytes() >= 64 * 1024);
+    first.stop(TaskControl.Stop.CHECKPOINT);
+    h.awaitFinished(first);
+    TaskStatus checkpoint = h.statuses(id).get(h.statuses(id).size() - 1);
+    assertThat(checkpoint.getState()).isEqualTo(TaskState.COPYING);
+    assertThat(checkpoint.getCaughtUpPosition()).as("snapshot not finished").isNull();
+    int before = h.statuses(id).size();
+
+    TaskRun second = h.run(task);
+    TaskStatus resumed = h.awaitStatus(id, "the resumed run's first status", s -> h.statuses(id).indexOf(s) >= before);
+    TaskStatus snapshotDone = h.awaitStatus(id, "snapshot copied",
+        s -> s.getCaughtUpPosition() != null && s.getCaughtUpPosition().equals(s.getWatermark()));
+    second.update(fenceRequested(task));
+    h.awaitState(id, TaskState.VERIFIED);
+
+    assertThat(resumed.getState()).isEqualTo(TaskState.COPYING);
+    assertThat(resumed.getWatermark()).as("W kept").isEqualTo(checkpoint.getWatermark());
+    assertThat(resumed.getLastCopiedToken()).isEqualTo(checkpoint.getLastCopiedToken());
+    assertThat(resumed.getCopiedBytes()).as("copiedBytes carried over").isEqualTo(checkpoint.getCopiedBytes());
+    assertThat(resumed.getStartedMillis()).isEqualTo(checkpoint.getStartedMillis());
+    // Resumed after the checkpoint: the range's bytes once, plus the key at the cursor's position again.
+    assertThat(snapshotDone.getCopiedBytes()).isBetween(rangeBytes, rangeBytes + 200);
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
+  }
+
+  @Test
+  void shouldReplayWritesMadeWhileStoppedWhenItResumes() {
+    harness(Limits.unlimited().withRates(0, 400 * 1024));
+    a.fill("k", 3000, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun first = h.run(task);
+    h.awaitStatus(id, "a checkpoint", s -> s.getLastCopiedToken() != null);
+    first.stop(TaskControl.Stop.CHECKPOINT);
+    h.awaitFinished(first);
+    // Overwrites, deletes and new keys on both sides of the cursor, between W and the resumed scan's W2.
+    for (int i = 0; i < 3000; i += 7) {
+      a.put(bytes("k-" + i), bytes("new-" + i), 1);
+    }
+    for (int i = 1; i < 3000; i += 11) {
+      a.delete(bytes("k-" + i), 1);
+    }
+    keysIn(HALF, "extra", 50).forEach(k -> a.put(k, bytes("x"), 1));
+
+    TaskRun second = h.run(task);
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    second.update(fenceRequested(task));
+    h.awaitState(id, TaskState.VERIFIED);
+
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
+  }
+
+  @Test
+  void shouldStartOverWhenTheCheckpointCameFromAnotherSource() {
+    harness(Limits.unlimited());
+    a.fill("k", 500, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    // A checkpoint of node-x, which the re-planned task no longer lists, and a leftover key on the target.
+    h.control.onStatus(id, TaskStatus.newBuilder(checkpointOf(task, "node-x")).build());
+    byte[] stale = keysIn(HALF, "stale", 1).get(0);
+    t.delegate.apply(List.of(Entry.of(stale, bytes("left over"))));
+
+    TaskRun run = h.run(task);
+    TaskStatus restarted = h.awaitStatus(id, "copying from node-a", s -> "node-a".equals(s.getSource()));
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    run.update(fenceRequested(task));
+    h.awaitState(id, TaskState.VERIFIED);
+
+    assertThat(restarted.getState()).isEqualTo(TaskState.COPYING);
+    assertThat(restarted.getCopiedBytes()).isZero();
+    assertThat(restarted.getLastCopiedToken()).isNull();
+    assertThat(restarted.getWatermark()).isNotEqualTo(777_777L);
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF)).doesNotContainKey("stale-0");
+  }
+
+  @Test
+  void shouldCopyFromTheNextSourceWhenTheFirstStopsAnswering() {
+    harness(Limits.unlimited().withRates(0, 300 * 1024));
+    a.fill("k", 2000, 100);
+    b.fill("k", 2000, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a", "node-b"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+    h.awaitStatus(id, "a checkpoint from node-a", s -> "node-a".equals(s.getSource()) && s.getLastCopiedToken() != null);
+    a.down();
+
+    TaskStatus switched = h.awaitStatus(id, "copying from node-b", s -> "node-b".equals(s.getSource()));
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    run.update(fenceRequested(task));
+    TaskStatus verified = h.awaitState(id, TaskState.VERIFIED);
+
+    assertThat(switched.getCopiedBytes()).as("from scratch").isZero();
+    assertThat(verified.getSource()).isEqualTo("node-b");
+    assertThat(t.contents(HALF)).isEqualTo(b.contents(HALF));
+  }
+
+  @Test
+  void shouldBlockWhenNoSourceAnswersAndGoOnWhenOneComesBack() {
+    harness(Limits.unlimited());
+    a.fill("k", 300, 100);
+    b.fill("k", 300, 100);
+    a.down();
+    b.down();
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a", "node-b"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+
+    TaskStatus blocked = h.awaitState(id, TaskState.BLOCKED);
+    assertThat(blocked.getBlockedReason()).isEqualTo(
+        "no source reachable: node-a (node-a: connection refused), node-b (node-b: connection refused)");
+    b.up();
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    run.update(fenceRequested(task));
+    assertThat(h.awaitState(id, TaskState.VERIFIED).getSource()).isEqualTo("node-b");
+  }
+
+  @Test
+  void shouldBlockWhileTheTargetIsDownAndResume() {
+    harness(Limits.unlimited().withRates(0, 300 * 1024));
+    a.fill("k", 2000, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+    TaskStatus before = h.awaitStatus(id, "a checkpoint", s -> s.getLastCopiedToken() != null);
+    t.down();
+
+    TaskStatus blocked = h.awaitState(id, TaskState.BLOCKED);
+    assertThat(blocked.getBlockedReason()).startsWith("target node-t unreachable: node-t: connection refused");
+    assertThat(blocked.getWatermark()).as("the checkpoint is kept").isEqualTo(before.getWatermark());
+    t.up();
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    run.update(fenceRequested(task));
+    TaskStatus verified = h.awaitState(id, TaskState.VERIFIED);
+    assertThat(verified.getWatermark()).as("resumed, same watermark").isEqualTo(before.getWatermark());
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
+  }
+
+  @Test
+  void shouldBlockWithBothDigestsWhenTheTargetDiffersAtTheFence() {
+    harness(Limits.unlimited());
+    a.fill("k", 500, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    // Corrupt the target behind the worker's back: a key the source never had.
+    t.delegate.apply(List.of(Entry.of(keysIn(HALF, "corrupt", 1).get(0), bytes("junk"))));
+
+    run.update(fenceRequested(task));
+    TaskStatus blocked = h.awaitStatus(id, "blocked after the fence",
+        s -> s.getState() == TaskState.BLOCKED && s.getFencePosition() != null);
+    h.awaitFinished(run);
+
+    String sourceDigest = a.digest(HALF).toString();
+    String targetDigest = t.digest(HALF).toString();
+    assertThat(sourceDigest).isNotEqualTo(targetDigest);
+    assertThat(blocked.getBlockedReason()).isEqualTo("range digests differ after draining to fence position "
+        + blocked.getFencePosition() + ": source node-a has " + sourceDigest + ", target node-t has "
+        + targetDigest);
+    assertThat(blocked.getDigest()).isEqualTo(ByteBuffer.wrap(a.digest(HALF).digest()));
+    assertThat(blocked.getTargetDigest()).isEqualTo(ByteBuffer.wrap(t.digest(HALF).digest()));
+    assertThat(h.statuses(id)).noneMatch(s -> s.getState() == TaskState.VERIFIED);
+  }
+
+  @Test
+  void shouldKeepCopyingStateAndSayThrottledWhenABatchWaitsOverASecond() {
+    harness(Limits.unlimited().withRates(0, 2048));
+    a.fill("k", 40, 1000);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+
+    TaskStatus throttled = h.awaitStatus(id, "throttled", s -> s.getBlockedReason() != null
+        && s.getBlockedReason().startsWith("throttled"));
+    assertThat(throttled.getState()).isEqualTo(TaskState.COPYING);
+    assertThat(throttled.getBlockedReason()).isEqualTo("throttled: source node-a at 2.0 KiB/s");
+    // Lifting the limit lets the waiting task go.
+    h.throttles.setLimits(Limits.unlimited());
+    TaskStatus caughtUp = h.awaitState(id, TaskState.CAUGHT_UP);
+    assertThat(caughtUp.getBlockedReason()).isNull();
+    run.update(fenceRequested(task));
+    h.awaitState(id, TaskState.VERIFIED);
+  }
+
+  @Test
+  void shouldWaitForACopySlotSayingWhichCapHoldsIt() {
+    harness(Limits.unlimited().withCaps(8, 1, 2));
+    a.fill("k", 100, 100);
+    assertThat(h.slots.tryAcquire("node-a", "node-other")).isNull();
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+
+    TaskStatus waiting = h.awaitStatus(id, "waiting for a slot", s -> s.getBlockedReason() != null);
+    assertThat(waiting.getState()).isEqualTo(TaskState.PENDING);
+    assertThat(waiting.getBlockedReason())
+        .isEqualTo("waiting for a copy slot: 1 tasks copying from source node-a (max 1 per source)");
+    h.slots.release("node-a", "node-other");
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    assertThat(h.slots.running()).as("CAUGHT_UP gives the slot back").isZero();
+    run.update(fenceRequested(task));
+    h.awaitState(id, TaskState.VERIFIED);
+  }
+
+  @Test
+  void shouldRestartFromANewSourceWhenARePlanDropsItsSource() {
+    harness(Limits.unlimited().withRates(0, 200 * 1024));
+    a.fill("k", 2000, 100);
+    b.fill("k", 2000, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+    h.awaitStatus(id, "copying from node-a", s -> "node-a".equals(s.getSource()) && s.getLastCopiedToken() != null);
+
+    RangeCopyTask replanned = RangeCopyTask.newBuilder(task).setSources(List.of("node-b")).build();
+    run.update(replanned);
+    h.awaitStatus(id, "copying from node-b", s -> "node-b".equals(s.getSource()));
+    h.throttles.setLimits(Limits.unlimited());
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    run.update(fenceRequested(replanned));
+    assertThat(h.awaitState(id, TaskState.VERIFIED).getSource()).isEqualTo("node-b");
+  }
+
+  @Test
+  void shouldKeepItsSourceWhenARePlanStillListsIt() {
+    harness(Limits.unlimited().withRates(0, 200 * 1024));
+    a.fill("k", 1000, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+    TaskStatus first = h.awaitStatus(id, "a checkpoint", s -> s.getLastCopiedToken() != null);
+
+    run.update(RangeCopyTask.newBuilder(task).setSources(List.of("node-b", "node-a")).build());
+    h.throttles.setLimits(Limits.unlimited());
+    TaskStatus caughtUp = h.awaitState(id, TaskState.CAUGHT_UP);
+
+    assertThat(caughtUp.getSource()).isEqualTo("node-a");
+    assertThat(caughtUp.getWatermark()).isEqualTo(first.getWatermark());
+    run.stop(TaskControl.Stop.CANCEL);
+  }
+
+  @Test
+  void shouldCopyAgainWhenTheSourcesLogNoLongerReachesTheCheckpoint() {
+    harness(Limits.unlimited());
+    a.fill("k", 300, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    // A CAUGHT_UP checkpoint at a position the source's log does not have (its log was lost or truncated).
+    TaskStatus lost = TaskStatus.newBuilder(checkpointOf(task, "node-a")).setState(TaskState.CAUGHT_UP)
+        .setCaughtUpPosition(777_777L).build();
+    h.control.onStatus(id, lost);
+
+    TaskRun run = h.run(task);
+    TaskStatus again = h.awaitStatus(id, "a new watermark", s -> s.getWatermark() != null && s.getWatermark() < 777_777L);
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    run.update(fenceRequested(task));
+    h.awaitState(id, TaskState.VERIFIED);
+    assertThat(again.getSource()).isEqualTo("node-a");
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
+  }
+
+  private static TaskStatus checkpointOf(RangeCopyTask task, String source) {
+    return TaskStatus.newBuilder()
+        .setTaskId(task.getTaskId()).setClusterId(task.getClusterId()).setEpoch(task.getEpoch())
+        .setState(TaskState.COPYING).setCopiedBytes(999).setLastCopiedToken(123L).setWatermark(777_777L)
+        .setSource(source).setWorkerId("worker-old").setTimestampMillis(1).setStartedMillis(1L)
+        .build();
+  }
+
+  /** {@code n} keys {@code prefix-i} whose positions lie in {@code range}. */
+  static List<byte[]> keysIn(RingRange range, String prefix, int n) {
+    List<byte[]> keys = new ArrayList<>();
+    for (int i = 0; keys.size() < n; i++) {
+      byte[] k = bytes(prefix + "-" + i);
+      if (range.contains(Entry.positionOf(k))) {
+        keys.add(k);
+      }
+    }
+    return keys;
+  }
+
+  static long bytesIn(StoreFixture.Node node, RingRange range) {
+    long sum = 0;
+    try (RangeScan scan = node.delegate.scan(range, null)) {
+      while (scan.hasNext()) {
+        sum += scan.next().size();
+      }
+    }
+    return sum;
+  }
+}

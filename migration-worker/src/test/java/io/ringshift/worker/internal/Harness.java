@@ -1,0 +1,132 @@
+package io.ringshift.worker.internal;
+
+import static org.awaitility.Awaitility.await;
+
+import io.ringshift.schemas.RecordKeys;
+import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.RingRange;
+import io.ringshift.worker.Limits;
+import io.ringshift.worker.NodeStores;
+import io.ringshift.worker.TaskTuning;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * Runs tasks the way the worker does, without Kafka: a {@link TaskContext} whose statuses go to a list (the
+ * in-memory status sink) and whose control-plane view the test feeds, as the orchestrator and publisher would.
+ */
+final class Harness implements AutoCloseable {
+  static {
+    // Tests copy generated records (newBuilder(other)), which needs the Avro trust the serdes install.
+    RecordSerdes.taskStatus();
+  }
+
+  static final String CLUSTER = "c1";
+  static final Duration WAIT = Duration.ofSeconds(20);
+  /** Small batches and frequent checkpoints, so short copies still take several of each. */
+  static final TaskTuning FAST = TaskTuning.DEFAULTS.withBatch(16 * 1024, 100)
+      .withCheckpoints(64 * 1024, Duration.ofMillis(200))
+      .withIntervals(Duration.ofMillis(20), Duration.ofMillis(50));
+
+  final List<TaskStatus> statuses = new ArrayList<>();
+  final ControlState control = new ControlState();
+  final Throttles throttles;
+  final Slots slots;
+  final TaskContext ctx;
+  private final ExecutorService executor = Executors.newCachedThreadPool();
+
+  Harness(NodeStores stores, Limits limits, TaskTuning tuning, Clock clock, Duration grace) {
+    throttles = new Throttles(limits, Ticker.system());
+    slots = new Slots(limits);
+    StatusSink sink = s -> {
+      synchronized (statuses) {
+        statuses.add(s);
+      }
+      control.onStatus(s.getTaskId(), s);
+    };
+    ctx = new TaskContext("worker-test", stores, throttles, slots, sink, control, clock, Ticker.system(), tuning,
+        grace);
+  }
+
+  Harness(NodeStores stores) {
+    this(stores, Limits.unlimited(), FAST, Clock.systemUTC(), Duration.ZERO);
+  }
+
+  static RangeCopyTask copyTask(long epoch, RingRange range, List<String> sources, String target) {
+    return task(TaskKind.COPY, epoch, range, sources, target);
+  }
+
+  static RangeCopyTask task(TaskKind kind, long epoch, RingRange range, List<String> sources, String target) {
+    return RangeCopyTask.newBuilder()
+        .setTaskId(RecordKeys.taskId(CLUSTER, epoch, kind == TaskKind.UNKNOWN ? TaskKind.COPY : kind, range.start(),
+            range.end(), target))
+        .setClusterId(CLUSTER)
+        .setEpoch(epoch)
+        .setKind(kind)
+        .setRangeStart(range.start())
+        .setRangeEnd(range.end())
+        .setSources(List.copyOf(sources))
+        .setTarget(target)
+        .setTargetZone("az-1")
+        .setEstimatedBytes(0)
+        .setTimestampMillis(0)
+        .setFenceRequested(false)
+        .build();
+  }
+
+  static RangeCopyTask fenceRequested(RangeCopyTask task) {
+    return RangeCopyTask.newBuilder(task).setFenceRequested(true).build();
+  }
+
+  Future<?> start(TaskRun run) {
+    return executor.submit(run);
+  }
+
+  /** A new run of {@code task} from its latest status here, started. */
+  TaskRun run(RangeCopyTask task) {
+    TaskRun run = TaskRun.of(task, control.status(task.getTaskId()).orElse(null), ctx);
+    start(run);
+    return run;
+  }
+
+  List<TaskStatus> statuses() {
+    synchronized (statuses) {
+      return List.copyOf(statuses);
+    }
+  }
+
+  List<TaskStatus> statuses(String taskId) {
+    return statuses().stream().filter(s -> s.getTaskId().equals(taskId)).toList();
+  }
+
+  /** Waits for a status of the task matching {@code condition}, and returns the first such. */
+  TaskStatus awaitStatus(String taskId, String what, Predicate<TaskStatus> condition) {
+    return await(taskId + ": " + what).atMost(WAIT).pollInterval(Duration.ofMillis(10))
+        .until(() -> statuses(taskId).stream().filter(condition).findFirst().orElse(null), s -> s != null);
+  }
+
+  TaskStatus awaitState(String taskId, TaskState state) {
+    return awaitStatus(taskId, "state " + state, s -> s.getState() == state);
+  }
+
+  void awaitFinished(TaskRun run) {
+    await("the run of " + run.task().getTaskId() + " ends").atMost(WAIT).until(run::finished);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    executor.shutdownNow();
+    executor.awaitTermination(10, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,20 @@
+package io.ringshift.worker.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class RatesTest {
+
+  @Test
+  void shouldWriteRatesAndWaitsAsOperatorsReadThem() {
+    assertThat(Rates.format(20L << 20)).isEqualTo("20.0 MiB/s");
+    assertThat(Rates.format(0)).isEqualTo("unlimited");
+    assertThat(Rates.bytes(1536)).isEqualTo("1.5 KiB");
+    assertThat(Rates.duration(Duration.ofSeconds(500))).isEqualTo("8 min 20 s");
+    assertThat(Rates.duration(Duration.ofMillis(44_001))).isEqualTo("45 s");
+    assertThat(Rates.duration(Duration.ofMinutes(125))).isEqualTo("2 h 5 min");
+    assertThat(Rates.duration(Duration.ofMinutes(10))).isEqualTo("10 min");
+  }
+}

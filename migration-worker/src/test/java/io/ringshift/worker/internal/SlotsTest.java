@@ -1,0 +1,38 @@
+package io.ringshift.worker.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.worker.Limits;
+import org.junit.jupiter.api.Test;
+
+class SlotsTest {
+
+  @Test
+  void shouldCapTasksPerWorkerSourceAndTargetAndSayWhich() {
+    Slots slots = new Slots(Limits.DEFAULTS.withCaps(3, 2, 2));
+    assertThat(slots.tryAcquire("a", "x")).isNull();
+    assertThat(slots.tryAcquire("a", "y")).isNull();
+    assertThat(slots.tryAcquire("a", "z"))
+        .isEqualTo("waiting for a copy slot: 2 tasks copying from source a (max 2 per source)");
+    assertThat(slots.tryAcquire("b", "x")).isNull();
+    assertThat(slots.tryAcquire("c", "x"))
+        .isEqualTo("waiting for a copy slot: 3 tasks running in this worker (max 3)");
+    slots.release("a", "y");
+    assertThat(slots.tryAcquire("c", "x"))
+        .isEqualTo("waiting for a copy slot: 2 tasks copying to target x (max 2 per target)");
+    assertThat(slots.tryAcquire("c", "y")).isNull();
+    assertThat(slots.running()).isEqualTo(3);
+  }
+
+  @Test
+  void shouldApplyALoweredCapToNewTasksOnly() {
+    Slots slots = new Slots(Limits.DEFAULTS.withCaps(4, 4, 4));
+    assertThat(slots.tryAcquire("a", "x")).isNull();
+    assertThat(slots.tryAcquire("a", "y")).isNull();
+    slots.setLimits(Limits.DEFAULTS.withCaps(1, 4, 4));
+    assertThat(slots.tryAcquire("b", "z")).startsWith("waiting for a copy slot: 2 tasks running");
+    slots.release("a", "x");
+    slots.release("a", "y");
+    assertThat(slots.tryAcquire("b", "z")).isNull();
+  }
+}

@@ -1,0 +1,227 @@
+package io.ringshift.worker.internal;
+
+import io.ringshift.storage.ChangeFeed;
+import io.ringshift.storage.Entry;
+import io.ringshift.storage.Fence;
+import io.ringshift.storage.RangeDigest;
+import io.ringshift.storage.RangeScan;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.RocksStore;
+import io.ringshift.storage.Store;
+import io.ringshift.storage.StoreException;
+import io.ringshift.storage.WriteResult;
+import io.ringshift.worker.NodeStores;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Real RocksDB stores for the task tests, one per node in a temporary directory, each behind a switch that
+ * makes the node unreachable ({@link StoreException.Unavailable}, as a remote store reports a node that is
+ * down) without closing its database.
+ */
+final class StoreFixture implements AutoCloseable {
+  private final Path dir;
+  private final Map<String, Node> nodes = new LinkedHashMap<>();
+
+  StoreFixture(Path dir) {
+    this.dir = dir;
+  }
+
+  /** Opens (or returns) node {@code id}'s store. */
+  Node node(String id) {
+    return nodes.computeIfAbsent(id, n -> new Node(n, RocksStore.open(dir.resolve(n), n, "az-1")));
+  }
+
+  NodeStores stores() {
+    return new NodeStores() {
+      @Override
+      public Store store(String nodeId) {
+        Node node = nodes.get(nodeId);
+        if (node == null) {
+          throw new StoreException.Unavailable("node " + nodeId + " is not known to this test", null);
+        }
+        return node;
+      }
+
+      @Override
+      public void close() {
+        // The fixture closes the stores.
+      }
+    };
+  }
+
+  @Override
+  public void close() {
+    nodes.values().forEach(n -> n.delegate.close());
+  }
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A node's store behind an on/off switch. */
+  static final class Node implements Store {
+    final String id;
+    final Store delegate;
+    private volatile boolean down;
+
+    Node(String id, Store delegate) {
+      this.id = id;
+      this.delegate = delegate;
+    }
+
+    void down() {
+      down = true;
+    }
+
+    void up() {
+      down = false;
+    }
+
+    /** Puts {@code count} keys {@code prefix-i} with {@code valueBytes}-byte values at epoch 1. */
+    void fill(String prefix, int count, int valueBytes) {
+      for (int i = 0; i < count; i++) {
+        byte[] value = new byte[valueBytes];
+        java.util.Arrays.fill(value, (byte) i);
+        delegate.put(bytes(prefix + "-" + i), value, 1);
+      }
+    }
+
+    /** Every live entry of {@code range}, read directly from the database. */
+    Map<String, String> contents(RingRange range) {
+      Map<String, String> out = new LinkedHashMap<>();
+      try (RangeScan scan = delegate.scan(range, null)) {
+        scan.forEachRemaining(e -> out.put(new String(e.key(), StandardCharsets.UTF_8),
+            java.util.HexFormat.of().formatHex(e.value())));
+      }
+      return out;
+    }
+
+    private <T> T reach(Supplier<T> call) {
+      if (down) {
+        throw new StoreException.Unavailable(id + ": connection refused", null);
+      }
+      return call.get();
+    }
+
+    @Override
+    public NodeInfo info() {
+      return reach(delegate::info);
+    }
+
+    @Override
+    public long latestSequence() {
+      return reach(delegate::latestSequence);
+    }
+
+    @Override
+    public WriteResult put(byte[] key, byte[] value, long epoch) {
+      return reach(() -> delegate.put(key, value, epoch));
+    }
+
+    @Override
+    public WriteResult delete(byte[] key, long epoch) {
+      return reach(() -> delegate.delete(key, epoch));
+    }
+
+    @Override
+    public Optional<byte[]> get(byte[] key) {
+      return reach(() -> delegate.get(key));
+    }
+
+    @Override
+    public RangeScan scan(RingRange range, Cursor after) {
+      RangeScan scan = reach(() -> delegate.scan(range, after));
+      return new RangeScan() {
+        @Override
+        public long sequence() {
+          return scan.sequence();
+        }
+
+        @Override
+        public void close() {
+          scan.close();
+        }
+
+        @Override
+        public boolean hasNext() {
+          return reach(scan::hasNext);
+        }
+
+        @Override
+        public Entry next() {
+          return reach(scan::next);
+        }
+      };
+    }
+
+    @Override
+    public ChangeFeed changes(RingRange range, long afterSequence) {
+      ChangeFeed feed = reach(() -> delegate.changes(range, afterSequence));
+      return new ChangeFeed() {
+        @Override
+        public long upTo() {
+          return feed.upTo();
+        }
+
+        @Override
+        public void close() {
+          feed.close();
+        }
+
+        @Override
+        public boolean hasNext() {
+          return reach(feed::hasNext);
+        }
+
+        @Override
+        public io.ringshift.storage.Change next() {
+          return reach(feed::next);
+        }
+      };
+    }
+
+    @Override
+    public long apply(List<Entry> entries) {
+      return reach(() -> delegate.apply(entries));
+    }
+
+    @Override
+    public RangeDigest digest(RingRange range) {
+      return reach(() -> delegate.digest(range));
+    }
+
+    @Override
+    public Fence fence(RingRange range, long epoch) {
+      return reach(() -> delegate.fence(range, epoch));
+    }
+
+    @Override
+    public List<Fence> fences() {
+      return reach(delegate::fences);
+    }
+
+    @Override
+    public void unfence(RingRange range, long epoch) {
+      reach(() -> {
+        delegate.unfence(range, epoch);
+        return null;
+      });
+    }
+
+    @Override
+    public long deleteRange(RingRange range) {
+      return reach(() -> delegate.deleteRange(range));
+    }
+
+    @Override
+    public void close() {
+      // The fixture closes the database.
+    }
+  }
+}

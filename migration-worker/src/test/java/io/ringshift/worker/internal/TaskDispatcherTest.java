@@ -1,0 +1,146 @@
+package io.ringshift.worker.internal;
+
+import static io.ringshift.worker.internal.CopyRunTest.HALF;
+import static io.ringshift.worker.internal.Harness.copyTask;
+import static io.ringshift.worker.internal.Harness.fenceRequested;
+import static io.ringshift.worker.internal.Harness.task;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.worker.Limits;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** How task records become runs: new, repeated, already verified, cancelled, revoked, of an unknown kind. */
+class TaskDispatcherTest {
+  @TempDir Path dir;
+  StoreFixture nodes;
+  StoreFixture.Node a;
+  Harness h;
+  ExecutorService executor;
+  TaskDispatcher dispatcher;
+
+  @BeforeEach
+  void setUp() {
+    nodes = new StoreFixture(dir);
+    a = nodes.node("node-a");
+    nodes.node("node-t");
+    a.fill("k", 1000, 100);
+    h = new Harness(nodes.stores(), Limits.unlimited().withRates(0, 100 * 1024), Harness.FAST,
+        Clock.systemUTC(), Duration.ZERO);
+    executor = Executors.newCachedThreadPool();
+    dispatcher = new TaskDispatcher(h.ctx, executor);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    dispatcher.stopAll(Duration.ofSeconds(5));
+    executor.shutdownNow();
+    h.close();
+    nodes.close();
+  }
+
+  @Test
+  void shouldRunATaskThroughItsFenceRequestToVerified() {
+    RangeCopyTask task = copyTask(3, HALF, List.of("node-a"), "node-t");
+    dispatcher.onTask("p0", task.getTaskId(), task);
+    h.throttles.setLimits(Limits.unlimited());
+    h.awaitState(task.getTaskId(), TaskState.CAUGHT_UP);
+
+    dispatcher.onTask("p0", task.getTaskId(), fenceRequested(task));
+
+    h.awaitState(task.getTaskId(), TaskState.VERIFIED);
+    assertThat(dispatcher.knows(task.getTaskId())).isTrue();
+  }
+
+  @Test
+  void shouldRepublishItsStatusWhenTheTaskIsEmittedAgain() {
+    RangeCopyTask task = copyTask(3, HALF, List.of("node-a"), "node-t");
+    dispatcher.onTask("p0", task.getTaskId(), task);
+    h.throttles.setLimits(Limits.unlimited());
+    h.awaitState(task.getTaskId(), TaskState.CAUGHT_UP);
+    long caughtUp = count(task, TaskState.CAUGHT_UP);
+
+    dispatcher.onTask("p0", task.getTaskId(), task);
+
+    await("CAUGHT_UP published again").atMost(Harness.WAIT)
+        .until(() -> count(task, TaskState.CAUGHT_UP) > caughtUp);
+  }
+
+  @Test
+  void shouldNotRunATaskThatIsAlreadyVerified() {
+    RangeCopyTask task = copyTask(3, HALF, List.of("node-a"), "node-t");
+    h.control.onStatus(task.getTaskId(), TaskStatus.newBuilder().setTaskId(task.getTaskId()).setClusterId("c1")
+        .setEpoch(3).setState(TaskState.VERIFIED).setCopiedBytes(5).setTimestampMillis(1).build());
+
+    dispatcher.onTask("p0", task.getTaskId(), task);
+
+    assertThat(dispatcher.knows(task.getTaskId())).isFalse();
+    assertThat(h.statuses()).isEmpty();
+  }
+
+  @Test
+  void shouldStopATaskOnATombstoneAndWriteNothingMore() {
+    RangeCopyTask task = copyTask(3, HALF, List.of("node-a"), "node-t");
+    dispatcher.onTask("p0", task.getTaskId(), task);
+    h.awaitStatus(task.getTaskId(), "copying", s -> s.getState() == TaskState.COPYING);
+    TaskRun run = dispatcher.run(task.getTaskId());
+
+    dispatcher.onTask("p0", task.getTaskId(), null);
+
+    h.awaitFinished(run);
+    int written = h.statuses(task.getTaskId()).size();
+    assertThat(dispatcher.knows(task.getTaskId())).isFalse();
+    assertThat(h.statuses(task.getTaskId())).hasSize(written);
+    assertThat(h.statuses(task.getTaskId()).get(written - 1).getState()).isEqualTo(TaskState.COPYING);
+  }
+
+  @Test
+  void shouldWriteALastCheckpointWhenItsPartitionIsRevoked() {
+    RangeCopyTask task = copyTask(3, HALF, List.of("node-a"), "node-t");
+    RangeCopyTask elsewhere = copyTask(3, CopyRunTest.OTHER_HALF, List.of("node-a"), "node-t");
+    dispatcher.onTask("p0", task.getTaskId(), task);
+    dispatcher.onTask("p1", elsewhere.getTaskId(), elsewhere);
+    h.awaitStatus(task.getTaskId(), "a checkpoint", s -> s.getLastCopiedToken() != null);
+    int before = h.statuses(task.getTaskId()).size();
+
+    dispatcher.stopOwned(Set.of("p0"), true, Duration.ofSeconds(10));
+
+    List<TaskStatus> statuses = h.statuses(task.getTaskId());
+    assertThat(statuses).hasSizeGreaterThan(before);
+    TaskStatus last = statuses.get(statuses.size() - 1);
+    assertThat(last.getState()).isEqualTo(TaskState.COPYING);
+    assertThat(last.getLastCopiedToken()).isNotNull();
+    assertThat(dispatcher.knows(task.getTaskId())).isFalse();
+    assertThat(dispatcher.knows(elsewhere.getTaskId())).as("p1's task keeps running").isTrue();
+    assertThat(dispatcher.run(elsewhere.getTaskId()).finished()).isFalse();
+  }
+
+  @Test
+  void shouldReportATaskOfAnUnknownKindBlocked() {
+    RangeCopyTask task = task(TaskKind.UNKNOWN, 3, HALF, List.of("node-a"), "node-t");
+
+    dispatcher.onTask("p0", task.getTaskId(), task);
+
+    TaskStatus blocked = h.awaitState(task.getTaskId(), TaskState.BLOCKED);
+    assertThat(blocked.getBlockedReason()).isEqualTo("task kind unknown to this worker version");
+    assertThat(a.contents(HALF)).isNotEmpty();
+  }
+
+  private long count(RangeCopyTask task, TaskState state) {
+    return h.statuses(task.getTaskId()).stream().filter(s -> s.getState() == state).count();
+  }
+}

@@ -1,0 +1,588 @@
+package io.ringshift.storage.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.ringshift.storage.ChangeFeed;
+import io.ringshift.storage.Entry;
+import io.ringshift.storage.Fence;
+import io.ringshift.storage.RangeDigest;
+import io.ringshift.storage.RangeScan;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.Store;
+import io.ringshift.storage.StoreException;
+import io.ringshift.storage.WriteResult;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.stream.Collectors;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Snapshot;
+import org.rocksdb.Status;
+import org.rocksdb.TransactionLogIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The RocksDB store (docs/storage.md).
+ *
+ * <p>Design note. Three column families: {@code data} holds {@code position ++ key -> value}, {@code meta} the
+ * node's identity and the fences, {@code default} nothing. Sequence numbers are RocksDB's own, so a write's
+ * sequence is an offset in the write-ahead log, which the change feed reads back ({@link WalFeed}).
+ *
+ * <p>All writes (client puts and deletes, applies, fences, range deletes) go through one mutex, {@code writeLock}.
+ * That makes two things exact that RocksDB alone leaves open: the sequence number a write returns is the one it
+ * got (read right after the write, before anyone else writes), and a fence is atomic with respect to writes: it
+ * is taken under the same mutex, after every write in flight finished and before the next one checks the fences,
+ * so every acknowledged write of an older epoch has a sequence at or below the fence's position and every later
+ * one is refused. RocksDB serialises its write path (the write-ahead log) anyway, so the mutex costs little
+ * throughput; reads, scans, digests and feeds take no part in it.
+ *
+ * <p>A second lock, {@code lifecycle}, guards the native handles: every call into RocksDB holds its read side,
+ * {@link #close()} takes its write side and first releases the scans and feeds still open, so a store closed
+ * under a reader fails that reader with {@link StoreException.Unavailable} instead of crashing the JVM.
+ */
+public final class RocksDbStore implements Store {
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private static final byte[] DATA_FAMILY = "data".getBytes(UTF_8);
+  private static final byte[] META_FAMILY = "meta".getBytes(UTF_8);
+  private static final byte[] NODE_ID = "node.id".getBytes(UTF_8);
+  private static final byte[] ZONE = "node.zone".getBytes(UTF_8);
+  private static final byte[] FORMAT = "format".getBytes(UTF_8);
+  private static final byte[] FORMAT_VERSION = "ringshift-store/1".getBytes(UTF_8);
+  private static final byte[] FENCE_PREFIX = "fence/".getBytes(UTF_8);
+  private static final int MAX_NAME_LENGTH = 255;
+  /** Keys per write batch of a range delete: bounded batches keep other writers waiting only briefly. */
+  private static final int DELETE_BATCH_KEYS = 10_000;
+
+  private final Path dataDir;
+  private final String nodeId;
+  private final String zone;
+  private final Duration walRetention;
+  private final long walSizeLimitMb;
+  private final DBOptions dbOptions;
+  private final ColumnFamilyOptions familyOptions;
+  private final WriteOptions writeOptions;
+  private final RocksDB db;
+  private final List<ColumnFamilyHandle> handles;
+  private final ColumnFamilyHandle data;
+  private final ColumnFamilyHandle meta;
+  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+  private final ReentrantLock writeLock = new ReentrantLock();
+  private final Set<Releasable> open = ConcurrentHashMap.newKeySet();
+  private volatile FenceSet fences = FenceSet.EMPTY;
+  private volatile boolean closed;
+
+  private RocksDbStore(Path dataDir, String nodeId, String zone, Duration walRetention, long walSizeLimitMb,
+      DBOptions dbOptions, ColumnFamilyOptions familyOptions, WriteOptions writeOptions, RocksDB db,
+      List<ColumnFamilyHandle> handles) {
+    this.dataDir = dataDir;
+    this.nodeId = nodeId;
+    this.zone = zone;
+    this.walRetention = walRetention;
+    this.walSizeLimitMb = walSizeLimitMb;
+    this.dbOptions = dbOptions;
+    this.familyOptions = familyOptions;
+    this.writeOptions = writeOptions;
+    this.db = db;
+    this.handles = handles;
+    this.data = handles.get(1);
+    this.meta = handles.get(2);
+  }
+
+  /**
+   * Opens (or creates) the store in {@code dataDir} for {@code nodeId} in {@code zone}.
+   *
+   * @throws StoreException.BadRequest for a bad node id or zone, a data dir that is a file, holds another node's
+   *     store or a database that is not a ringshift store, or is in use by another process or store
+   * @throws StoreException when RocksDB cannot open the directory
+   */
+  public static RocksDbStore open(Path dataDir, String nodeId, String zone, Duration walRetention,
+      long walSizeLimitMb, boolean syncWrites) {
+    name("node id", nodeId);
+    name("zone", zone);
+    if (dataDir == null) {
+      throw new StoreException.BadRequest("data dir is missing; give the directory the node keeps its store in");
+    }
+    if (walRetention == null || walRetention.toSeconds() < 1) {
+      throw new StoreException.BadRequest("WAL retention " + walRetention + " is too short; it must be at least 1 s");
+    }
+    if (walSizeLimitMb < 0) {
+      throw new StoreException.BadRequest("WAL size limit " + walSizeLimitMb + " MB is negative; give 0 (no size "
+          + "limit) or more");
+    }
+    Path dir = dataDir.toAbsolutePath().normalize();
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      throw new StoreException.BadRequest("data dir " + dir + " is a file; give a directory (created if absent)");
+    }
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new StoreException("cannot create data dir " + dir + ": " + e, e);
+    }
+    checkFamilies(dir);
+
+    DBOptions dbOptions = new DBOptions()
+        .setCreateIfMissing(true)
+        .setCreateMissingColumnFamilies(true)
+        // The change feed reads the write-ahead log: keep it after flushes, up to the retention.
+        .setWalTtlSeconds(walRetention.toSeconds())
+        .setWalSizeLimitMB(walSizeLimitMb)
+        .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+        .setKeepLogFileNum(3)
+        .setMaxLogFileSize(16L * 1024 * 1024);
+    ColumnFamilyOptions familyOptions = new ColumnFamilyOptions();
+    WriteOptions writeOptions = new WriteOptions().setSync(syncWrites);
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    RocksDB db;
+    try {
+      db = RocksDB.open(dbOptions, dir.toString(), List.of(
+          new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
+          new ColumnFamilyDescriptor(DATA_FAMILY, familyOptions),
+          new ColumnFamilyDescriptor(META_FAMILY, familyOptions)), handles);
+    } catch (RocksDBException e) {
+      writeOptions.close();
+      familyOptions.close();
+      dbOptions.close();
+      if (isLockHeld(e)) {
+        throw new StoreException.BadRequest("data dir " + dir + " is in use: another process, or another store in "
+            + "this one, has it open (" + e.getMessage() + ")");
+      }
+      throw new StoreException("cannot open the RocksDB store in " + dir + ": " + e.getMessage(), e);
+    }
+    RocksDbStore store = new RocksDbStore(dir, nodeId, zone, walRetention, walSizeLimitMb, dbOptions, familyOptions,
+        writeOptions, db, handles);
+    try {
+      store.claimIdentity();
+      store.fences = store.loadFences();
+      return store;
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    } catch (RocksDBException e) {
+      store.close();
+      throw new StoreException("cannot read the store in " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void name(String what, String name) {
+    if (name == null || name.isBlank()) {
+      throw new StoreException.BadRequest(what + " is missing or blank; give a name of 1 to " + MAX_NAME_LENGTH
+          + " characters");
+    }
+    if (name.length() > MAX_NAME_LENGTH || name.chars().anyMatch(Character::isISOControl)) {
+      throw new StoreException.BadRequest(String.format(Locale.ROOT,
+          "%s '%s' is not allowed; a name is 1 to %d characters without control characters", what,
+          name.length() > 40 ? name.substring(0, 40) + "..." : name, MAX_NAME_LENGTH));
+    }
+  }
+
+  /** Refuses a directory that holds a RocksDB database without the store's column families. */
+  private static void checkFamilies(Path dir) {
+    if (!Files.exists(dir.resolve("CURRENT"))) {
+      return;
+    }
+    List<byte[]> families;
+    try (Options options = new Options()) {
+      families = RocksDB.listColumnFamilies(options, dir.toString());
+    } catch (RocksDBException e) {
+      throw new StoreException("cannot read the column families of " + dir + ": " + e.getMessage(), e);
+    }
+    boolean hasData = families.stream().anyMatch(f -> Arrays.equals(f, DATA_FAMILY));
+    boolean hasMeta = families.stream().anyMatch(f -> Arrays.equals(f, META_FAMILY));
+    if (!hasData || !hasMeta) {
+      throw new StoreException.BadRequest("data dir " + dir + " holds a RocksDB database that is not a ringshift "
+          + "store (column families " + families.stream().map(f -> new String(f, UTF_8))
+          .collect(Collectors.joining(", ", "[", "]")) + "); give an empty directory or a node's own data dir");
+    }
+  }
+
+  private static boolean isLockHeld(RocksDBException e) {
+    String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+    return m.contains("lock");
+  }
+
+  /** Records the node id and zone in a new store; refuses a store that belongs to another node. */
+  private void claimIdentity() throws RocksDBException {
+    byte[] storedId = db.get(meta, NODE_ID);
+    if (storedId == null) {
+      try (WriteBatch batch = new WriteBatch(); WriteOptions sync = new WriteOptions().setSync(true)) {
+        batch.put(meta, FORMAT, FORMAT_VERSION);
+        batch.put(meta, NODE_ID, nodeId.getBytes(UTF_8));
+        batch.put(meta, ZONE, zone.getBytes(UTF_8));
+        db.write(sync, batch);
+      }
+      return;
+    }
+    String storedNode = new String(storedId, UTF_8);
+    byte[] storedZoneBytes = db.get(meta, ZONE);
+    String storedZone = storedZoneBytes == null ? "?" : new String(storedZoneBytes, UTF_8);
+    if (!storedNode.equals(nodeId) || !storedZone.equals(zone)) {
+      throw new StoreException.BadRequest(String.format(
+          "data dir %s belongs to node '%s' in zone '%s', not to node '%s' in zone '%s'; give each node its own "
+              + "data dir", dataDir, storedNode, storedZone, nodeId, zone));
+    }
+  }
+
+  private FenceSet loadFences() throws RocksDBException {
+    List<Fence> loaded = new ArrayList<>();
+    try (ReadOptions options = new ReadOptions(); RocksIterator it = db.newIterator(meta, options)) {
+      for (it.seek(FENCE_PREFIX); it.isValid() && startsWith(it.key(), FENCE_PREFIX); it.next()) {
+        byte[] k = it.key();
+        int o = FENCE_PREFIX.length;
+        RingRange range = RingRange.of(DataKeys.getLong(k, o), DataKeys.getLong(k, o + 8));
+        loaded.add(new Fence(range, DataKeys.getLong(k, o + 16), DataKeys.getLong(it.value(), 0)));
+      }
+      it.status();
+    }
+    return FenceSet.of(loaded);
+  }
+
+  private static boolean startsWith(byte[] bytes, byte[] prefix) {
+    return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
+  }
+
+  private static byte[] fenceKey(RingRange range, long epoch) {
+    byte[] k = Arrays.copyOf(FENCE_PREFIX, FENCE_PREFIX.length + 24);
+    DataKeys.putLong(k, FENCE_PREFIX.length, range.start());
+    DataKeys.putLong(k, FENCE_PREFIX.length + 8, range.end());
+    DataKeys.putLong(k, FENCE_PREFIX.length + 16, epoch);
+    return k;
+  }
+
+  // ---- the SPI
+
+  @Override
+  public NodeInfo info() {
+    return guarded(() -> new NodeInfo(nodeId, zone, db.getLatestSequenceNumber(),
+        db.getLongProperty(data, "rocksdb.estimate-num-keys")));
+  }
+
+  @Override
+  public long latestSequence() {
+    return guarded(db::getLatestSequenceNumber);
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch) {
+    Checks.key(key);
+    Checks.value(value);
+    Checks.epoch(epoch);
+    return write(key, value, epoch);
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch) {
+    Checks.key(key);
+    Checks.epoch(epoch);
+    return write(key, null, epoch);
+  }
+
+  private WriteResult write(byte[] key, byte[] value, long epoch) {
+    long position = Entry.positionOf(key);
+    byte[] dataKey = DataKeys.encode(position, key);
+    return guarded(() -> {
+      writeLock.lock();
+      try {
+        Fence fence = fences.refusing(position, epoch);
+        if (fence != null) {
+          return new WriteResult.RetryWithEpoch(fence.epoch(), fence.range());
+        }
+        if (value == null) {
+          db.delete(data, writeOptions, dataKey);
+        } else {
+          db.put(data, writeOptions, dataKey, value);
+        }
+        return new WriteResult.Applied(db.getLatestSequenceNumber());
+      } finally {
+        writeLock.unlock();
+      }
+    });
+  }
+
+  @Override
+  public Optional<byte[]> get(byte[] key) {
+    Checks.key(key);
+    byte[] dataKey = DataKeys.encode(Entry.positionOf(key), key);
+    return guarded(() -> Optional.ofNullable(db.get(data, dataKey)));
+  }
+
+  @Override
+  public RangeScan scan(RingRange range, Cursor after) {
+    Checks.range(range);
+    Checks.cursor(range, after);
+    List<KeySpans.Span> spans = after == null ? KeySpans.of(range) : KeySpans.after(range, after);
+    return openScan(spans);
+  }
+
+  private RocksScan openScan(List<KeySpans.Span> spans) {
+    return guarded(() -> {
+      RocksScan scan = new RocksScan(this, db.getSnapshot(), spans);
+      open.add(scan);
+      return scan;
+    });
+  }
+
+  @Override
+  public ChangeFeed changes(RingRange range, long afterSequence) {
+    Checks.range(range);
+    Checks.sequence("afterSequence", afterSequence);
+    return guarded(() -> {
+      long latest = db.getLatestSequenceNumber();
+      if (afterSequence > latest) {
+        throw new StoreException.FeedUnavailable(String.format(Locale.ROOT,
+            "afterSequence %d is beyond the latest sequence %d of %s: it comes from another store or an earlier "
+                + "store in this data dir; copy the range again from a new scan", afterSequence, latest, nodeId));
+      }
+      WalFeed feed = new WalFeed(this, range, data.getID(), afterSequence, latest);
+      open.add(feed);
+      return feed;
+    });
+  }
+
+  @Override
+  public long apply(List<Entry> entries) {
+    Checks.entries(entries);
+    return guarded(() -> {
+      if (entries.isEmpty()) {
+        return db.getLatestSequenceNumber();
+      }
+      try (WriteBatch batch = new WriteBatch()) {
+        for (Entry e : entries) {
+          byte[] dataKey = DataKeys.encode(e.position(), e.key());
+          if (e.isDeletion()) {
+            batch.delete(data, dataKey);
+          } else {
+            batch.put(data, dataKey, e.value());
+          }
+        }
+        writeLock.lock();
+        try {
+          db.write(writeOptions, batch);
+          return db.getLatestSequenceNumber();
+        } finally {
+          writeLock.unlock();
+        }
+      }
+    });
+  }
+
+  @Override
+  public RangeDigest digest(RingRange range) {
+    Checks.range(range);
+    RangeDigester digester = new RangeDigester();
+    try (RocksScan scan = openScan(KeySpans.of(range))) {
+      while (scan.hasNext()) {
+        Entry e = scan.next();
+        digester.add(e.key(), e.value());
+      }
+      return digester.result(scan.sequence());
+    }
+  }
+
+  @Override
+  public Fence fence(RingRange range, long epoch) {
+    Checks.range(range);
+    Checks.epoch(epoch);
+    return guarded(() -> {
+      writeLock.lock();
+      try {
+        Fence existing = fences.find(range, epoch);
+        if (existing != null) {
+          return existing;
+        }
+        // Every write before this point has returned; every write after it sees the new fence set.
+        Fence fence = new Fence(range, epoch, db.getLatestSequenceNumber());
+        byte[] position = new byte[8];
+        DataKeys.putLong(position, 0, fence.position());
+        db.put(meta, writeOptions, fenceKey(range, epoch), position);
+        fences = fences.with(fence);
+        return fence;
+      } finally {
+        writeLock.unlock();
+      }
+    });
+  }
+
+  @Override
+  public List<Fence> fences() {
+    return guarded(() -> fences.all());
+  }
+
+  @Override
+  public void unfence(RingRange range, long epoch) {
+    Checks.range(range);
+    Checks.epoch(epoch);
+    guarded(() -> {
+      writeLock.lock();
+      try {
+        Fence existing = fences.find(range, epoch);
+        if (existing != null) {
+          db.delete(meta, writeOptions, fenceKey(range, epoch));
+          fences = fences.without(existing);
+        }
+        return null;
+      } finally {
+        writeLock.unlock();
+      }
+    });
+  }
+
+  @Override
+  public long deleteRange(RingRange range) {
+    Checks.range(range);
+    long deleted = 0;
+    try (RocksScan scan = openScan(KeySpans.of(range))) {
+      List<Entry> chunk = new ArrayList<>(DELETE_BATCH_KEYS);
+      while (scan.hasNext()) {
+        chunk.add(scan.next());
+        if (chunk.size() == DELETE_BATCH_KEYS) {
+          deleted += deleteKeys(chunk);
+          chunk.clear();
+        }
+      }
+      deleted += deleteKeys(chunk);
+    }
+    return deleted;
+  }
+
+  private int deleteKeys(List<Entry> entries) {
+    if (entries.isEmpty()) {
+      return 0;
+    }
+    return guarded(() -> {
+      try (WriteBatch batch = new WriteBatch()) {
+        for (Entry e : entries) {
+          batch.delete(data, DataKeys.encode(e.position(), e.key()));
+        }
+        writeLock.lock();
+        try {
+          db.write(writeOptions, batch);
+        } finally {
+          writeLock.unlock();
+        }
+      }
+      return entries.size();
+    });
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    Lock exclusive = lifecycle.writeLock();
+    exclusive.lock();
+    try {
+      if (!db.isOwningHandle()) {
+        return;
+      }
+      for (Releasable r : List.copyOf(open)) {
+        r.release();
+      }
+      open.clear();
+      for (ColumnFamilyHandle h : handles) {
+        h.close();
+      }
+      db.close();
+      writeOptions.close();
+      familyOptions.close();
+      dbOptions.close();
+    } finally {
+      exclusive.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RocksStore[" + nodeId + " in " + zone + ", " + dataDir + "]";
+  }
+
+  // ---- for the scans and feeds
+
+  /** A RocksDB call that may fail. */
+  @FunctionalInterface
+  interface RocksCall<T> {
+    T call() throws RocksDBException;
+  }
+
+  /** Runs {@code call} while the store is open, mapping RocksDB's failures to {@link StoreException}. */
+  <T> T guarded(RocksCall<T> call) {
+    Lock shared = lifecycle.readLock();
+    shared.lock();
+    try {
+      if (closed) {
+        throw new StoreException.Unavailable("the store of " + nodeId + " in " + dataDir + " is closed", null);
+      }
+      return call.call();
+    } catch (RocksDBException e) {
+      throw failure(e);
+    } finally {
+      shared.unlock();
+    }
+  }
+
+  private StoreException failure(RocksDBException e) {
+    Status status = e.getStatus();
+    String code = status == null ? "" : " (" + status.getCodeString() + ")";
+    return new StoreException("RocksDB failed in " + dataDir + code + ": " + e.getMessage(), e);
+  }
+
+  RocksIterator newDataIterator(ReadOptions options) {
+    return db.newIterator(data, options);
+  }
+
+  void releaseSnapshot(Snapshot snapshot) {
+    db.releaseSnapshot(snapshot);
+  }
+
+  TransactionLogIterator logSince(long sequence) throws RocksDBException {
+    return db.getUpdatesSince(sequence);
+  }
+
+  /** Releases a scan or feed its owner closes; a no-op once the store itself released it. */
+  void release(Releasable r) {
+    Lock shared = lifecycle.readLock();
+    shared.lock();
+    try {
+      if (open.contains(r)) {
+        r.release();
+      }
+    } finally {
+      shared.unlock();
+    }
+  }
+
+  void forget(Releasable r) {
+    open.remove(r);
+  }
+
+  String nodeId() {
+    return nodeId;
+  }
+
+  String retentionDescription() {
+    String size = walSizeLimitMb == 0 ? "" : " or " + walSizeLimitMb + " MB, whichever is less";
+    return "the log for " + walRetention.toSeconds() + " s" + size;
+  }
+}

@@ -1,0 +1,584 @@
+package io.ringshift.storage.internal.http;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.ringshift.storage.Change;
+import io.ringshift.storage.ChangeFeed;
+import io.ringshift.storage.Entry;
+import io.ringshift.storage.Fence;
+import io.ringshift.storage.RangeDigest;
+import io.ringshift.storage.RangeScan;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.Store;
+import io.ringshift.storage.StoreException;
+import io.ringshift.storage.WriteResult;
+import io.ringshift.storage.internal.Checks;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link Store} SPI over a node's HTTP API, on the JDK's {@link HttpClient} (HTTP/1.1, pooled keep-alive
+ * connections). Errors come back as the store raised them: 400 is {@link StoreException.BadRequest} with the
+ * node's own message, 409 a {@link WriteResult.RetryWithEpoch}, 410 {@link StoreException.FeedUnavailable}, and a
+ * node that cannot be reached, times out or is closed {@link StoreException.Unavailable} naming its address.
+ *
+ * <p>Scans and feeds read their chunked response lazily, one frame at a time, through the client's flow-controlled
+ * body stream, so a range of any size streams in bounded memory. The timeout bounds connecting and waiting for an
+ * answer's headers; the JDK client does not time out a body that stops arriving (JDK-8258397), so a stream from a
+ * node that hangs without closing its connection waits until the node's TCP connection dies.
+ */
+public final class HttpStoreClient implements Store {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpStoreClient.class);
+  private final String hostPort;
+  private final URI base;
+  private final Duration timeout;
+  private final HttpClient client;
+  private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private HttpStoreClient(String hostPort, URI base, Duration timeout) {
+    this.hostPort = hostPort;
+    this.base = base;
+    this.timeout = timeout;
+    this.client = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(timeout)
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .build();
+  }
+
+  /**
+   * A client for the node at {@code hostPort}; contacts nobody until the first call.
+   *
+   * @throws StoreException.BadRequest when {@code hostPort} is not {@code host:port} or the timeout is not positive
+   */
+  public static HttpStoreClient connect(String hostPort, Duration timeout) {
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new StoreException.BadRequest("timeout " + timeout + " must be positive");
+    }
+    if (hostPort == null || hostPort.isBlank()) {
+      throw new StoreException.BadRequest("node address is missing; give host:port");
+    }
+    URI base;
+    try {
+      base = new URI("http://" + hostPort.trim());
+    } catch (URISyntaxException e) {
+      throw new StoreException.BadRequest("node address '" + hostPort + "' is not host:port: " + e.getMessage());
+    }
+    if (base.getHost() == null || base.getPort() < 1 || base.getPort() > 65_535
+        || !(base.getRawPath() == null || base.getRawPath().isEmpty()) || base.getRawQuery() != null
+        || base.getRawUserInfo() != null) {
+      throw new StoreException.BadRequest("node address '" + hostPort + "' is not host:port with a port 1..65535");
+    }
+    return new HttpStoreClient(hostPort.trim(), base, timeout);
+  }
+
+  // ---- the SPI
+
+  @Override
+  public NodeInfo info() {
+    Map<String, Object> health = Json.object(new String(call("GET", HttpApi.HEALTH, null, 200).body(), UTF_8));
+    return new NodeInfo(string(health, "nodeId"), string(health, "zone"), number(health, "latestSequence"),
+        number(health, "keys"));
+  }
+
+  @Override
+  public long latestSequence() {
+    return info().latestSequence();
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch) {
+    if (key == null) {
+      Checks.key(null);
+    }
+    if (value == null) {
+      Checks.value(null);
+    }
+    return written(call("PUT", keyPath(key) + "?epoch=" + epoch, value, 200, 409));
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch) {
+    if (key == null) {
+      Checks.key(null);
+    }
+    return written(call("DELETE", keyPath(key) + "?epoch=" + epoch, null, 200, 409));
+  }
+
+  private WriteResult written(HttpResponse<byte[]> response) {
+    Map<String, Object> body = Json.object(new String(response.body(), UTF_8));
+    if (response.statusCode() == 200) {
+      return new WriteResult.Applied(number(body, "sequence"));
+    }
+    RingRange fenced = RingRange.of(HttpApi.parsePosition("start", string(body, "start")),
+        HttpApi.parsePosition("end", string(body, "end")));
+    return new WriteResult.RetryWithEpoch(number(body, "epoch"), fenced);
+  }
+
+  @Override
+  public Optional<byte[]> get(byte[] key) {
+    if (key == null) {
+      Checks.key(null);
+    }
+    HttpResponse<byte[]> response = call("GET", keyPath(key), null, 200, 404);
+    if (response.statusCode() == 200) {
+      return Optional.of(response.body());
+    }
+    Map<String, Object> error = errorBody(response.body());
+    if (!HttpApi.NO_SUCH_KEY.equals(error.get("error"))) {
+      throw failure("GET", keyPath(key), response.statusCode(), error);
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public RangeScan scan(RingRange range, Cursor after) {
+    Checks.range(range);
+    if (after != null && after.key() == null) {
+      Checks.cursor(range, after);
+    }
+    String path = HttpApi.SCAN + "?" + rangeQuery(range);
+    if (after != null) {
+      path += "&afterPosition=" + HttpApi.position(after.position()) + "&afterKey="
+          + HexFormat.of().formatHex(after.key());
+    }
+    HttpResponse<InputStream> response = stream(path);
+    long sequence = header(response, HttpApi.SEQUENCE_HEADER);
+    return register(new RemoteScan(new FrameStream<>(response.body(), path, f -> f instanceof Frames.EntryFrame e
+        ? e.entry() : null), sequence));
+  }
+
+  @Override
+  public ChangeFeed changes(RingRange range, long afterSequence) {
+    Checks.range(range);
+    String path = HttpApi.CHANGES + "?" + rangeQuery(range) + "&after=" + afterSequence;
+    HttpResponse<InputStream> response = stream(path);
+    long upTo = header(response, HttpApi.UP_TO_HEADER);
+    return register(new RemoteFeed(new FrameStream<>(response.body(), path, f -> f instanceof Frames.ChangeFrame c
+        ? c.change() : null), upTo));
+  }
+
+  @Override
+  public long apply(List<Entry> entries) {
+    Checks.present(entries);
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(body)) {
+      for (Entry e : entries) {
+        Frames.writeEntry(out, e);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to memory", e);
+    }
+    Map<String, Object> answer = Json.object(new String(call("POST", HttpApi.APPLY, body.toByteArray(), 200).body(),
+        UTF_8));
+    return number(answer, "sequence");
+  }
+
+  @Override
+  public RangeDigest digest(RingRange range) {
+    Checks.range(range);
+    Map<String, Object> d = Json.object(new String(call("GET", HttpApi.DIGEST + "?" + rangeQuery(range), null, 200)
+        .body(), UTF_8));
+    return new RangeDigest(HexFormat.of().parseHex(string(d, "digest")), number(d, "keys"), number(d, "bytes"),
+        number(d, "sequence"));
+  }
+
+  @Override
+  public Fence fence(RingRange range, long epoch) {
+    Checks.range(range);
+    String path = HttpApi.FENCES + "?" + rangeQuery(range) + "&epoch=" + epoch;
+    return fence(Json.object(new String(call("POST", path, null, 200).body(), UTF_8)));
+  }
+
+  @Override
+  public List<Fence> fences() {
+    Map<String, Object> body = Json.object(new String(call("GET", HttpApi.FENCES, null, 200).body(), UTF_8));
+    List<Fence> fences = new ArrayList<>();
+    if (!(body.get("fences") instanceof List<?> list)) {
+      throw malformedAnswer(HttpApi.FENCES, "no fences list");
+    }
+    for (Object item : list) {
+      if (!(item instanceof Map<?, ?> map)) {
+        throw malformedAnswer(HttpApi.FENCES, "a fence is not an object");
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> fence = (Map<String, Object>) map;
+      fences.add(fence(fence));
+    }
+    return fences;
+  }
+
+  private Fence fence(Map<String, Object> f) {
+    return new Fence(RingRange.of(HttpApi.parsePosition("start", string(f, "start")),
+        HttpApi.parsePosition("end", string(f, "end"))), number(f, "epoch"), number(f, "position"));
+  }
+
+  @Override
+  public void unfence(RingRange range, long epoch) {
+    Checks.range(range);
+    call("DELETE", HttpApi.FENCES + "?" + rangeQuery(range) + "&epoch=" + epoch, null, 204);
+  }
+
+  @Override
+  public long deleteRange(RingRange range) {
+    Checks.range(range);
+    Map<String, Object> body = Json.object(new String(call("DELETE", HttpApi.RANGE + "?" + rangeQuery(range), null,
+        200).body(), UTF_8));
+    return number(body, "deleted");
+  }
+
+  /** Marks the client closed and ends the scans and feeds it still has open; the node is not affected. */
+  @Override
+  public void close() {
+    closed = true;
+    for (Stream stream : List.copyOf(streams)) {
+      stream.abort();
+    }
+    streams.clear();
+  }
+
+  @Override
+  public String toString() {
+    return "RemoteStore[" + hostPort + "]";
+  }
+
+  // ---- requests
+
+  private static String keyPath(byte[] key) {
+    return HttpApi.KEYS + HexFormat.of().formatHex(key);
+  }
+
+  private static String rangeQuery(RingRange range) {
+    return "start=" + HttpApi.position(range.start()) + "&end=" + HttpApi.position(range.end());
+  }
+
+  private HttpRequest request(String method, String path, byte[] body) {
+    if (closed) {
+      throw new StoreException.Unavailable("the remote store for the node at " + hostPort + " is closed", null);
+    }
+    return HttpRequest.newBuilder(base.resolve(path))
+        .timeout(timeout)
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(body))
+        .build();
+  }
+
+  /** Sends a small request; any status outside {@code expected} becomes the matching exception. */
+  private HttpResponse<byte[]> call(String method, String path, byte[] body, int... expected) {
+    HttpResponse<byte[]> response = send(request(method, path, body), HttpResponse.BodyHandlers.ofByteArray(), method,
+        path);
+    for (int status : expected) {
+      if (response.statusCode() == status) {
+        return response;
+      }
+    }
+    throw failure(method, path, response.statusCode(), errorBody(response.body()));
+  }
+
+  private HttpResponse<InputStream> stream(String path) {
+    HttpResponse<InputStream> response = send(request("GET", path, null), HttpResponse.BodyHandlers.ofInputStream(),
+        "GET", path);
+    if (response.statusCode() == 200) {
+      return response;
+    }
+    byte[] body;
+    try (InputStream in = response.body()) {
+      body = in.readNBytes(1024 * 1024);
+    } catch (IOException e) {
+      throw unreachable("GET", path, e);
+    }
+    throw failure("GET", path, response.statusCode(), errorBody(body));
+  }
+
+  private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, String method,
+      String path) {
+    try {
+      return client.send(request, handler);
+    } catch (IOException e) {
+      throw unreachable(method, path, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException.Unavailable("interrupted while calling the node at " + hostPort, e);
+    }
+  }
+
+  StoreException.Unavailable unreachable(String method, String path, IOException e) {
+    String why;
+    if (e instanceof HttpConnectTimeoutException) {
+      why = "no connection within " + timeout.toMillis() + " ms";
+    } else if (e instanceof HttpTimeoutException) {
+      why = "no answer within " + timeout.toMillis() + " ms";
+    } else if (e instanceof ConnectException) {
+      why = "connection refused";
+    } else {
+      why = e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+    return new StoreException.Unavailable("the node at " + hostPort + " is unreachable (" + method + " "
+        + pathOnly(path) + "): " + why, e);
+  }
+
+  private static String pathOnly(String path) {
+    int q = path.indexOf('?');
+    String p = q < 0 ? path : path.substring(0, q);
+    return p.length() > 60 ? p.substring(0, 60) + "..." : p;
+  }
+
+  private StoreException failure(String method, String path, int status, Map<String, Object> error) {
+    String message = String.valueOf(error.getOrDefault("message", "(no message)"));
+    return switch (status) {
+      case 400 -> new StoreException.BadRequest(message);
+      case 410 -> new StoreException.FeedUnavailable(message);
+      case 503 -> new StoreException.Unavailable("the node at " + hostPort + ": " + message, null);
+      default -> new StoreException("the node at " + hostPort + " answered " + status + " to " + method + " "
+          + pathOnly(path) + ": " + message);
+    };
+  }
+
+  private static Map<String, Object> errorBody(byte[] body) {
+    String text = new String(body, UTF_8);
+    try {
+      return Json.object(text);
+    } catch (IllegalArgumentException e) {
+      return Map.of("message", text.isBlank() ? "(empty answer)" : HttpApi.shorten(text));
+    }
+  }
+
+  private static long header(HttpResponse<?> response, String name) {
+    String value = response.headers().firstValue(name).orElse(null);
+    if (value == null) {
+      throw new StoreException("the answer from " + response.uri() + " has no " + name + " header");
+    }
+    return Long.parseLong(value);
+  }
+
+  private StoreException malformedAnswer(String path, String what) {
+    return new StoreException("the node at " + hostPort + " answered " + path + " with " + what);
+  }
+
+  private String string(Map<String, Object> body, String field) {
+    if (!(body.get(field) instanceof String s)) {
+      throw malformedAnswer(pathOnly(body.toString()), "no string field '" + field + "'");
+    }
+    return s;
+  }
+
+  private long number(Map<String, Object> body, String field) {
+    if (!(body.get(field) instanceof Long n)) {
+      throw malformedAnswer(HttpApi.shorten(body.toString()), "no number field '" + field + "'");
+    }
+    return n;
+  }
+
+  private <T extends Stream> T register(T stream) {
+    streams.add(stream);
+    return stream;
+  }
+
+  // ---- streams
+
+  /** Where a stream stands: reading, at its END frame, closed by its reader, or cut off by the client's close. */
+  private enum StreamState { OPEN, ENDED, CLOSED, ABORTED }
+
+  /** Decodes a frame stream into items; END finishes it, ERROR and a cut-off stream throw. */
+  private final class FrameStream<T> implements Iterator<T> {
+    private final InputStream body;
+    private final Frames.Reader reader;
+    private final String path;
+    private final Function<Frames.Frame, T> item;
+    private volatile StreamState state = StreamState.OPEN;
+    private T next;
+    private long count;
+
+    FrameStream(InputStream body, String path, Function<Frames.Frame, T> item) {
+      this.body = body;
+      this.reader = new Frames.Reader(new BufferedInputStream(body, 64 * 1024));
+      this.path = path;
+      this.item = item;
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (next != null) {
+        return true;
+      }
+      switch (state) {
+        case ENDED -> {
+          return false;
+        }
+        case CLOSED -> throw new IllegalStateException("the stream is closed");
+        case ABORTED -> throw new StoreException.Unavailable("the remote store for the node at " + hostPort
+            + " was closed while this stream was open", null);
+        default -> {
+          // OPEN: read on.
+        }
+      }
+      Frames.Frame frame;
+      try {
+        frame = reader.next();
+      } catch (Frames.MalformedFrameException e) {
+        end(StreamState.ENDED);
+        throw new StoreException("the stream from the node at " + hostPort + " is malformed: " + e.getMessage(), e);
+      } catch (IOException e) {
+        end(StreamState.ENDED);
+        throw unreachable("GET", path, e);
+      }
+      if (frame == null) {
+        end(StreamState.ENDED);
+        throw new StoreException.Unavailable("the stream from the node at " + hostPort + " (" + pathOnly(path)
+            + ") ended after " + count + " frames without its end frame", null);
+      }
+      if (frame instanceof Frames.EndFrame end) {
+        end(StreamState.ENDED);
+        if (end.count() != count) {
+          throw new StoreException("the stream from the node at " + hostPort + " ended claiming " + end.count()
+              + " frames after " + count);
+        }
+        return false;
+      }
+      if (frame instanceof Frames.ErrorFrame error) {
+        end(StreamState.ENDED);
+        throw failure("GET", path, error.status(), Map.of("message", error.message()));
+      }
+      next = item.apply(frame);
+      if (next == null) {
+        end(StreamState.ENDED);
+        throw new StoreException("the stream from the node at " + hostPort + " sent an unexpected "
+            + frame.getClass().getSimpleName());
+      }
+      count++;
+      return true;
+    }
+
+    @Override
+    public T next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException("the stream has no more items");
+      }
+      T t = next;
+      next = null;
+      return t;
+    }
+
+    /**
+     * Ends the stream in {@code how} unless it already ended; closing the body before its end cancels the
+     * response, and the client drops that connection instead of reusing it.
+     */
+    void end(StreamState how) {
+      synchronized (this) {
+        if (state != StreamState.OPEN) {
+          return;
+        }
+        state = how;
+      }
+      next = null;
+      try {
+        body.close();
+      } catch (IOException e) {
+        LOG.debug("closing the stream {} from {}: {}", pathOnly(path), hostPort, e.toString());
+      }
+    }
+  }
+
+  /** A scan or feed this client hands out, closed by the client's own close. */
+  private interface Stream extends AutoCloseable {
+    void abort();
+  }
+
+  private final class RemoteScan implements RangeScan, Stream {
+    private final FrameStream<Entry> frames;
+    private final long sequence;
+
+    RemoteScan(FrameStream<Entry> frames, long sequence) {
+      this.frames = frames;
+      this.sequence = sequence;
+    }
+
+    @Override
+    public long sequence() {
+      return sequence;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return frames.hasNext();
+    }
+
+    @Override
+    public Entry next() {
+      return frames.next();
+    }
+
+    @Override
+    public void close() {
+      frames.end(StreamState.CLOSED);
+      streams.remove(this);
+    }
+
+    @Override
+    public void abort() {
+      frames.end(StreamState.ABORTED);
+    }
+  }
+
+  private final class RemoteFeed implements ChangeFeed, Stream {
+    private final FrameStream<Change> frames;
+    private final long upTo;
+
+    RemoteFeed(FrameStream<Change> frames, long upTo) {
+      this.frames = frames;
+      this.upTo = upTo;
+    }
+
+    @Override
+    public long upTo() {
+      return upTo;
+    }
+
+    @Override
+    public boolean hasNext() {
+      return frames.hasNext();
+    }
+
+    @Override
+    public Change next() {
+      return frames.next();
+    }
+
+    @Override
+    public void close() {
+      frames.end(StreamState.CLOSED);
+      streams.remove(this);
+    }
+
+    @Override
+    public void abort() {
+      frames.end(StreamState.ABORTED);
+    }
+  }
+}

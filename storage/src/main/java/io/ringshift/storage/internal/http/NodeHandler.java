@@ -1,0 +1,484 @@
+package io.ringshift.storage.internal.http;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import io.ringshift.storage.Change;
+import io.ringshift.storage.ChangeFeed;
+import io.ringshift.storage.Entry;
+import io.ringshift.storage.Fence;
+import io.ringshift.storage.RangeDigest;
+import io.ringshift.storage.RangeScan;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.Store;
+import io.ringshift.storage.StoreException;
+import io.ringshift.storage.WriteResult;
+import io.ringshift.storage.internal.Checks;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URLDecoder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves a {@link Store} over HTTP/1.1 (docs/storage.md, "The HTTP API").
+ *
+ * <p>Design note. Small calls answer JSON; scans and change feeds answer a chunked stream of binary frames
+ * ({@link Frames}) written as the store's iterator yields them, so a stream holds one entry and one buffer in
+ * memory and TCP flow control paces the server to the client: a client that stops reading stops the scan.
+ * Errors before a stream starts are JSON bodies with an HTTP status; an error after it started (the store closed
+ * under it) is an ERROR frame. Every request is answered or its connection closed: a malformed request gets a
+ * 4xx and a message, and nothing a client sends can end the server.
+ */
+public final class NodeHandler implements HttpHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeHandler.class);
+  private static final int STREAM_BUFFER = 64 * 1024;
+  /** How much of a refused body the server reads away so the client still gets the answer, not a reset. */
+  private static final long DRAIN_LIMIT = Store.MAX_APPLY_BYTES + 16L * 1024 * 1024;
+
+  private final Store store;
+
+  public NodeHandler(Store store) {
+    this.store = store;
+  }
+
+  /** A request whose method, path or parameters the API does not know. */
+  private static final class Refusal extends RuntimeException {
+    final int status;
+    final String code;
+
+    Refusal(int status, String code, String message) {
+      super(message);
+      this.status = status;
+      this.code = code;
+    }
+  }
+
+  /** One request being answered. */
+  private static final class Call {
+    final HttpExchange exchange;
+    final String method;
+    final String path;
+    final Map<String, String> query;
+    boolean streaming;
+
+    Call(HttpExchange exchange) {
+      this.exchange = exchange;
+      this.method = exchange.getRequestMethod();
+      this.path = exchange.getRequestURI().getRawPath();
+      this.query = parseQuery(exchange.getRequestURI().getRawQuery());
+    }
+
+    /** The query, refusing parameters this endpoint does not take. */
+    Map<String, String> params(Set<String> allowed) {
+      for (String name : query.keySet()) {
+        if (!allowed.contains(name)) {
+          throw new StoreException.BadRequest("unknown parameter '" + HttpApi.shorten(name) + "' for " + method + " "
+              + path + "; it takes " + String.join(", ", allowed.stream().sorted().toList()));
+        }
+      }
+      return query;
+    }
+
+    String required(String name) {
+      String value = query.get(name);
+      if (value == null) {
+        throw new StoreException.BadRequest("parameter '" + name + "' is missing for " + method + " " + path);
+      }
+      return value;
+    }
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) {
+    Call call = null;
+    try {
+      call = new Call(exchange);
+      route(call);
+    } catch (IOException e) {
+      // The client went away (or sent a body that ended early); nothing can be answered on this connection.
+      LOG.debug("{} {}: connection failed: {}", exchange.getRequestMethod(), exchange.getRequestURI(), e.toString());
+    } catch (RuntimeException e) {
+      fail(exchange, call, e);
+    } finally {
+      exchange.close();
+    }
+  }
+
+  private void fail(HttpExchange exchange, Call call, RuntimeException e) {
+    int status;
+    String code;
+    if (e instanceof Refusal r) {
+      status = r.status;
+      code = r.code;
+    } else if (e instanceof StoreException.BadRequest) {
+      status = 400;
+      code = HttpApi.BAD_REQUEST;
+    } else if (e instanceof StoreException.FeedUnavailable) {
+      status = 410;
+      code = HttpApi.FEED_UNAVAILABLE;
+    } else if (e instanceof StoreException.Unavailable) {
+      status = 503;
+      code = HttpApi.UNAVAILABLE;
+    } else if (e instanceof StoreException) {
+      status = 500;
+      code = HttpApi.STORE_ERROR;
+      LOG.warn("{} {} failed in the store", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+    } else {
+      status = 500;
+      code = HttpApi.INTERNAL;
+      LOG.error("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+    }
+    String message = e.getMessage() == null ? e.toString() : e.getMessage();
+    try {
+      if (call != null && call.streaming) {
+        DataOutputStream out = new DataOutputStream(exchange.getResponseBody());
+        Frames.writeError(out, status, message);
+        out.flush();
+      } else {
+        drain(exchange);
+        json(exchange, status, error(code, message));
+      }
+    } catch (IOException io) {
+      LOG.debug("could not send the {} answer: {}", status, io.toString());
+    }
+  }
+
+  private void route(Call call) throws IOException {
+    String path = call.path;
+    if (path.equals(HttpApi.HEALTH)) {
+      only(call, "GET");
+      health(call);
+    } else if (path.startsWith(HttpApi.KEYS)) {
+      byte[] key = HttpApi.parseHex("key", path.substring(HttpApi.KEYS.length()));
+      switch (call.method) {
+        case "GET" -> get(call, key);
+        case "PUT" -> put(call, key);
+        case "DELETE" -> delete(call, key);
+        default -> throw notAllowed(call, "GET, PUT, DELETE");
+      }
+    } else {
+      switch (path) {
+        case HttpApi.SCAN -> {
+          only(call, "GET");
+          scan(call);
+        }
+        case HttpApi.CHANGES -> {
+          only(call, "GET");
+          changes(call);
+        }
+        case HttpApi.APPLY -> {
+          only(call, "POST");
+          apply(call);
+        }
+        case HttpApi.DIGEST -> {
+          only(call, "GET");
+          digest(call);
+        }
+        case HttpApi.FENCES -> {
+          switch (call.method) {
+            case "GET" -> fences(call);
+            case "POST" -> fence(call);
+            case "DELETE" -> unfence(call);
+            default -> throw notAllowed(call, "GET, POST, DELETE");
+          }
+        }
+        case HttpApi.RANGE -> {
+          only(call, "DELETE");
+          deleteRange(call);
+        }
+        default -> throw new Refusal(404, HttpApi.UNKNOWN_PATH, "no endpoint " + call.method + " "
+            + HttpApi.shorten(path) + "; this node serves /health and /v1/{keys/KEY,scan,changes,apply,digest,"
+            + "fences,range} (docs/storage.md)");
+      }
+    }
+  }
+
+  private static void only(Call call, String method) {
+    if (!call.method.equals(method)) {
+      throw notAllowed(call, method);
+    }
+  }
+
+  private static Refusal notAllowed(Call call, String allowed) {
+    call.exchange.getResponseHeaders().set("Allow", allowed);
+    return new Refusal(405, HttpApi.METHOD_NOT_ALLOWED, call.method + " is not allowed on " + call.path
+        + "; use " + allowed);
+  }
+
+  // ---- endpoints
+
+  private void health(Call call) throws IOException {
+    call.params(Set.of());
+    Store.NodeInfo info = store.info();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("nodeId", info.nodeId());
+    body.put("zone", info.zone());
+    body.put("latestSequence", info.latestSequence());
+    body.put("keys", info.keys());
+    body.put("api", "v1");
+    json(call.exchange, 200, body);
+  }
+
+  private void get(Call call, byte[] key) throws IOException {
+    call.params(Set.of());
+    Optional<byte[]> value = store.get(key);
+    if (value.isEmpty()) {
+      json(call.exchange, 404, error(HttpApi.NO_SUCH_KEY, "the store holds no key " + Checks.preview(key)));
+      return;
+    }
+    call.exchange.getResponseHeaders().set("Content-Type", HttpApi.BYTES_TYPE);
+    send(call.exchange, 200, value.get());
+  }
+
+  private void put(Call call, byte[] key) throws IOException {
+    call.params(Set.of("epoch"));
+    long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
+    byte[] value = readValue(call.exchange);
+    written(call, store.put(key, value, epoch));
+  }
+
+  private void delete(Call call, byte[] key) throws IOException {
+    call.params(Set.of("epoch"));
+    long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
+    written(call, store.delete(key, epoch));
+  }
+
+  private static void written(Call call, WriteResult result) throws IOException {
+    Map<String, Object> body = new LinkedHashMap<>();
+    if (result instanceof WriteResult.Applied applied) {
+      body.put("applied", true);
+      body.put("sequence", applied.sequence());
+      json(call.exchange, 200, body);
+    } else {
+      WriteResult.RetryWithEpoch retry = (WriteResult.RetryWithEpoch) result;
+      body.put("error", HttpApi.RETRY_WITH_EPOCH);
+      body.put("epoch", retry.epoch());
+      body.put("start", HttpApi.position(retry.fencedRange().start()));
+      body.put("end", HttpApi.position(retry.fencedRange().end()));
+      body.put("message", "the key's range " + retry.fencedRange() + " is fenced for epochs below " + retry.epoch()
+          + "; refresh the ring to that epoch and write to the owners it names");
+      json(call.exchange, 409, body);
+    }
+  }
+
+  private void scan(Call call) throws IOException {
+    call.params(Set.of("start", "end", "afterPosition", "afterKey"));
+    RingRange range = range(call);
+    String afterPosition = call.query.get("afterPosition");
+    String afterKey = call.query.get("afterKey");
+    Store.Cursor cursor = null;
+    if (afterPosition != null || afterKey != null) {
+      if (afterPosition == null || afterKey == null) {
+        throw new StoreException.BadRequest("a cursor needs both afterPosition and afterKey (afterKey may be empty)");
+      }
+      cursor = new Store.Cursor(HttpApi.parsePosition("afterPosition", afterPosition),
+          HttpApi.parseHex("afterKey", afterKey));
+    }
+    try (RangeScan scan = store.scan(range, cursor)) {
+      DataOutputStream out = startStream(call, HttpApi.SEQUENCE_HEADER, scan.sequence());
+      long count = 0;
+      while (scan.hasNext()) {
+        Frames.writeEntry(out, scan.next());
+        count++;
+      }
+      Frames.writeEnd(out, count);
+      out.flush();
+    }
+  }
+
+  private void changes(Call call) throws IOException {
+    call.params(Set.of("start", "end", "after"));
+    RingRange range = range(call);
+    long after = HttpApi.parseNumber("after", call.required("after"));
+    try (ChangeFeed feed = store.changes(range, after)) {
+      DataOutputStream out = startStream(call, HttpApi.UP_TO_HEADER, feed.upTo());
+      long count = 0;
+      while (feed.hasNext()) {
+        Change c = feed.next();
+        Frames.writeChange(out, c);
+        count++;
+      }
+      Frames.writeEnd(out, count);
+      out.flush();
+    }
+  }
+
+  private static DataOutputStream startStream(Call call, String header, long value) throws IOException {
+    call.exchange.getResponseHeaders().set("Content-Type", HttpApi.FRAMES_TYPE);
+    call.exchange.getResponseHeaders().set(header, Long.toString(value));
+    call.exchange.sendResponseHeaders(200, 0);
+    call.streaming = true;
+    return new DataOutputStream(new BufferedOutputStream(call.exchange.getResponseBody(), STREAM_BUFFER));
+  }
+
+  private void apply(Call call) throws IOException {
+    call.params(Set.of());
+    List<Entry> entries = readEntries(call.exchange.getRequestBody());
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("sequence", store.apply(entries));
+    json(call.exchange, 200, body);
+  }
+
+  /** Reads an apply body, holding the batch's limits as it goes so an oversized body is never all in memory. */
+  private static List<Entry> readEntries(InputStream body) throws IOException {
+    Frames.Reader reader = new Frames.Reader(new BufferedInputStream(body, STREAM_BUFFER));
+    List<Entry> entries = new ArrayList<>();
+    long bytes = 0;
+    try {
+      for (Frames.Frame frame = reader.next(); frame != null; frame = reader.next()) {
+        if (!(frame instanceof Frames.EntryFrame entryFrame)) {
+          throw new StoreException.BadRequest("apply body frame " + entries.size() + " is "
+              + frame.getClass().getSimpleName() + "; an apply body holds ENTRY frames only");
+        }
+        if (entries.size() == Store.MAX_APPLY_ENTRIES) {
+          throw Checks.applyTooMany("more than " + Store.MAX_APPLY_ENTRIES);
+        }
+        bytes += entryFrame.entry().size();
+        if (bytes > Store.MAX_APPLY_BYTES) {
+          throw Checks.applyTooLarge(entries.size(), bytes);
+        }
+        entries.add(entryFrame.entry());
+      }
+    } catch (Frames.MalformedFrameException e) {
+      throw new StoreException.BadRequest("apply body: " + e.getMessage());
+    }
+    return entries;
+  }
+
+  private void digest(Call call) throws IOException {
+    call.params(Set.of("start", "end"));
+    RangeDigest d = store.digest(range(call));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("digest", HexFormat.of().formatHex(d.digest()));
+    body.put("keys", d.keys());
+    body.put("bytes", d.bytes());
+    body.put("sequence", d.sequence());
+    json(call.exchange, 200, body);
+  }
+
+  private void fences(Call call) throws IOException {
+    call.params(Set.of());
+    List<Object> list = new ArrayList<>();
+    for (Fence f : store.fences()) {
+      list.add(fence(f));
+    }
+    json(call.exchange, 200, Map.of("fences", list));
+  }
+
+  private void fence(Call call) throws IOException {
+    call.params(Set.of("start", "end", "epoch"));
+    RingRange range = range(call);
+    long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
+    json(call.exchange, 200, fence(store.fence(range, epoch)));
+  }
+
+  private void unfence(Call call) throws IOException {
+    call.params(Set.of("start", "end", "epoch"));
+    RingRange range = range(call);
+    long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
+    store.unfence(range, epoch);
+    call.exchange.sendResponseHeaders(204, -1);
+  }
+
+  private void deleteRange(Call call) throws IOException {
+    call.params(Set.of("start", "end"));
+    long deleted = store.deleteRange(range(call));
+    json(call.exchange, 200, Map.of("deleted", deleted));
+  }
+
+  private static Map<String, Object> fence(Fence f) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("start", HttpApi.position(f.range().start()));
+    m.put("end", HttpApi.position(f.range().end()));
+    m.put("epoch", f.epoch());
+    m.put("position", f.position());
+    return m;
+  }
+
+  private static RingRange range(Call call) {
+    return RingRange.of(HttpApi.parsePosition("start", call.required("start")),
+        HttpApi.parsePosition("end", call.required("end")));
+  }
+
+  // ---- bodies
+
+  private static byte[] readValue(HttpExchange exchange) throws IOException {
+    String declared = exchange.getRequestHeaders().getFirst("Content-Length");
+    if (declared != null) {
+      long length = HttpApi.parseNumber("Content-Length", declared.trim());
+      if (length > Store.MAX_VALUE_BYTES) {
+        throw Checks.valueTooLarge("value", Long.toString(length));
+      }
+    }
+    byte[] value = exchange.getRequestBody().readNBytes(Store.MAX_VALUE_BYTES + 1);
+    if (value.length > Store.MAX_VALUE_BYTES) {
+      throw Checks.valueTooLarge("value", "more than " + Store.MAX_VALUE_BYTES);
+    }
+    return value;
+  }
+
+  /** Reads away what is left of a refused request's body (up to a bound), so the client reads our answer. */
+  private static void drain(HttpExchange exchange) throws IOException {
+    InputStream body = exchange.getRequestBody();
+    long skipped = 0;
+    byte[] sink = new byte[STREAM_BUFFER];
+    for (int n = body.read(sink); n > 0 && skipped < DRAIN_LIMIT; n = body.read(sink)) {
+      skipped += n;
+    }
+  }
+
+  private static Map<String, Object> error(String code, String message) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("error", code);
+    m.put("message", message);
+    return m;
+  }
+
+  private static void json(HttpExchange exchange, int status, Map<String, Object> body) throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", HttpApi.JSON_TYPE);
+    send(exchange, status, (Json.write(body) + "\n").getBytes(UTF_8));
+  }
+
+  private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
+    exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    if (body.length > 0) {
+      exchange.getResponseBody().write(body);
+    }
+  }
+
+  private static Map<String, String> parseQuery(String raw) {
+    Map<String, String> query = new HashMap<>();
+    if (raw == null || raw.isEmpty()) {
+      return query;
+    }
+    for (String pair : raw.split("&", -1)) {
+      int eq = pair.indexOf('=');
+      String name;
+      String value;
+      try {
+        name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), UTF_8);
+        value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), UTF_8);
+      } catch (IllegalArgumentException e) {
+        throw new StoreException.BadRequest("query parameter '" + HttpApi.shorten(pair) + "' is not URL-encoded "
+            + "properly: " + e.getMessage());
+      }
+      if (query.put(name, value) != null) {
+        throw new StoreException.BadRequest("parameter '" + HttpApi.shorten(name) + "' is given twice");
+      }
+    }
+    return query;
+  }
+}

@@ -1,0 +1,108 @@
+package io.ringshift.storage;
+
+import static io.ringshift.storage.TestKeys.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The storage contract through the network: {@code RemoteStore} -> HTTP on loopback -> {@code NodeServer} ->
+ * {@code RocksStore}. Every contract test runs here exactly as against the local store; the tests below are about
+ * the network itself.
+ */
+class RemoteStoreTest extends StoreContractTest {
+  private Store rocks;
+  private NodeServer server;
+  private Store remote;
+
+  @Override
+  Store openStore(Path dataDir) {
+    rocks = RocksStore.open(dataDir, NODE, ZONE);
+    server = NodeServer.start(rocks, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    remote = RemoteStore.connect(server.hostPort(), Duration.ofSeconds(10));
+    return remote;
+  }
+
+  @Override
+  void closeStore() {
+    if (remote != null) {
+      remote.close();
+      server.close();
+      rocks.close();
+      remote = null;
+    }
+  }
+
+  @Override
+  int fenceRounds() {
+    return 4;
+  }
+
+  @Test
+  void shouldNameTheAddressOfANodeThatIsNotThere() throws IOException {
+    int port;
+    try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = probe.getLocalPort();
+    }
+    Store nobody = RemoteStore.connect("127.0.0.1:" + port, Duration.ofSeconds(2));
+
+    assertThatThrownBy(nobody::info).isInstanceOf(StoreException.Unavailable.class)
+        .hasMessageContaining("the node at 127.0.0.1:" + port + " is unreachable (GET /health): connection refused")
+        .satisfies(e -> assertThat(((StoreException) e).retriable()).isTrue());
+    assertThatThrownBy(() -> nobody.scan(RingRange.whole(), null)).isInstanceOf(StoreException.Unavailable.class)
+        .hasMessageContaining("127.0.0.1:" + port);
+  }
+
+  @Test
+  void shouldBeUnavailableOnceTheNodeStops() {
+    put("a", "1");
+    String address = server.hostPort();
+    server.close();
+
+    assertThatThrownBy(() -> store.get(bytes("a"))).isInstanceOf(StoreException.Unavailable.class)
+        .hasMessageContaining("the node at " + address + " is unreachable");
+  }
+
+  @Test
+  void shouldBeUnavailableOnceTheNodesStoreCloses() {
+    rocks.close();
+
+    assertThatThrownBy(() -> store.put(bytes("a"), bytes("1"), 0)).isInstanceOf(StoreException.Unavailable.class)
+        .hasMessageContaining("the node at " + server.hostPort() + ": the store of node-1")
+        .hasMessageContaining("is closed");
+  }
+
+  @Test
+  void shouldEndItsOwnStreamsWhenTheClientCloses() {
+    put("a", "1");
+    put("b", "2");
+    RangeScan scan = store.scan(RingRange.whole(), null);
+    ChangeFeed feed = store.changes(RingRange.whole(), 0);
+
+    remote.close();
+
+    assertThatThrownBy(scan::hasNext).isInstanceOf(StoreException.Unavailable.class)
+        .hasMessageContaining("was closed while this stream was open");
+    assertThatThrownBy(feed::hasNext).isInstanceOf(StoreException.Unavailable.class);
+    assertThatThrownBy(() -> remote.get(bytes("a"))).isInstanceOf(StoreException.Unavailable.class)
+        .hasMessageContaining("is closed");
+    assertThat(rocks.get(bytes("a"))).as("the node is not affected").isPresent();
+  }
+
+  @Test
+  void shouldRefuseAnAddressThatIsNotHostAndPort() {
+    for (String bad : new String[] {"", "localhost", "localhost:0", "localhost:70000", "http://x:1/path", "a b:1"}) {
+      assertThatThrownBy(() -> RemoteStore.connect(bad, Duration.ofSeconds(1)))
+          .as("'%s'", bad).isInstanceOf(StoreException.BadRequest.class);
+    }
+    assertThatThrownBy(() -> RemoteStore.connect("localhost:1", Duration.ZERO))
+        .isInstanceOf(StoreException.BadRequest.class).hasMessageContaining("timeout PT0S must be positive");
+  }
+}

@@ -1,0 +1,119 @@
+package io.ringshift.storage;
+
+import static io.ringshift.storage.TestKeys.bytes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+/** The storage contract against a {@code RocksStore} called directly, and what only a local store can show. */
+class RocksStoreTest extends StoreContractTest {
+  private Store opened;
+
+  @Override
+  Store openStore(Path dataDir) {
+    opened = RocksStore.open(dataDir, NODE, ZONE);
+    return opened;
+  }
+
+  @Override
+  void closeStore() {
+    if (opened != null) {
+      opened.close();
+      opened = null;
+    }
+  }
+
+  @Override
+  int fenceRounds() {
+    return 20;
+  }
+
+  @Test
+  void shouldRefuseTheDataDirOfAnotherNode() {
+    closeStore();
+
+    assertThatThrownBy(() -> RocksStore.open(dataDir(), "node-2", ZONE))
+        .isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("belongs to node 'node-1' in zone 'az-1', not to node 'node-2' in zone 'az-1'");
+    assertThatThrownBy(() -> RocksStore.open(dataDir(), NODE, "az-2"))
+        .isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("not to node 'node-1' in zone 'az-2'");
+    store = openStore(dataDir());
+    assertThat(store.info().nodeId()).as("the refusals changed nothing").isEqualTo(NODE);
+  }
+
+  @Test
+  void shouldRefuseADataDirInUse() {
+    assertThatThrownBy(() -> RocksStore.open(dataDir(), NODE, ZONE))
+        .isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("data dir " + dataDir().toAbsolutePath() + " is in use");
+  }
+
+  @Test
+  void shouldRefuseADatabaseThatIsNotARingshiftStore() throws Exception {
+    Path other = dir.resolve("other");
+    try (Options options = new Options().setCreateIfMissing(true);
+        RocksDB db = RocksDB.open(options, other.toString())) {
+      db.put(bytes("someone"), bytes("else"));
+    }
+
+    assertThatThrownBy(() -> RocksStore.open(other, NODE, ZONE))
+        .isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("holds a RocksDB database that is not a ringshift store (column families [default])");
+  }
+
+  @Test
+  void shouldRefuseBadIdentitiesAndDirectories() throws Exception {
+    Path file = Files.writeString(dir.resolve("a-file"), "x");
+
+    assertThatThrownBy(() -> RocksStore.open(dir.resolve("n"), " ", ZONE))
+        .isInstanceOf(StoreException.BadRequest.class).hasMessageContaining("node id is missing or blank");
+    assertThatThrownBy(() -> RocksStore.open(dir.resolve("n"), "node\n1", ZONE))
+        .isInstanceOf(StoreException.BadRequest.class).hasMessageContaining("without control characters");
+    assertThatThrownBy(() -> RocksStore.open(file, NODE, ZONE))
+        .isInstanceOf(StoreException.BadRequest.class).hasMessageContaining("is a file");
+    assertThatThrownBy(() -> RocksStore.open(dir.resolve("n"), NODE, ZONE,
+        RocksStore.Options.defaults().withWalSizeLimitMb(-1)))
+        .isInstanceOf(StoreException.BadRequest.class).hasMessageContaining("WAL size limit -1 MB is negative");
+  }
+
+  @Test
+  void shouldFailOpenScansAndFeedsCleanlyWhenTheStoreCloses() {
+    for (int i = 0; i < 10; i++) {
+      put("k" + i, "v");
+    }
+    RangeScan scan = store.scan(RingRange.whole(), null);
+    ChangeFeed feed = store.changes(RingRange.whole(), 0);
+    scan.next();
+
+    store.close();
+
+    assertThatThrownBy(scan::hasNext).isInstanceOf(StoreException.Unavailable.class).hasMessageContaining("closed")
+        .satisfies(e -> assertThat(((StoreException) e).retriable()).isTrue());
+    assertThatThrownBy(feed::hasNext).isInstanceOf(StoreException.Unavailable.class);
+    scan.close();
+    feed.close();
+    assertThatThrownBy(() -> store.get(bytes("k1"))).isInstanceOf(StoreException.Unavailable.class);
+    store.close();
+  }
+
+  @Test
+  void shouldReleaseAScanClosedBeforeItsEnd() {
+    for (int i = 0; i < 10; i++) {
+      put("k" + i, "v");
+    }
+    RangeScan scan = store.scan(RingRange.whole(), null);
+    scan.next();
+    scan.close();
+    scan.close();
+
+    assertThatThrownBy(scan::hasNext).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    assertThat(List.of(store.digest(RingRange.whole()).keys())).containsExactly(10L);
+  }
+}

@@ -1,0 +1,747 @@
+package io.ringshift.storage;
+
+import static io.ringshift.storage.TestKeys.bytes;
+import static io.ringshift.storage.TestKeys.inTokenOrder;
+import static io.ringshift.storage.TestKeys.position;
+import static io.ringshift.storage.TestKeys.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.dynatrace.hash4j.hashing.Hashing;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The storage SPI's contract, run against every way to reach a store: {@link RocksStoreTest} calls a
+ * {@code RocksStore} directly, {@link RemoteStoreTest} the same store through {@code NodeServer} and
+ * {@code RemoteStore} over loopback HTTP. Each test starts from a new, empty store of node-1 in az-1.
+ */
+abstract class StoreContractTest {
+  static final String NODE = "node-1";
+  static final String ZONE = "az-1";
+  private static final long MAX = -1L;
+
+  @TempDir Path dir;
+
+  Store store;
+
+  /** Opens the store under test on {@code dataDir}, as node-1 in az-1. */
+  abstract Store openStore(Path dataDir);
+
+  /** Closes everything {@link #openStore} opened (idempotent). */
+  abstract void closeStore();
+
+  /** Rounds of the fence property test: each is a few thousand writes on this transport. */
+  abstract int fenceRounds();
+
+  Path dataDir() {
+    return dir.resolve("node-1");
+  }
+
+  @BeforeEach
+  void openEmptyStore() {
+    store = openStore(dataDir());
+  }
+
+  @AfterEach
+  void closeTheStore() {
+    closeStore();
+  }
+
+  void reopen() {
+    closeStore();
+    store = openStore(dataDir());
+  }
+
+  /**
+   * Restarts the node after its archived write-ahead log was purged, as RocksDB does when the retention ends. A
+   * first restart flushes the data to table files and archives the log it recovered from; deleting the archive
+   * then leaves the data and drops its log.
+   */
+  void restartAfterLogRetentionEnds() throws IOException {
+    reopen();
+    closeStore();
+    Path archive = dataDir().resolve("archive");
+    try (Stream<Path> logs = Files.list(archive)) {
+      for (Path log : logs.toList()) {
+        Files.delete(log);
+      }
+    }
+    store = openStore(dataDir());
+  }
+
+  long putAt(String key, String value, long epoch) {
+    WriteResult result = store.put(bytes(key), bytes(value), epoch);
+    assertThat(result).as("put %s at epoch %d", key, epoch).isInstanceOf(WriteResult.Applied.class);
+    return ((WriteResult.Applied) result).sequence();
+  }
+
+  long put(String key, String value) {
+    return putAt(key, value, 0);
+  }
+
+  List<String> scanKeys(RingRange range, Store.Cursor after) {
+    try (RangeScan scan = store.scan(range, after)) {
+      List<String> keys = new ArrayList<>();
+      scan.forEachRemaining(e -> keys.add(text(e.key())));
+      return keys;
+    }
+  }
+
+  List<Change> changes(RingRange range, long after) {
+    try (ChangeFeed feed = store.changes(range, after)) {
+      List<Change> all = new ArrayList<>();
+      feed.forEachRemaining(all::add);
+      return all;
+    }
+  }
+
+  String value(String key) {
+    return store.get(bytes(key)).map(TestKeys::text).orElse(null);
+  }
+
+  // ---- writes, reads, identity
+
+  @Test
+  void shouldPutGetAndDeleteWithIncreasingSequenceNumbers() {
+    long before = store.latestSequence();
+    long first = put("apple", "red");
+    long second = put("banana", "yellow");
+    long overwrite = put("apple", "green");
+
+    assertThat(first).isGreaterThan(before);
+    assertThat(second).isGreaterThan(first);
+    assertThat(overwrite).isGreaterThan(second);
+    assertThat(value("apple")).isEqualTo("green");
+    assertThat(value("cherry")).isNull();
+
+    WriteResult deleted = store.delete(bytes("apple"), 0);
+    assertThat(deleted).isInstanceOf(WriteResult.Applied.class);
+    assertThat(((WriteResult.Applied) deleted).sequence()).isGreaterThan(overwrite);
+    assertThat(value("apple")).isNull();
+    assertThat(store.latestSequence()).isEqualTo(((WriteResult.Applied) deleted).sequence());
+    assertThat(store.delete(bytes("never-written"), 0)).as("deleting an absent key is a write too")
+        .isInstanceOf(WriteResult.Applied.class);
+  }
+
+  @Test
+  void shouldStoreBinaryKeysAndValuesAtTheLimits() {
+    byte[] longest = new byte[Store.MAX_KEY_BYTES];
+    Arrays.fill(longest, (byte) 0xFF);
+    byte[] biggest = new byte[Store.MAX_VALUE_BYTES];
+    new Random(7).nextBytes(biggest);
+    byte[] smallest = {0};
+
+    assertThat(store.put(longest, biggest, 0)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(store.put(smallest, new byte[0], 0)).isInstanceOf(WriteResult.Applied.class);
+
+    assertThat(store.get(longest)).hasValueSatisfying(v -> assertThat(v).isEqualTo(biggest));
+    assertThat(store.get(smallest)).hasValueSatisfying(v -> assertThat(v).isEmpty());
+  }
+
+  @Test
+  void shouldReportItsIdentityAndLatestSequence() {
+    put("a", "1");
+    put("b", "2");
+
+    Store.NodeInfo info = store.info();
+
+    assertThat(info.nodeId()).isEqualTo(NODE);
+    assertThat(info.zone()).isEqualTo(ZONE);
+    assertThat(info.latestSequence()).isEqualTo(store.latestSequence());
+    assertThat(info.keys()).isBetween(0L, 2L);
+  }
+
+  // ---- scans
+
+  @Test
+  void shouldScanExactlyTheKeysOfARangeInTokenOrder() {
+    List<String> keys = inTokenOrder("k", 200);
+    keys.forEach(k -> put(k, "v-" + k));
+    RingRange range = RingRange.of(position(keys.get(50)), position(keys.get(150)));
+
+    try (RangeScan scan = store.scan(range, null)) {
+      List<Entry> entries = new ArrayList<>();
+      scan.forEachRemaining(entries::add);
+
+      assertThat(entries).extracting(e -> text(e.key())).as("start excluded, end included")
+          .containsExactlyElementsOf(keys.subList(51, 151));
+      assertThat(entries).allSatisfy(e -> {
+        assertThat(e.position()).isEqualTo(Entry.positionOf(e.key()));
+        assertThat(text(e.value())).isEqualTo("v-" + text(e.key()));
+      });
+      assertThat(scan.sequence()).isEqualTo(store.latestSequence());
+    }
+  }
+
+  @Test
+  void shouldScanAWrappingRangeFromItsStartPastTheTopOfTheRing() {
+    List<String> keys = inTokenOrder("k", 200);
+    keys.forEach(k -> put(k, "v"));
+    RingRange wrapping = RingRange.of(position(keys.get(150)), position(keys.get(50)));
+
+    List<String> expected = new ArrayList<>(keys.subList(151, 200));
+    expected.addAll(keys.subList(0, 51));
+    assertThat(wrapping.wraps()).isTrue();
+    assertThat(scanKeys(wrapping, null)).containsExactlyElementsOf(expected);
+  }
+
+  @Test
+  void shouldScanTheWholeRingFromJustAfterItsStart() {
+    List<String> keys = inTokenOrder("k", 120);
+    keys.forEach(k -> put(k, "v"));
+    long x = position(keys.get(70));
+
+    List<String> expected = new ArrayList<>(keys.subList(71, 120));
+    expected.addAll(keys.subList(0, 71));
+    assertThat(scanKeys(RingRange.of(x, x), null)).containsExactlyElementsOf(expected);
+    assertThat(scanKeys(RingRange.whole(), null)).containsExactlyInAnyOrderElementsOf(keys);
+    assertThat(scanKeys(RingRange.of(MAX, MAX), null)).as("(MAX, MAX] is the whole ring too")
+        .containsExactlyElementsOf(keys);
+  }
+
+  @Test
+  void shouldScanRangesThatTouchTheTopOfTheRing() {
+    List<String> keys = inTokenOrder("k", 100);
+    keys.forEach(k -> put(k, "v"));
+
+    assertThat(scanKeys(RingRange.of(position(keys.get(60)), MAX), null)).as("(p, MAX]")
+        .containsExactlyElementsOf(keys.subList(61, 100));
+    assertThat(scanKeys(RingRange.of(MAX, position(keys.get(10))), null)).as("(MAX, p] wraps to [0, p]")
+        .containsExactlyElementsOf(keys.subList(0, 11));
+    assertThat(scanKeys(RingRange.of(0, position(keys.get(10))), null)).as("(0, p]")
+        .containsExactlyElementsOf(keys.subList(0, 11));
+  }
+
+  @Test
+  void shouldResumeAScanAfterACursorAcrossTheTopOfTheRing() {
+    List<String> keys = inTokenOrder("k", 60);
+    keys.forEach(k -> put(k, "v"));
+    RingRange wrapping = RingRange.of(position(keys.get(40)), position(keys.get(20)));
+    List<String> all = scanKeys(wrapping, null);
+    assertThat(all).hasSize(40);
+
+    for (int stop = 0; stop < all.size(); stop++) {
+      byte[] last = bytes(all.get(stop));
+      List<String> rest = scanKeys(wrapping, new Store.Cursor(Entry.positionOf(last), last));
+      assertThat(rest).as("resumed after entry %d", stop).containsExactlyElementsOf(all.subList(stop + 1, all.size()));
+    }
+    String middle = all.get(25);
+    assertThat(scanKeys(wrapping, Store.Cursor.atPosition(position(middle))))
+        .as("a cursor with an empty key resumes at its position itself")
+        .containsExactlyElementsOf(all.subList(25, all.size()));
+  }
+
+  @Test
+  void shouldScanAtASnapshotWhileWritesContinue() {
+    List<String> keys = inTokenOrder("k", 300);
+    keys.forEach(k -> put(k, "old"));
+    long before = store.latestSequence();
+
+    List<String> seen = new ArrayList<>();
+    try (RangeScan scan = store.scan(RingRange.whole(), null)) {
+      assertThat(scan.sequence()).isEqualTo(before);
+      seen.add(text(scan.next().value()));
+      for (int i = 0; i < keys.size(); i++) {
+        if (i % 3 == 0) {
+          store.delete(bytes(keys.get(i)), 0);
+        } else {
+          put(keys.get(i), "new");
+        }
+        put("added-" + i, "new");
+      }
+      scan.forEachRemaining(e -> seen.add(text(e.key()).startsWith("added-") ? "added" : text(e.value())));
+    }
+
+    assertThat(seen).as("the scan reads the store as it was at its sequence").hasSize(300).containsOnly("old");
+    assertThat(scanKeys(RingRange.whole(), null)).as("a new scan sees the writes").hasSize(200 + 300);
+  }
+
+  // ---- the change feed
+
+  @Test
+  void shouldFeedTheChangesOfARangeInLogOrder() {
+    List<String> keys = inTokenOrder("k", 100);
+    keys.forEach(k -> put(k, "v0"));
+    RingRange range = RingRange.of(position(keys.get(30)), position(keys.get(60)));
+    long after = store.latestSequence();
+
+    Map<Long, String> expected = new LinkedHashMap<>();
+    Random random = new Random(11);
+    for (int i = 0; i < 200; i++) {
+      String key = keys.get(random.nextInt(keys.size()));
+      long sequence;
+      String written;
+      if (random.nextInt(4) == 0) {
+        sequence = ((WriteResult.Applied) store.delete(bytes(key), 0)).sequence();
+        written = key + "=deleted";
+      } else {
+        written = key + "=v" + i;
+        sequence = put(key, "v" + i);
+      }
+      if (range.contains(position(key))) {
+        expected.put(sequence, written);
+      }
+    }
+    String applied = keys.get(45);
+    long appliedAt = store.apply(List.of(Entry.of(bytes(applied), bytes("copied")),
+        Entry.of(bytes(keys.get(5)), bytes("outside"))));
+    expected.put(appliedAt - 1, applied + "=copied");
+
+    try (ChangeFeed feed = store.changes(range, after)) {
+      assertThat(feed.upTo()).isEqualTo(store.latestSequence());
+      Map<Long, String> fed = new LinkedHashMap<>();
+      feed.forEachRemaining(c -> fed.put(c.sequence(),
+          text(c.entry().key()) + "=" + (c.entry().isDeletion() ? "deleted" : text(c.entry().value()))));
+      assertThat(fed).containsExactlyEntriesOf(expected);
+    }
+    List<Change> fromMiddle = changes(range, appliedAt - 2);
+    assertThat(fromMiddle).extracting(Change::sequence).as("a feed starts strictly after its sequence, "
+        + "even inside a batch").containsExactly(appliedAt - 1);
+    assertThat(fromMiddle.get(0).entry().position()).isEqualTo(position(applied));
+  }
+
+  @Test
+  void shouldEndAFeedAtTheLatestSequenceItSawWhenItOpened() {
+    put("a", "1");
+    long after = store.latestSequence();
+    put("b", "2");
+    long upTo = store.latestSequence();
+
+    try (ChangeFeed feed = store.changes(RingRange.whole(), after)) {
+      put("c", "3");
+      List<Change> fed = new ArrayList<>();
+      feed.forEachRemaining(fed::add);
+      assertThat(feed.upTo()).isEqualTo(upTo);
+      assertThat(fed).extracting(c -> text(c.entry().key())).containsExactly("b");
+    }
+    try (ChangeFeed empty = store.changes(RingRange.whole(), store.latestSequence())) {
+      assertThat(empty.hasNext()).isFalse();
+      assertThat(empty.upTo()).isEqualTo(store.latestSequence());
+    }
+  }
+
+  @Test
+  void shouldRefuseAFeedAfterASequenceTheStoreHasNotWritten() {
+    long latest = store.latestSequence();
+
+    assertThatThrownBy(() -> store.changes(RingRange.whole(), latest + 100))
+        .isInstanceOf(StoreException.FeedUnavailable.class)
+        .hasMessageContaining("afterSequence " + (latest + 100))
+        .hasMessageContaining("latest sequence " + latest);
+  }
+
+  @Test
+  void shouldKeepDataSequencesFencesAndTheFeedAcrossARestart() {
+    long first = put("a", "1");
+    long second = put("b", "2");
+    store.delete(bytes("a"), 0);
+    Fence fence = store.fence(RingRange.of(1, 2), 5);
+    long latest = store.latestSequence();
+
+    reopen();
+
+    assertThat(store.latestSequence()).isEqualTo(latest);
+    assertThat(value("b")).isEqualTo("2");
+    assertThat(value("a")).isNull();
+    assertThat(store.fences()).containsExactly(fence);
+    assertThat(store.info().nodeId()).isEqualTo(NODE);
+    List<Change> fed = changes(RingRange.whole(), first - 1);
+    assertThat(fed).extracting(Change::sequence).containsExactly(first, second, second + 1);
+    assertThat(fed.get(2).entry().isDeletion()).isTrue();
+    assertThat(put("c", "3")).as("sequence numbers continue").isGreaterThan(latest);
+  }
+
+  @Test
+  void shouldRefuseAFeedThatTheRetainedLogNoLongerReaches() throws IOException {
+    long first = put("a", "1");
+    put("b", "2");
+    long latest = store.latestSequence();
+
+    restartAfterLogRetentionEnds();
+
+    assertThatThrownBy(() -> changes(RingRange.whole(), first - 1))
+        .isInstanceOf(StoreException.FeedUnavailable.class)
+        .hasMessageContaining("needs sequence " + first)
+        .hasMessageContaining("copy the range again");
+    assertThat(value("a")).as("the data outlives its log").isEqualTo("1");
+    assertThat(changes(RingRange.whole(), latest)).isEmpty();
+    long third = put("c", "3");
+    assertThat(changes(RingRange.whole(), latest)).extracting(Change::sequence).containsExactly(third);
+  }
+
+  // ---- fences
+
+  @Test
+  void shouldRefuseOlderEpochWritesToAFencedRange() {
+    List<String> keys = inTokenOrder("k", 40);
+    keys.forEach(k -> putAt(k, "v", 3));
+    RingRange range = RingRange.of(position(keys.get(10)), position(keys.get(20)));
+    String inside = keys.get(15);
+    String outside = keys.get(25);
+    long beforeFence = store.latestSequence();
+
+    Fence fence = store.fence(range, 5);
+
+    assertThat(fence.range()).isEqualTo(range);
+    assertThat(fence.epoch()).isEqualTo(5);
+    assertThat(fence.position()).isGreaterThanOrEqualTo(beforeFence);
+    WriteResult.RetryWithEpoch retry = new WriteResult.RetryWithEpoch(5, range);
+    assertThat(store.put(bytes(inside), bytes("late"), 4)).isEqualTo(retry);
+    assertThat(store.delete(bytes(inside), 0)).isEqualTo(retry);
+    assertThat(store.put(bytes(keys.get(20)), bytes("late"), 4)).as("the range's end is fenced").isEqualTo(retry);
+    assertThat(store.put(bytes(keys.get(10)), bytes("x"), 4)).as("the range's start is not")
+        .isInstanceOf(WriteResult.Applied.class);
+    assertThat(value(inside)).as("a refused write changes nothing").isEqualTo("v");
+    assertThat(store.put(bytes(outside), bytes("x"), 4)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(store.put(bytes(inside), bytes("epoch-5"), 5)).as("the fence's own epoch passes")
+        .isInstanceOf(WriteResult.Applied.class);
+    assertThat(store.put(bytes(inside), bytes("epoch-6"), 6)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(value(inside)).isEqualTo("epoch-6");
+
+    store.apply(List.of(Entry.of(bytes(inside), bytes("applied"))));
+    assertThat(value(inside)).as("apply is migration's own write: not fenced").isEqualTo("applied");
+    assertThat(store.get(bytes(inside))).as("reads are never fenced").isPresent();
+  }
+
+  @Test
+  void shouldAnswerWithTheHighestEpochOfTheFencesThatCoverAKey() {
+    String key = "fenced-twice";
+    long p = position(key);
+    RingRange narrow = RingRange.of(p - 1, p);
+    RingRange wide = RingRange.of(p - 1000, p + 1000);
+    store.fence(narrow, 4);
+    store.fence(wide, 7);
+
+    assertThat(store.put(bytes(key), bytes("v"), 3)).isEqualTo(new WriteResult.RetryWithEpoch(7, wide));
+    assertThat(store.put(bytes(key), bytes("v"), 5)).isEqualTo(new WriteResult.RetryWithEpoch(7, wide));
+    assertThat(store.put(bytes(key), bytes("v"), 7)).isInstanceOf(WriteResult.Applied.class);
+  }
+
+  @Test
+  void shouldKeepAFenceIdempotentUntilItIsLifted() {
+    RingRange range = RingRange.of(100, 200);
+    Fence first = store.fence(range, 5);
+    put("moves-the-log-on", "x");
+
+    Fence again = store.fence(range, 5);
+    long latest = store.latestSequence();
+    Fence other = store.fence(RingRange.of(300, 400), 5);
+
+    assertThat(again).isEqualTo(first);
+    assertThat(other.position()).isEqualTo(latest);
+    assertThat(store.fences()).containsExactly(first, other);
+
+    reopen();
+    assertThat(store.fence(range, 5)).as("idempotent across a restart").isEqualTo(first);
+    store.unfence(range, 5);
+    store.unfence(range, 5);
+    store.unfence(RingRange.of(7, 8), 1);
+    assertThat(store.fences()).containsExactly(other);
+    reopen();
+    assertThat(store.fences()).as("lifting persists").containsExactly(other);
+  }
+
+  /**
+   * The fence property: writers of the old and the new epoch race a fence. Every acknowledged write of an older
+   * epoch to the range has a sequence at or below the fence's position, every later one is refused with the
+   * fence's epoch and range, writes of the fence's epoch and outside the range always pass, and every
+   * acknowledged write is in the change feed at exactly the sequence it was given.
+   */
+  @Test
+  void shouldFenceAtomicallyWhileWritersRaceIt() throws Exception {
+    long seed = Seeds.seed(getClass().getSimpleName() + ".shouldFenceAtomicallyWhileWritersRaceIt");
+    Random random = new Random(seed);
+    ExecutorService writers = Executors.newFixedThreadPool(4);
+    try {
+      for (int round = 0; round < fenceRounds(); round++) {
+        fenceRound(round, random.nextLong(), writers);
+      }
+    } finally {
+      writers.shutdownNow();
+      assertThat(writers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  private record Attempt(String key, String value, long epoch, WriteResult result) {}
+
+  private void fenceRound(int round, long seed, ExecutorService writers) throws Exception {
+    String context = "round " + round + " (seed " + seed + ")";
+    Random random = new Random(seed);
+    long start = random.nextLong();
+    // A quarter to three quarters of the ring, so both sides of the fence see many writes to it.
+    long length = (1L << 62) + (random.nextLong() >>> 2) + (random.nextLong() >>> 2);
+    RingRange range = RingRange.of(start, start + length);
+    long fenceEpoch = 10L + round;
+    int perWriter = 250;
+    int afterFence = 50;
+    int writerCount = 4;
+    CountDownLatch halfway = new CountDownLatch(writerCount * perWriter / 2);
+    AtomicBoolean fenced = new AtomicBoolean();
+    long from = store.latestSequence();
+    List<Future<List<Attempt>>> work = new ArrayList<>();
+    for (int w = 0; w < writerCount; w++) {
+      long writerSeed = random.nextLong();
+      int writer = w;
+      work.add(writers.submit(() -> {
+        Random r = new Random(writerSeed);
+        List<Attempt> attempts = new ArrayList<>();
+        // At least perWriter writes, and at least afterFence more once the fence is known to be up.
+        int stopAt = Integer.MAX_VALUE;
+        for (int i = 0; i < perWriter || i < stopAt; i++) {
+          if (stopAt == Integer.MAX_VALUE && fenced.get()) {
+            stopAt = i + afterFence;
+          }
+          String key = "r" + round + "-k" + r.nextInt(400);
+          long epoch = r.nextInt(5) == 0 ? fenceEpoch + r.nextInt(2) : fenceEpoch - 1 - r.nextInt(3);
+          String value = r.nextInt(8) == 0 ? null : "w" + writer + "-" + i;
+          WriteResult result = value == null ? store.delete(bytes(key), epoch)
+              : store.put(bytes(key), bytes(value), epoch);
+          attempts.add(new Attempt(key, value, epoch, result));
+          halfway.countDown();
+        }
+        return attempts;
+      }));
+    }
+    assertThat(halfway.await(60, TimeUnit.SECONDS)).as("%s: writers reached halfway", context).isTrue();
+    Fence fence = store.fence(range, fenceEpoch);
+    fenced.set(true);
+    List<Attempt> attempts = new ArrayList<>();
+    for (Future<List<Attempt>> f : work) {
+      attempts.addAll(f.get(60, TimeUnit.SECONDS));
+    }
+
+    Map<Long, Change> fed = new HashMap<>();
+    changes(RingRange.whole(), from).forEach(c -> fed.put(c.sequence(), c));
+    int acknowledgedOld = 0;
+    int refused = 0;
+    for (Attempt a : attempts) {
+      boolean covered = range.contains(position(a.key())) && a.epoch() < fenceEpoch;
+      if (a.result() instanceof WriteResult.Applied applied) {
+        if (covered) {
+          acknowledgedOld++;
+          assertThat(applied.sequence()).as("%s: %s acknowledged at epoch %d after the fence at %d", context,
+              a.key(), a.epoch(), fence.position()).isLessThanOrEqualTo(fence.position());
+        }
+        Change change = fed.get(applied.sequence());
+        assertThat(change).as("%s: the feed holds the write acknowledged at %d", context, applied.sequence())
+            .isNotNull();
+        assertThat(text(change.entry().key())).isEqualTo(a.key());
+        assertThat(change.entry().value() == null ? null : text(change.entry().value())).isEqualTo(a.value());
+      } else {
+        refused++;
+        assertThat(covered).as("%s: only old-epoch writes to the range are refused: %s", context, a).isTrue();
+        assertThat(a.result()).isEqualTo(new WriteResult.RetryWithEpoch(fenceEpoch, range));
+      }
+    }
+    assertThat(fed).as("%s: the feed holds exactly the acknowledged writes", context)
+        .hasSize(attempts.size() - refused);
+    assertThat(acknowledgedOld).as("%s: old-epoch writes before the fence", context).isPositive();
+    assertThat(refused).as("%s: old-epoch writes after the fence", context).isPositive();
+    store.unfence(range, fenceEpoch);
+  }
+
+  // ---- apply and digests
+
+  @Test
+  void shouldApplyIdempotently() {
+    List<String> keys = inTokenOrder("k", 50);
+    List<Entry> batch = new ArrayList<>();
+    keys.forEach(k -> batch.add(Entry.of(bytes(k), bytes("copied-" + k))));
+    batch.add(Entry.of(bytes(keys.get(3)), null));
+    put(keys.get(4), "stale");
+
+    long first = store.apply(batch);
+    RangeDigest once = store.digest(RingRange.whole());
+    long second = store.apply(batch);
+    RangeDigest twice = store.digest(RingRange.whole());
+
+    assertThat(second).isGreaterThan(first);
+    assertThat(twice.sameContentAs(once)).as("%s vs %s", once, twice).isTrue();
+    assertThat(once.keys()).isEqualTo(49);
+    assertThat(value(keys.get(3))).as("a null value deletes").isNull();
+    assertThat(value(keys.get(4))).isEqualTo("copied-" + keys.get(4));
+    assertThat(store.apply(List.of())).isEqualTo(store.latestSequence());
+  }
+
+  @Test
+  void shouldRefuseAWholeBatchWithAnEntryAtTheWrongPosition() {
+    put("kept", "v");
+    long latest = store.latestSequence();
+    RangeDigest before = store.digest(RingRange.whole());
+    Entry good = Entry.of(bytes("good"), bytes("v"));
+    Entry misplaced = new Entry(position("other") , bytes("bad"), bytes("v"));
+
+    assertThatThrownBy(() -> store.apply(List.of(good, misplaced)))
+        .isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("entry 1: position %016x is not the ring position %016x", position("other"),
+            position("bad"));
+    assertThat(store.latestSequence()).isEqualTo(latest);
+    assertThat(store.digest(RingRange.whole()).sameContentAs(before)).isTrue();
+    assertThat(value("good")).isNull();
+  }
+
+  @Test
+  void shouldGiveTheSameDigestForTheSameContentsInAnyOrder() {
+    long seed = Seeds.seed(getClass().getSimpleName() + ".shouldGiveTheSameDigestForTheSameContentsInAnyOrder");
+    Random random = new Random(seed);
+    Map<String, byte[]> contents = new LinkedHashMap<>();
+    for (int i = 0; i < 300; i++) {
+      byte[] value = new byte[random.nextInt(64)];
+      random.nextBytes(value);
+      contents.put("key-" + random.nextInt(1_000_000), value);
+    }
+    List<String> keys = new ArrayList<>(contents.keySet());
+    RingRange part = RingRange.of(random.nextLong(), random.nextLong());
+
+    keys.forEach(k -> store.put(bytes(k), contents.get(k), 0));
+    RangeDigest whole = store.digest(RingRange.whole());
+    RangeDigest partial = store.digest(part);
+    assertThat(whole.digest()).as("documented algorithm").isEqualTo(referenceDigest(contents, RingRange.whole()));
+    assertThat(partial.digest()).isEqualTo(referenceDigest(contents, part));
+    assertThat(whole.keys()).isEqualTo(contents.size());
+    assertThat(whole.bytes()).isEqualTo(contents.entrySet().stream()
+        .mapToLong(e -> bytes(e.getKey()).length + e.getValue().length).sum());
+    assertThat(whole.sequence()).isEqualTo(store.latestSequence());
+
+    for (int order = 0; order < 4; order++) {
+      store.deleteRange(RingRange.whole());
+      Collections.shuffle(keys, random);
+      List<Entry> batch = new ArrayList<>();
+      for (String k : keys) {
+        if (random.nextInt(5) == 0) {
+          store.put(bytes(k), bytes("overwritten later"), 0);
+          store.put(bytes("noise-" + k), bytes("deleted later"), 0);
+          store.delete(bytes("noise-" + k), 0);
+        }
+        batch.add(Entry.of(bytes(k), contents.get(k)));
+        if (random.nextInt(20) == 0) {
+          store.apply(batch);
+          batch.clear();
+        }
+      }
+      store.apply(batch);
+      assertThat(store.digest(RingRange.whole()).sameContentAs(whole)).as("order %d", order).isTrue();
+      assertThat(store.digest(part).sameContentAs(partial)).as("order %d, part %s", order, part).isTrue();
+    }
+    String changed = keys.get(0);
+    store.put(bytes(changed), bytes("different"), 0);
+    assertThat(store.digest(RingRange.whole()).sameContentAs(whole)).as("different contents").isFalse();
+  }
+
+  @Test
+  void shouldDigestAnEmptyRangeAsZeros() {
+    RangeDigest empty = store.digest(RingRange.of(5, 6));
+
+    assertThat(empty.digest()).isEqualTo(new byte[16]);
+    assertThat(empty.keys()).isZero();
+    assertThat(empty.bytes()).isZero();
+  }
+
+  /** docs/storage.md, "Range digest", computed from scratch with one-shot hashes of concatenated bytes. */
+  static byte[] referenceDigest(Map<String, byte[]> contents, RingRange range) {
+    long sumA = 0;
+    long sumB = 0;
+    for (Map.Entry<String, byte[]> e : contents.entrySet()) {
+      byte[] key = bytes(e.getKey());
+      if (!range.contains(Entry.positionOf(key))) {
+        continue;
+      }
+      byte[] record = ByteBuffer.allocate(4 + key.length + e.getValue().length)
+          .putInt(key.length).put(key).put(e.getValue()).array();
+      sumA += Hashing.xxh3_64(0x72696e6773686641L).hashBytesToLong(record);
+      sumB += Hashing.xxh3_64(0x72696e6773686642L).hashBytesToLong(record);
+    }
+    return ByteBuffer.allocate(16).putLong(sumA).putLong(sumB).array();
+  }
+
+  // ---- range delete
+
+  @Test
+  void shouldDeleteExactlyARangeAndCountIt() {
+    List<String> keys = inTokenOrder("k", 100);
+    keys.forEach(k -> put(k, "v"));
+    RingRange wrapping = RingRange.of(position(keys.get(80)), position(keys.get(19)));
+    store.fence(wrapping, 9);
+    long before = store.latestSequence();
+
+    assertThat(store.deleteRange(wrapping)).isEqualTo(39);
+
+    assertThat(scanKeys(RingRange.whole(), null)).containsExactlyElementsOf(keys.subList(20, 81));
+    assertThat(changes(wrapping, before)).hasSize(39).allSatisfy(c -> assertThat(c.entry().isDeletion()).isTrue());
+    assertThat(store.deleteRange(wrapping)).as("idempotent").isZero();
+    assertThat(store.deleteRange(RingRange.whole())).isEqualTo(61);
+    assertThat(scanKeys(RingRange.whole(), null)).isEmpty();
+  }
+
+  // ---- bad input
+
+  @Test
+  void shouldRefuseBadInputNamingTheValueAndChangingNothing() {
+    put("existing", "v");
+    long latest = store.latestSequence();
+    RingRange range = RingRange.of(10, 20);
+    byte[] tooLong = new byte[Store.MAX_KEY_BYTES + 1];
+    byte[] tooBig = new byte[Store.MAX_VALUE_BYTES + 1];
+
+    refused(() -> store.put(new byte[0], bytes("v"), 0), "key is empty (0 bytes); a key must be 1 to 16384 bytes");
+    refused(() -> store.put(tooLong, bytes("v"), 0), "is 16385 bytes; a key must be 1 to 16384 bytes");
+    refused(() -> store.put(null, bytes("v"), 0), "key is missing");
+    refused(() -> store.put(bytes("k"), tooBig, 0), "value is 4194305 bytes; a value must be at most 4194304 bytes");
+    refused(() -> store.put(bytes("k"), null, 0), "value is missing");
+    refused(() -> store.put(bytes("k"), bytes("v"), -1), "epoch -1 is negative; an epoch must be >= 0");
+    refused(() -> store.delete(bytes("existing"), -2), "epoch -2 is negative");
+    refused(() -> store.delete(new byte[0], 0), "key is empty");
+    refused(() -> store.get(tooLong), "is 16385 bytes");
+    refused(() -> store.changes(range, -5), "afterSequence -5 is negative");
+    refused(() -> store.changes(null, 0), "range is missing");
+    refused(() -> store.scan(range, Store.Cursor.atPosition(30)),
+        "cursor position 000000000000001e is outside the scanned range (000000000000000a, 0000000000000014]");
+    refused(() -> store.scan(range, new Store.Cursor(15, tooLong)), "cursor key");
+    refused(() -> store.digest(null), "range is missing");
+    refused(() -> store.fence(range, -3), "epoch -3 is negative");
+    refused(() -> store.unfence(range, -3), "epoch -3 is negative");
+    refused(() -> store.deleteRange(null), "range is missing");
+    refused(() -> store.apply(null), "entries are missing");
+    refused(() -> store.apply(Arrays.asList(Entry.of(bytes("a"), bytes("v")), null)), "entry 1 is null");
+    refused(() -> store.apply(List.of(Entry.of(bytes("a"), tooBig))),
+        "entry 0: value is 4194305 bytes; a value must be at most 4194304 bytes");
+    refused(() -> store.apply(List.of(new Entry(0, new byte[0], bytes("v")))), "entry 0: key is empty");
+    List<Entry> oversized = new ArrayList<>();
+    byte[] fourMiB = new byte[Store.MAX_VALUE_BYTES];
+    for (int i = 0; i < 17; i++) {
+      oversized.add(Entry.of(bytes("big-" + i), fourMiB));
+    }
+    refused(() -> store.apply(oversized), "apply of more than 67108864 key and value bytes (entry 15 reaches");
+
+    assertThat(store.latestSequence()).as("nothing was written").isEqualTo(latest);
+    assertThat(scanKeys(RingRange.whole(), null)).containsExactly("existing");
+  }
+
+  private static void refused(ThrowingCallable call, String message) {
+    assertThatThrownBy(call).isInstanceOf(StoreException.BadRequest.class).hasMessageContaining(message)
+        .satisfies(e -> assertThat(((StoreException) e).retriable()).isFalse());
+  }
+}
