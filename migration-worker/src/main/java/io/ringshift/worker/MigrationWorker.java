@@ -83,6 +83,11 @@ public final class MigrationWorker implements AutoCloseable {
   private ExecutorService executor;
   private Thread pollThread;
 
+  /** A worker reaching the nodes of {@code config.nodes()} over their HTTP API, on the system clock. */
+  public MigrationWorker(WorkerConfig config) {
+    this(config, NodeStores.remote(config.nodes(), config.nodeTimeout()), Clock.systemUTC());
+  }
+
   /**
    * A worker reaching the nodes through {@code stores}, on {@code clock}.
    *

@@ -1,8 +1,11 @@
 package io.ringshift.worker;
 
+import io.ringshift.storage.RemoteStore;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How a worker reaches a node's store by node id. In production every node is a {@code RemoteStore} over the
@@ -21,6 +24,29 @@ public interface NodeStores extends AutoCloseable {
   /** Releases the connections this opened. */
   @Override
   void close();
+
+  /**
+   * The nodes of {@code directory}, each reached over its HTTP API ({@link RemoteStore}) with {@code timeout} per
+   * call; a node's store is created on first use and kept. A node that is not in the directory is unavailable.
+   */
+  static NodeStores remote(NodeDirectory directory, Duration timeout) {
+    Map<String, Store> open = new ConcurrentHashMap<>();
+    return new NodeStores() {
+      @Override
+      public Store store(String nodeId) {
+        NodeDirectory.Address address = directory.address(nodeId).orElseThrow(() ->
+            new StoreException.Unavailable("node " + nodeId + " is not in the node directory (--nodes / --node); "
+                + "known: " + directory.nodes().keySet(), null));
+        return open.computeIfAbsent(nodeId, n -> RemoteStore.connect(address.toString(), timeout));
+      }
+
+      @Override
+      public void close() {
+        open.values().forEach(Store::close);
+        open.clear();
+      }
+    };
+  }
 
   /** Fixed stores, for tests and embedding; {@link #close()} leaves them open (their owner closes them). */
   static NodeStores of(Map<String, ? extends Store> stores) {

@@ -19,12 +19,16 @@ import java.util.regex.Pattern;
  * @param tuning batch sizes, checkpoint frequency, catch-up threshold, poll intervals
  * @param grace how long after an epoch is PUBLISHED its CLEANUP tasks wait before deleting
  * @param startTimeout how long {@link MigrationWorker#start} waits for Kafka
+ * @param nodeTimeout how long a call to a storage node may take to connect and to answer (a digest of a large
+ *     range takes a while; a node that is down is refused at once, not after this)
  */
 public record WorkerConfig(String bootstrapServers, String groupId, String workerId, Topics topics,
-    NodeDirectory nodes, Limits limits, TaskTuning tuning, Duration grace, Duration startTimeout) {
+    NodeDirectory nodes, Limits limits, TaskTuning tuning, Duration grace, Duration startTimeout,
+    Duration nodeTimeout) {
 
   public static final String DEFAULT_GROUP_ID = "ringshift-migration-worker";
   public static final Duration DEFAULT_GRACE = Duration.ofMinutes(10);
+  public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMinutes(2);
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,200}");
 
   /** @throws IllegalArgumentException naming the first value that breaks its rule */
@@ -45,36 +49,53 @@ public record WorkerConfig(String bootstrapServers, String groupId, String worke
     if (startTimeout == null || startTimeout.isNegative() || startTimeout.isZero()) {
       throw new IllegalArgumentException("startTimeout was " + startTimeout + "; it must be > 0");
     }
+    if (nodeTimeout == null || nodeTimeout.isNegative() || nodeTimeout.isZero()) {
+      throw new IllegalArgumentException("nodeTimeout was " + nodeTimeout + "; it must be > 0");
+    }
   }
 
-  /** The defaults: group {@value #DEFAULT_GROUP_ID}, standard topics, default limits and tuning, 10 min grace. */
+  /**
+   * The defaults: group {@value #DEFAULT_GROUP_ID}, standard topics, default limits and tuning, 10 min grace,
+   * 60 s to start, 2 min per node call.
+   */
   public static WorkerConfig of(String bootstrapServers, String workerId, NodeDirectory nodes) {
     return new WorkerConfig(bootstrapServers, DEFAULT_GROUP_ID, workerId, Topics.defaults(), nodes,
-        Limits.DEFAULTS, TaskTuning.DEFAULTS, DEFAULT_GRACE, Duration.ofSeconds(60));
+        Limits.DEFAULTS, TaskTuning.DEFAULTS, DEFAULT_GRACE, Duration.ofSeconds(60), DEFAULT_NODE_TIMEOUT);
   }
 
   public WorkerConfig withGroupId(String id) {
-    return new WorkerConfig(bootstrapServers, id, workerId, topics, nodes, limits, tuning, grace, startTimeout);
+    return new WorkerConfig(bootstrapServers, id, workerId, topics, nodes, limits,
+        tuning, grace, startTimeout, nodeTimeout);
   }
 
   public WorkerConfig withTopics(Topics t) {
-    return new WorkerConfig(bootstrapServers, groupId, workerId, t, nodes, limits, tuning, grace, startTimeout);
+    return new WorkerConfig(bootstrapServers, groupId, workerId, t, nodes, limits,
+        tuning, grace, startTimeout, nodeTimeout);
   }
 
   public WorkerConfig withLimits(Limits l) {
-    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, l, tuning, grace, startTimeout);
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, l,
+        tuning, grace, startTimeout, nodeTimeout);
   }
 
   public WorkerConfig withTuning(TaskTuning t) {
-    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits, t, grace, startTimeout);
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
+        t, grace, startTimeout, nodeTimeout);
   }
 
   public WorkerConfig withGrace(Duration g) {
-    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits, tuning, g, startTimeout);
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
+        tuning, g, startTimeout, nodeTimeout);
   }
 
   public WorkerConfig withStartTimeout(Duration t) {
-    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits, tuning, grace, t);
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
+        tuning, grace, t, nodeTimeout);
+  }
+
+  public WorkerConfig withNodeTimeout(Duration t) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
+        tuning, grace, startTimeout, t);
   }
 
   private static void checkId(String name, String value) {

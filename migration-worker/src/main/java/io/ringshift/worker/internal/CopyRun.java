@@ -335,16 +335,17 @@ final class CopyRun extends TaskRun {
       bytes += e.size();
     }
     try {
-      ctx.throttles().acquire(bytes, source, control, reason -> {
-        progress.blockedReason = reason;
+      // A wait of over a second is published while it lasts; the rest counts towards the next status.
+      long[] published = {0};
+      Throttles.Waited waited = ctx.throttles().acquire(bytes, source, control, (soFar, holder) -> {
+        throttled(soFar, holder);
+        published[0] = soFar;
         publish();
       });
+      throttled(waited.nanos() - published[0], waited.holder());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new TaskControl.Stopped(TaskControl.Stop.CANCEL);
-    }
-    if (progress.blockedReason != null && progress.blockedReason.startsWith("throttled")) {
-      progress.blockedReason = null;
     }
     call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(batch));
     return bytes;

@@ -31,6 +31,9 @@ public abstract class TaskRun implements Runnable {
   private volatile boolean finished;
   private long lastCheckpointMillis;
   private long bytesSinceCheckpoint;
+  private long lastPublishNanos;
+  private long throttledNanos;
+  private String throttledBy;
 
   protected TaskRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     this.task = task;
@@ -39,6 +42,7 @@ public abstract class TaskRun implements Runnable {
     this.fresh = previous == null;
     this.lastPublished = previous;
     this.lastCheckpointMillis = ctx.clock().millis();
+    this.lastPublishNanos = ctx.ticker().nanos();
   }
 
   /** The run for {@code task}'s kind, resuming from {@code previous} (null when the task has no status yet). */
@@ -117,13 +121,35 @@ public abstract class TaskRun implements Runnable {
     return RingRange.of(t.getRangeStart(), t.getRangeEnd());
   }
 
-  /** Publishes the progress as it is now; resets the checkpoint counters. */
+  /**
+   * Publishes the progress as it is now; resets the checkpoint counters. A task that spent at least half the
+   * time since its last status waiting on a throttle says so in blockedReason, keeping its state; the reason
+   * goes away with the first status after it waits less.
+   */
   protected synchronized void publish() {
+    long nowNanos = ctx.ticker().nanos();
+    long elapsed = nowNanos - lastPublishNanos;
+    boolean throttled = throttledBy != null && elapsed > 0 && throttledNanos * 2 >= elapsed;
+    if (throttled && progress.state != TaskState.BLOCKED) {
+      progress.blockedReason = "throttled: " + throttledBy;
+    } else if (!throttled && progress.blockedReason != null && progress.blockedReason.startsWith("throttled: ")) {
+      progress.blockedReason = null;
+    }
+    lastPublishNanos = nowNanos;
+    throttledNanos = 0;
     long now = ctx.clock().millis();
     lastPublished = progress.toStatus(task, ctx.workerId(), now);
     lastCheckpointMillis = now;
     bytesSinceCheckpoint = 0;
     ctx.sink().publish(lastPublished);
+  }
+
+  /** Counts time a batch spent waiting on a throttle, and which limit held it. */
+  protected synchronized void throttled(long nanos, String holder) {
+    if (nanos > 0 && holder != null) {
+      throttledNanos += nanos;
+      throttledBy = holder;
+    }
   }
 
   /** Counts applied bytes and publishes a checkpoint when enough bytes or time have passed. */

@@ -31,39 +31,45 @@ public final class Throttles {
     perSource.values().forEach(b -> b.setRate(perSourceRate));
   }
 
-  /** Called once when a batch has waited more than a second; the argument says which limit holds it. */
+  /** Called once when a batch has waited more than a second: how long so far, and which limit holds it. */
   @FunctionalInterface
   interface WaitReport {
-    void throttled(String reason);
+    void waiting(long nanosSoFar, String holder);
   }
+
+  /** How long a batch waited, and for which limit (null when it did not wait). */
+  record Waited(long nanos, String holder) {}
 
   /**
    * Takes {@code bytes} from the worker's bucket and {@code source}'s, waiting through {@code sleeper}; reports
    * once through {@code report} when the wait passes one second.
    */
-  void acquire(long bytes, String source, Sleeper sleeper, WaitReport report) throws InterruptedException {
+  Waited acquire(long bytes, String source, Sleeper sleeper, WaitReport report) throws InterruptedException {
     TokenBucket sourceBucket = bucket(source);
     long start = ticker.nanos();
     boolean reported = false;
     boolean tookWorker = false;
+    String holder = null;
     while (true) {
       long wait;
-      String holder;
       if (!tookWorker) {
         wait = worker.tryAcquire(bytes);
-        holder = "worker limit " + Rates.format(worker.rate());
         tookWorker = wait == 0;
+        if (wait > 0) {
+          holder = "worker at " + Rates.format(worker.rate());
+        }
       } else {
         wait = sourceBucket.tryAcquire(bytes);
-        holder = "source " + source + " at " + Rates.format(sourceBucket.rate());
         if (wait == 0) {
-          return;
+          return new Waited(ticker.nanos() - start, holder);
         }
+        holder = "source " + source + " at " + Rates.format(sourceBucket.rate());
       }
       if (wait > 0) {
-        if (!reported && ticker.nanos() - start >= REPORT_AFTER_NANOS) {
+        long soFar = ticker.nanos() - start;
+        if (!reported && soFar >= REPORT_AFTER_NANOS) {
           reported = true;
-          report.throttled("throttled: " + holder);
+          report.waiting(soFar, holder);
         }
         sleeper.sleepNanos(wait);
       }

@@ -24,20 +24,20 @@ import java.util.function.Supplier;
  * makes the node unreachable ({@link StoreException.Unavailable}, as a remote store reports a node that is
  * down) without closing its database.
  */
-final class StoreFixture implements AutoCloseable {
+public final class StoreFixture implements AutoCloseable {
   private final Path dir;
   private final Map<String, Node> nodes = new LinkedHashMap<>();
 
-  StoreFixture(Path dir) {
+  public StoreFixture(Path dir) {
     this.dir = dir;
   }
 
   /** Opens (or returns) node {@code id}'s store. */
-  Node node(String id) {
+  public Node node(String id) {
     return nodes.computeIfAbsent(id, n -> new Node(n, RocksStore.open(dir.resolve(n), n, "az-1")));
   }
 
-  NodeStores stores() {
+  public NodeStores stores() {
     return new NodeStores() {
       @Override
       public Store store(String nodeId) {
@@ -60,14 +60,14 @@ final class StoreFixture implements AutoCloseable {
     nodes.values().forEach(n -> n.delegate.close());
   }
 
-  static byte[] bytes(String s) {
+  public static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
   /** A node's store behind an on/off switch. */
-  static final class Node implements Store {
+  public static final class Node implements Store {
     final String id;
-    final Store delegate;
+    public final Store delegate;
     private volatile boolean down;
 
     Node(String id, Store delegate) {
@@ -75,16 +75,16 @@ final class StoreFixture implements AutoCloseable {
       this.delegate = delegate;
     }
 
-    void down() {
+    public void down() {
       down = true;
     }
 
-    void up() {
+    public void up() {
       down = false;
     }
 
     /** Puts {@code count} keys {@code prefix-i} with {@code valueBytes}-byte values at epoch 1. */
-    void fill(String prefix, int count, int valueBytes) {
+    public void fill(String prefix, int count, int valueBytes) {
       for (int i = 0; i < count; i++) {
         byte[] value = new byte[valueBytes];
         java.util.Arrays.fill(value, (byte) i);
@@ -93,7 +93,7 @@ final class StoreFixture implements AutoCloseable {
     }
 
     /** Every live entry of {@code range}, read directly from the database. */
-    Map<String, String> contents(RingRange range) {
+    public Map<String, String> contents(RingRange range) {
       Map<String, String> out = new LinkedHashMap<>();
       try (RangeScan scan = delegate.scan(range, null)) {
         scan.forEachRemaining(e -> out.put(new String(e.key(), StandardCharsets.UTF_8),

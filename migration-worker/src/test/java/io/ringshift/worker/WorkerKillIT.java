@@ -1,0 +1,203 @@
+package io.ringshift.worker;
+
+import static io.ringshift.worker.ItKafka.task;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.Entry;
+import io.ringshift.storage.NodeServer;
+import io.ringshift.storage.RangeScan;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.RocksStore;
+import io.ringshift.storage.Store;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A worker killed with SIGKILL at random points mid-copy resumes from its checkpoint and still ends VERIFIED
+ * with nothing lost. The worker runs in a child JVM started with this test's class path and reaches the two
+ * storage nodes (RocksDB stores served by {@link NodeServer}s in this JVM) over their HTTP API, as in
+ * production. Each trial copies its own slice of the ring, kills the child once the copy has passed a random
+ * share of the slice (any checkpoint, or none yet), writes to the source while no worker runs, starts a new
+ * child with the same worker id, checks that it resumed from the last checkpoint on {@code ring.task-status}
+ * instead of starting over, requests the fence, and compares the slice on both nodes. One broker, one task
+ * group and one chain of children serve every trial. The seed is printed; {@code -Dringshift.seed=N} replays
+ * the kill points.
+ */
+class WorkerKillIT {
+  @RegisterExtension static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+
+  private static final int TRIALS = 20;
+  private static final int KEYS = 40_000;
+  /** About 1 s of copying per slice (a twentieth of 40,000 keys of ~170 bytes). */
+  private static final long PER_SOURCE_BYTES_PER_SECOND = 300 * 1024;
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+  private static final String WORKER_ID = "worker-kill";
+
+  @TempDir Path dir;
+
+  @Test
+  void shouldResumeFromTheCheckpointAndVerifyAfterEveryKill() throws Exception {
+    long seed = Long.getLong("ringshift.seed", System.nanoTime());
+    System.out.printf("WorkerKillIT: seed %d (replay: -Dringshift.seed=%d)%n", seed, seed);
+    Random random = new Random(seed);
+    try (Store source = RocksStore.open(dir.resolve("node-a"), "node-a", "az-1");
+        Store target = RocksStore.open(dir.resolve("node-t"), "node-t", "az-2");
+        NodeServer sourceServer = NodeServer.start(source, new InetSocketAddress("127.0.0.1", 0));
+        NodeServer targetServer = NodeServer.start(target, new InetSocketAddress("127.0.0.1", 0));
+        ItKafka kafka = new ItKafka(KAFKA.bootstrapServers(), KAFKA.topicPrefix(), dir.resolve("orchestrator"))) {
+      for (int i = 0; i < KEYS; i++) {
+        byte[] value = new byte[100 + random.nextInt(100)];
+        random.nextBytes(value);
+        source.put(("key-" + i).getBytes(StandardCharsets.UTF_8), value, 1);
+      }
+      List<String> childArgs = List.of(KAFKA.bootstrapServers(), KAFKA.topicPrefix(), KAFKA.applicationId(),
+          WORKER_ID, Long.toString(PER_SOURCE_BYTES_PER_SECOND), "node-a=" + sourceServer.hostPort(),
+          "node-t=" + targetServer.hostPort());
+      long started = System.nanoTime();
+      int resumedAfterCheckpoint = 0;
+      Process child = startChild(childArgs);
+      try {
+        for (int trial = 0; trial < TRIALS; trial++) {
+          RingRange slice = slice(trial);
+          RangeCopyTask copy = task(TaskKind.COPY, 2, slice, List.of("node-a"), "node-t");
+          String id = copy.getTaskId();
+          long sliceBytes = bytesIn(source, slice);
+          // Kill once a status shows a random share of the slice copied: 0 kills right after the task is taken.
+          double share = random.nextInt(5) == 0 ? 0 : 0.8 * random.nextDouble();
+          kafka.emit(copy);
+          kafka.awaitStatus(id, "copied " + Math.round(share * 100) + "% of the slice",
+              s -> s.getCopiedBytes() >= share * sliceBytes);
+          child.destroyForcibly();
+          assertThat(child.waitFor(30, TimeUnit.SECONDS)).as("killed child ended").isTrue();
+
+          List<TaskStatus> before = kafka.statusesToEnd(id);
+          TaskStatus last = before.get(before.size() - 1);
+          // Writes while no worker runs: overwrites, deletions and new keys, replayed from the change feed.
+          for (int w = 0; w < 30; w++) {
+            byte[] key = ("key-" + random.nextInt(KEYS + 1000)).getBytes(StandardCharsets.UTF_8);
+            if (random.nextBoolean()) {
+              source.put(key, ("rewritten-" + trial + "-" + w).getBytes(StandardCharsets.UTF_8), 1);
+            } else {
+              source.delete(key, 1);
+            }
+          }
+
+          long t0 = System.nanoTime();
+          child = startChild(childArgs);
+          long t1 = System.nanoTime();
+          int seen = before.size();
+          TaskStatus resumed = kafka.awaitStatus(id, "a status from the new child",
+              s -> kafka.statuses(id).indexOf(s) >= seen);
+          if (last.getLastCopiedToken() != null && last.getCaughtUpPosition() == null) {
+            resumedAfterCheckpoint++;
+            assertThat(resumed.getState()).as("trial %d: resumed state", trial).isEqualTo(TaskState.COPYING);
+            assertThat(resumed.getWatermark()).as("trial %d: watermark kept", trial).isEqualTo(last.getWatermark());
+            assertThat(resumed.getCopiedBytes()).as("trial %d: copiedBytes carried over", trial)
+                .isEqualTo(last.getCopiedBytes());
+            assertThat(resumed.getLastCopiedToken()).as("trial %d: resumed at the checkpoint", trial)
+                .isEqualTo(last.getLastCopiedToken());
+          }
+          long t2 = System.nanoTime();
+          kafka.awaitStatus(id, "caught up", s -> kafka.statuses(id).indexOf(s) >= seen
+              && s.getState() == TaskState.CAUGHT_UP);
+          long t3 = System.nanoTime();
+          kafka.requestFence(copy);
+          TaskStatus verified = kafka.awaitStatus(id, "verified", s -> s.getState() == TaskState.VERIFIED);
+          long t4 = System.nanoTime();
+
+          assertThat(target.digest(slice).sameContentAs(source.digest(slice)))
+              .as("trial %d: digests of %s", trial, slice).isTrue();
+          assertThat(verified.getDigest().remaining()).isPositive();
+          Map<String, String> onSource = contents(source, slice);
+          assertThat(contents(target, slice)).as("trial %d: the slice on the target", trial).isEqualTo(onSource);
+          System.out.printf("  trial %2d: killed at %5.1f%% of %7d bytes (last status %s, copiedBytes %7d), "
+                  + "%d keys verified; new child up in %d ms, resumed %d ms later, caught up %d ms later, "
+                  + "verified %d ms after the fence request%n", trial, 100 * share, sliceBytes, last.getState(),
+              last.getCopiedBytes(), onSource.size(), (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000,
+              (t3 - t2) / 1_000_000, (t4 - t3) / 1_000_000);
+        }
+      } finally {
+        child.destroyForcibly();
+        child.waitFor(30, TimeUnit.SECONDS);
+      }
+      System.out.printf("WorkerKillIT: %d trials, %d resumed after a checkpoint, %.1f s%n", TRIALS,
+          resumedAfterCheckpoint, (System.nanoTime() - started) / 1e9);
+      assertThat(resumedAfterCheckpoint).as("trials killed after a checkpoint").isGreaterThanOrEqualTo(TRIALS / 2);
+    }
+  }
+
+  /** The trial's twentieth of the ring. */
+  private static RingRange slice(int trial) {
+    long width = Long.divideUnsigned(-1L, TRIALS);
+    return RingRange.of(width * trial, trial == TRIALS - 1 ? -1L : width * (trial + 1));
+  }
+
+  private static long bytesIn(Store store, RingRange range) {
+    long sum = 0;
+    try (RangeScan scan = store.scan(range, null)) {
+      while (scan.hasNext()) {
+        sum += scan.next().size();
+      }
+    }
+    return sum;
+  }
+
+  private static Map<String, String> contents(Store store, RingRange range) {
+    Map<String, String> out = new LinkedHashMap<>();
+    try (RangeScan scan = store.scan(range, null)) {
+      while (scan.hasNext()) {
+        Entry e = scan.next();
+        out.put(new String(e.key(), StandardCharsets.UTF_8), HexFormat.of().formatHex(e.value()));
+      }
+    }
+    return out;
+  }
+
+  private static Process startChild(List<String> args) throws IOException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        WorkerChild.class.getName()));
+    command.addAll(args);
+    Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+    BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+    List<String> seen = new ArrayList<>();
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    String line;
+    while ((line = out.readLine()) != null) {
+      if (line.equals("RUNNING")) {
+        // Keep draining the child's output so that it never blocks on a full pipe.
+        Thread drain = new Thread(() -> out.lines().forEach(l -> { }), "worker-child-output");
+        drain.setDaemon(true);
+        drain.start();
+        return child;
+      }
+      seen.add(line);
+      if (System.nanoTime() > deadline) {
+        break;
+      }
+    }
+    child.destroyForcibly();
+    throw new IllegalStateException("the worker child did not report RUNNING within " + START_TIMEOUT
+        + "; its output: " + String.join("\n", seen));
+  }
+}
