@@ -165,11 +165,6 @@ final class ControlPlaneTail implements AutoCloseable {
     return statuses.stream().filter(s -> s.value() != null && condition.test(s.value())).findFirst();
   }
 
-  /** Whether the reader thread died (it rethrows; this says why). */
-  Optional<Throwable> failure() {
-    return Optional.ofNullable(failure);
-  }
-
   @Override
   public void close() {
     running = false;

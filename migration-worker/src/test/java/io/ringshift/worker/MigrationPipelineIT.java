@@ -83,8 +83,12 @@ class MigrationPipelineIT {
   private static final int VNODES = 16;
   private static final int REPLICAS = 3;
   private static final int KEYS = 20_000;
+  /**
+   * The clients' rate cap. On the 2-core development machine they reach 300-500 writes/s, about 1,000-1,500 HTTP
+   * writes/s to the nodes, CPU-bound next to the broker, the orchestrator, the worker and 13 nodes in one JVM.
+   */
   private static final int WRITES_PER_SECOND = 2_000;
-  /** Clients writing at once: one write is three sequential HTTP calls, so one client alone manages far less. */
+  /** Clients writing at once: a write is three sequential HTTP calls, so one client alone reaches about 120/s. */
   private static final int CLIENTS = 16;
   /** Writes the client has acknowledged on each ring before the change and after the swap: real traffic on both. */
   private static final int WRITES_PER_PHASE = 500;
@@ -196,8 +200,11 @@ class MigrationPipelineIT {
 
     List<String> planned = ids(EpochPlanner.plan(ring1, ring2.members(), 2, 1, Set.of(), 0).cleanupTasks());
     Map<String, RangeCopyTask> cleanups = await("epoch 2's " + planned.size() + " cleanup tasks on ring.tasks")
-        .atMost(TIMEOUT).until(() -> tail.latestTasks(2, TaskKind.CLEANUP),
-            found -> found.keySet().equals(Set.copyOf(planned)));
+        .atMost(TIMEOUT).until(() -> tail.latestTasks(2, TaskKind.CLEANUP), found -> found.size() >= planned.size());
+    assertThat(cleanups.keySet()).as("the cleanup tasks on ring.tasks are the planner's")
+        .containsExactlyInAnyOrderElementsOf(planned);
+    assertThat(cleanups.values()).as("each deletes from an old replica, once the new replicas are verified")
+        .allSatisfy(c -> assertThat(c.getSources()).doesNotContain(c.getTarget()).contains("node-13"));
     Map<String, Set<String>> movedAway = movedAway(ring1, ring2, loaded.keySet());
     assertThat(movedAway).as("the join moves keys away from old replicas").isNotEmpty();
 
@@ -343,7 +350,8 @@ class MigrationPipelineIT {
         .withLimits(LIMITS)
         .withTuning(TUNING)
         .withGrace(GRACE);
-    push(new MigrationWorker(config, nodes.workerStores(), clock).start());
+    // As deployed: the worker reaches every node through its address in the directory, over HTTP.
+    push(new MigrationWorker(config, NodeStores.remote(config.nodes(), Duration.ofSeconds(10)), clock).start());
   }
 
   /**

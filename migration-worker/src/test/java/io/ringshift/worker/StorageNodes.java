@@ -31,7 +31,6 @@ final class StorageNodes implements AutoCloseable {
 
   private final Path dir;
   private final Map<String, Node> nodes = new TreeMap<>();
-  private final List<Store> workerClients = new ArrayList<>();
 
   StorageNodes(Path dir) {
     this.dir = dir;
@@ -64,17 +63,6 @@ final class StorageNodes implements AutoCloseable {
     return directory;
   }
 
-  /** Fresh HTTP clients of every node, for a worker (its own connection pools; closed with these nodes). */
-  NodeStores workerStores() {
-    Map<String, Store> clients = new HashMap<>();
-    for (Node n : nodes.values()) {
-      Store client = RemoteStore.connect(n.server().hostPort(), CALL_TIMEOUT);
-      workerClients.add(client);
-      clients.put(n.id(), client);
-    }
-    return NodeStores.of(clients);
-  }
-
   /**
    * Everything node {@code id} holds, read over HTTP with one streamed scan of the whole ring: key (UTF-8) to
    * value. Checks on the way that the node stores each key at the position the ring gives it.
@@ -103,7 +91,7 @@ final class StorageNodes implements AutoCloseable {
   @Override
   public void close() {
     RuntimeException first = null;
-    List<AutoCloseable> order = new ArrayList<>(workerClients);
+    List<AutoCloseable> order = new ArrayList<>();
     for (Node n : nodes.values()) {
       order.add(n.remote());
     }
