@@ -374,8 +374,9 @@ class MigrationPipelineIT {
   // ---- assertions ----
 
   /**
-   * Every task had its fence requested, and its latest status is VERIFIED by this worker with the source's digest
-   * at the fence position set (a mismatch would have set targetDigest and BLOCKED the task).
+   * Every task had its fence requested, went COPYING, CAUGHT_UP, FENCED, VERIFIED in that order, and its latest
+   * status is VERIFIED by this worker, drained to the fence position, with the source's digest at the fence set (a
+   * mismatch would have set targetDigest and BLOCKED the task).
    */
   private Map<String, TaskStatus> assertFencedAndVerified(Map<String, RangeCopyTask> copies) {
     Set<String> fenceRequested = new HashSet<>();
@@ -391,7 +392,13 @@ class MigrationPipelineIT {
       assertThat(s.getTargetDigest()).as("%s: a target digest is reported only on a mismatch", s.getTaskId())
           .isNull();
       assertThat(s.getFencePosition()).as("%s: fence position", s.getTaskId()).isNotNull();
+      assertThat(s.getCaughtUpPosition()).as("%s: drained to the fence position", s.getTaskId())
+          .isGreaterThanOrEqualTo(s.getFencePosition());
       assertThat(s.getWorkerId()).isEqualTo(WORKER_ID);
+      // One task's statuses share a partition, so their order on the topic is the order the worker wrote them.
+      List<TaskState> states = tail.statuses(s.getTaskId()).stream().map(TaskStatus::getState).toList();
+      assertThat(states).as("%s: states in the order written", s.getTaskId())
+          .containsSubsequence(TaskState.COPYING, TaskState.CAUGHT_UP, TaskState.FENCED, TaskState.VERIFIED);
     });
     return verified;
   }
