@@ -8,7 +8,9 @@ import io.ringshift.cli.internal.control.EpochsCommand;
 import io.ringshift.cli.internal.control.InitCommand;
 import io.ringshift.cli.internal.control.PlanCommand;
 import io.ringshift.cli.internal.control.StatusCommand;
+import io.ringshift.cli.internal.node.NodeCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
+import io.ringshift.cli.internal.worker.WorkerCommand;
 import io.ringshift.ring.RingException;
 import io.ringshift.schemas.CodecException;
 import picocli.CommandLine;
@@ -35,7 +37,9 @@ import picocli.CommandLine.Command;
       ChangeCommands.SetWeight.class,
       StatusCommand.class,
       EpochsCommand.class,
-      PlanCommand.class
+      PlanCommand.class,
+      NodeCommand.class,
+      WorkerCommand.class
     })
 public final class Ringshift {
   /** Exit code for bad input: the message names the problem and nothing was written. */

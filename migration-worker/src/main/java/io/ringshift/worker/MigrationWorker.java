@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -74,8 +76,10 @@ public final class MigrationWorker implements AutoCloseable {
   private final Throttles throttles;
   private final Slots slots;
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private volatile Limits limits;
   private volatile boolean running;
+  private volatile RuntimeException failure;
   private KafkaProducer<String, TaskStatus> producer;
   private ControlReader reader;
   private KafkaConsumer<String, byte[]> consumer;
@@ -159,6 +163,15 @@ public final class MigrationWorker implements AutoCloseable {
     return config;
   }
 
+  /**
+   * Completes when the worker has stopped: normally after {@link #close()}, exceptionally when an error stopped
+   * it on its own (a fatal consumer error, such as a group id that another kind of application uses); its tasks
+   * were stopped at their checkpoint boundary either way. Call {@link #close()} to release the rest.
+   */
+  public CompletionStage<Void> terminated() {
+    return terminated;
+  }
+
   private void send(TaskStatus status) {
     producer.send(new ProducerRecord<>(config.topics().taskStatus().name(), status.getTaskId(), status),
         (metadata, error) -> {
@@ -231,13 +244,18 @@ public final class MigrationWorker implements AutoCloseable {
     } catch (WakeupException e) {
       LOG.debug("worker {}: poll thread woken to stop", config.workerId());
     } catch (RuntimeException e) {
-      LOG.error("worker {}: the poll thread stopped", config.workerId(), e);
+      LOG.error("worker {}: stopped by an error in the consumer of {}", config.workerId(),
+          config.topics().tasks().name(), e);
+      failure = e;
     } finally {
       dispatcher.stopAll(STOP_TIMEOUT);
       producer.flush();
       consumer.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
           .withTimeout(Duration.ofSeconds(10)));
       stopped.countDown();
+      if (failure != null) {
+        terminated.completeExceptionally(failure);
+      }
     }
   }
 
@@ -288,6 +306,7 @@ public final class MigrationWorker implements AutoCloseable {
       executor = null;
     }
     stores.close();
+    terminated.complete(null);
     LOG.info("worker {} closed", config.workerId());
   }
 

@@ -1,13 +1,16 @@
 package io.ringshift.storage;
 
 import static io.ringshift.storage.TestKeys.bytes;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -94,6 +97,39 @@ class RemoteStoreTest extends StoreContractTest {
     assertThatThrownBy(() -> remote.get(bytes("a"))).isInstanceOf(StoreException.Unavailable.class)
         .hasMessageContaining("is closed");
     assertThat(rocks.get(bytes("a"))).as("the node is not affected").isPresent();
+  }
+
+  /**
+   * A node that drops a connection without answering (as the JDK server does with a keep-alive connection it closed
+   * for idleness just as a request left) is asked once more on a new connection; twice is unavailable.
+   */
+  @Test
+  void shouldRetryACallOnceWhenTheConnectionBreaksWithoutAnAnswer() throws Exception {
+    String health = "{\"nodeId\":\"n\",\"zone\":\"z\",\"latestSequence\":7,\"keys\":0}";
+    try (ServerSocket flaky = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+      Thread node = new Thread(() -> {
+        try {
+          for (int connection = 0; connection < 4; connection++) {
+            try (Socket s = flaky.accept()) {
+              s.getInputStream().read(new byte[4096]);
+              if (connection == 1) {
+                s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                    + health.length() + "\r\nConnection: close\r\n\r\n" + health).getBytes(UTF_8));
+              }
+            }
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }, "flaky-node");
+      node.start();
+      Store client = RemoteStore.connect("127.0.0.1:" + flaky.getLocalPort(), Duration.ofSeconds(5));
+
+      assertThat(client.latestSequence()).as("dropped once, answered on the second connection").isEqualTo(7);
+      assertThatThrownBy(client::info).as("dropped twice").isInstanceOf(StoreException.Unavailable.class)
+          .hasMessageContaining("the node at 127.0.0.1:" + flaky.getLocalPort() + " is unreachable (GET /health)");
+      node.join(10_000);
+    }
   }
 
   @Test

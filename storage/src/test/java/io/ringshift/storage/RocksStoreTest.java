@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -32,6 +34,20 @@ class RocksStoreTest extends StoreContractTest {
   @Override
   int fenceRounds() {
     return 20;
+  }
+
+  @Test
+  void shouldMatchTheDigestTestVectorOfTheDocs() {
+    put("apple", "red");
+    put("banana", "yellow");
+
+    RangeDigest digest = store.digest(RingRange.whole());
+
+    assertThat(HexFormat.of().formatHex(digest.digest())).isEqualTo("ad09a57fa07002ca25727acc16a6896c");
+    assertThat(digest.keys()).isEqualTo(2);
+    assertThat(digest.bytes()).isEqualTo(20);
+    assertThat(digest.digest()).isEqualTo(referenceDigest(Map.of("apple", bytes("red"), "banana", bytes("yellow")),
+        RingRange.whole()));
   }
 
   @Test

@@ -21,7 +21,8 @@ public final class LogSettings {
 
   /** Sets the simple logger's defaults for the command that {@code args} runs. */
   public static void configure(String[] args) {
-    boolean dev = "dev".equals(firstCommand(args));
+    // A storage node is a long-running server too: its warnings (a request that failed in the store) stay visible.
+    boolean dev = "dev".equals(firstCommand(args)) || "node".equals(firstCommand(args));
     boolean keptState = Arrays.stream(args).anyMatch(a -> a.equals("--data-dir") || a.startsWith("--data-dir="));
     for (Map.Entry<String, String> e : defaults(dev, keptState).entrySet()) {
       if (System.getProperty(e.getKey()) == null) {

@@ -12,7 +12,7 @@ import picocli.CommandLine.TypeConversionException;
  * {@code 1.5 TiB}. Units are binary (KiB = 1024 B); {@code K}, {@code M}, {@code G}, {@code T}, {@code P} mean
  * the same, so that {@code 24T} is not silently 10% smaller than the {@code 24 TiB} of the reference scenario.
  */
-final class ByteSizeConverter implements ITypeConverter<Long> {
+public final class ByteSizeConverter implements ITypeConverter<Long> {
   private static final Pattern SIZE =
       Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(|B|[KMGTP]|[KMGTP]i?B)", Pattern.CASE_INSENSITIVE);
 

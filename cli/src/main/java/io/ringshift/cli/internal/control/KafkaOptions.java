@@ -28,7 +28,7 @@ public final class KafkaOptions {
   String topicPrefix;
 
   /** The validated bootstrap address list. */
-  String bootstrap() {
+  public String bootstrap() {
     String value = bootstrap.strip();
     if (value.isEmpty()) {
       throw new BadInputException("--bootstrap was empty; give HOST:PORT, for example 127.0.0.1:9092");
@@ -48,14 +48,14 @@ public final class KafkaOptions {
     return value;
   }
 
-  Duration timeout() {
+  public Duration timeout() {
     if (timeoutSeconds < 1 || timeoutSeconds > 3600) {
       throw new BadInputException("--timeout was " + timeoutSeconds + "; it must be between 1 and 3600 seconds");
     }
     return Duration.ofSeconds(timeoutSeconds);
   }
 
-  Topics topics() {
+  public Topics topics() {
     if (!topicPrefix.isEmpty() && !topicPrefix.matches("[A-Za-z0-9._-]+")) {
       throw new BadInputException("--topic-prefix was \"" + topicPrefix + "\"; a topic name allows only letters, "
           + "digits, '.', '_' and '-'");

@@ -316,15 +316,27 @@ public final class HttpStoreClient implements Store {
     throw failure("GET", path, response.statusCode(), errorBody(body));
   }
 
+  /**
+   * Sends once, and once more when the connection broke without a timeout or a refusal: a pooled keep-alive
+   * connection the node closed while idle fails that way. Every call of the SPI is idempotent, so a repeat is safe
+   * even when the first attempt reached the node.
+   */
   private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, String method,
       String path) {
-    try {
-      return client.send(request, handler);
-    } catch (IOException e) {
-      throw unreachable(method, path, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException.Unavailable("interrupted while calling the node at " + hostPort, e);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return client.send(request, handler);
+      } catch (IOException e) {
+        boolean brokenConnection = !(e instanceof HttpTimeoutException) && !(e instanceof ConnectException);
+        if (attempt > 1 || !brokenConnection) {
+          throw unreachable(method, path, e);
+        }
+        LOG.debug("{} {} on {} failed on a broken connection, sending once more: {}", method, pathOnly(path), hostPort,
+            e.toString());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StoreException.Unavailable("interrupted while calling the node at " + hostPort, e);
+      }
     }
   }
 

@@ -1,0 +1,194 @@
+package io.ringshift.cli.internal.node;
+
+import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.internal.control.SignalTrap;
+import io.ringshift.storage.NodeServer;
+import io.ringshift.storage.RocksStore;
+import io.ringshift.storage.Store;
+import io.ringshift.storage.StoreException;
+import java.io.PrintWriter;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * {@code ringshift node}: a storage node, the RocksDB store of one node served over its HTTP API, until SIGINT or
+ * SIGTERM. Stopping closes the server (ending the streams in progress), then the store.
+ */
+@Command(
+    name = "node",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs a storage node: opens (or creates) the node's RocksDB store in --data-dir and serves it over HTTP on "
+          + "--bind:--port, for migration workers and clients (docs/storage.md). Prints where it serves and runs "
+          + "until Ctrl-C or SIGTERM.",
+      "The data dir remembers its node id and zone: another node's data dir is refused."
+    })
+public final class NodeCommand implements Callable<Integer> {
+  private final CountDownLatch stopRequested;
+  private final boolean trapSignals;
+
+  @Spec private CommandSpec spec;
+
+  @Option(names = "--id", required = true, paramLabel = "ID", description = "The node id, as in the ring's members.")
+  private String id;
+
+  @Option(names = "--zone", required = true, paramLabel = "ZONE", description = "The node's availability zone.")
+  private String zone;
+
+  @Option(names = "--data-dir", required = true, paramLabel = "DIR",
+      description = "Where the store lives (created if absent).")
+  private Path dataDir;
+
+  @Option(names = "--port", required = true, paramLabel = "PORT",
+      description = "The HTTP port (0 picks a free one, printed at start).")
+  private int port;
+
+  @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+      description = "The address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for every interface).")
+  private String bind;
+
+  @Option(names = "--wal-retention", paramLabel = "DURATION", defaultValue = "6h", converter = DurationConverter.class,
+      description = "How far back the change feed reaches: the write-ahead log is kept this long (default: "
+          + "${DEFAULT-VALUE}; for example 90m, 6h, 2d).")
+  private Duration walRetention;
+
+  @Option(names = "--wal-size-limit-mb", paramLabel = "MB", defaultValue = "4096",
+      description = "The most write-ahead log kept, in MB, whatever its age (default: ${DEFAULT-VALUE}; 0: no limit).")
+  private long walSizeLimitMb;
+
+  @Option(names = "--sync-writes", description = "Wait for each write to reach the disk (fsync) before answering.")
+  private boolean syncWrites;
+
+  @Option(names = "--threads", paramLabel = "N", defaultValue = "32",
+      description = "HTTP handler threads; each open scan or change feed holds one (default: ${DEFAULT-VALUE}).")
+  private int threads;
+
+  /** Runs until SIGINT or SIGTERM. */
+  public NodeCommand() {
+    this(new CountDownLatch(1), true);
+  }
+
+  /** Runs until {@code stopRequested} opens, or a signal when {@code trapSignals} (tests stop it directly). */
+  NodeCommand(CountDownLatch stopRequested, boolean trapSignals) {
+    this.stopRequested = stopRequested;
+    this.trapSignals = trapSignals;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (port < 0 || port > 65_535) {
+      throw new BadInputException("--port was " + port + "; it must be 0 (any free port) or 1..65535");
+    }
+    if (threads < 1) {
+      throw new BadInputException("--threads was " + threads + "; a node needs at least 1");
+    }
+    InetAddress address;
+    try {
+      address = InetAddress.getByName(bind);
+    } catch (UnknownHostException e) {
+      throw new BadInputException("--bind " + bind + " is not an address of this machine: " + e.getMessage(), e);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    RocksStore.Options options = new RocksStore.Options(walRetention, walSizeLimitMb, syncWrites);
+    Store store;
+    try {
+      store = RocksStore.open(dataDir, id, zone, options);
+    } catch (StoreException.BadRequest e) {
+      throw new BadInputException(e.getMessage(), e);
+    } catch (StoreException e) {
+      err.println("ringshift: node: cannot open the store: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    NodeServer server;
+    try {
+      server = NodeServer.start(store, new InetSocketAddress(address, port), threads);
+    } catch (StoreException e) {
+      store.close();
+      if (e.getCause() instanceof BindException) {
+        throw new BadInputException("port " + port + " on " + bind + " is already in use; stop what uses it or give "
+            + "another --port", e);
+      }
+      err.println("ringshift: node: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
+    AtomicBoolean stopped = new AtomicBoolean();
+    Runnable stop = () -> {
+      if (stopped.compareAndSet(false, true)) {
+        server.close();
+        store.close();
+        err.println("ringshift node: " + id + " stopped");
+        err.flush();
+      }
+    };
+    // The fallback for every other way the JVM exits (SIGHUP, a second Ctrl-C, no signal trap).
+    Thread hook = new Thread(() -> {
+      try {
+        stop.run();
+      } finally {
+        stopRequested.countDown();
+      }
+    }, "ringshift-node-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    if (trapSignals) {
+      SignalTrap.install(stopRequested::countDown);
+    }
+    out.printf(Locale.ROOT, "ringshift node: %s (zone %s) serves %s on %s (latest sequence %d); Ctrl-C stops it.%n",
+        id, zone, dataDir.toAbsolutePath().normalize(), server.hostPort(), store.latestSequence());
+    out.flush();
+    stopRequested.await();
+    stop.run();
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException e) {
+      // The JVM is already exiting (the hook woke us): it runs the hook, which finds everything stopped.
+      LoggerFactory.getLogger(NodeCommand.class).debug("JVM exiting; the shutdown hook has stopped the node", e);
+    }
+    return 0;
+  }
+
+  /** A duration as {@code 90s}, {@code 30m}, {@code 6h}, {@code 2d}, or ISO-8601 ({@code PT6H}). */
+  static final class DurationConverter implements ITypeConverter<Duration> {
+    private static final Pattern SHORT = Pattern.compile("(\\d+)\\s*([smhd])", Pattern.CASE_INSENSITIVE);
+
+    @Override
+    public Duration convert(String value) {
+      Matcher m = SHORT.matcher(value.strip());
+      if (m.matches()) {
+        long n = Long.parseLong(m.group(1));
+        return switch (Character.toLowerCase(m.group(2).charAt(0))) {
+          case 's' -> Duration.ofSeconds(n);
+          case 'm' -> Duration.ofMinutes(n);
+          case 'h' -> Duration.ofHours(n);
+          default -> Duration.ofDays(n);
+        };
+      }
+      try {
+        return Duration.parse(value.strip());
+      } catch (DateTimeParseException e) {
+        throw new TypeConversionException("'" + value + "' is not a duration; write for example 90s, 30m, 6h or 2d");
+      }
+    }
+  }
+}

@@ -1,0 +1,259 @@
+package io.ringshift.cli.internal.worker;
+
+import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.cli.internal.control.ByteSizeConverter;
+import io.ringshift.cli.internal.control.KafkaOptions;
+import io.ringshift.worker.Limits;
+import io.ringshift.worker.MigrationWorker;
+import io.ringshift.worker.NodeDirectory;
+import io.ringshift.worker.TaskTuning;
+import io.ringshift.worker.WorkerConfig;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ringshift worker}: runs a migration worker (docs/worker.md) until SIGINT or SIGTERM, which stop its tasks
+ * at their next checkpoint boundary, write their last checkpoints and leave the consumer group.
+ */
+@Command(
+    name = "worker",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs a migration worker: takes range-copy, repair and cleanup tasks from ring.tasks (a consumer group; run "
+          + "more workers to share the work), copies ranges between the storage nodes over their HTTP API, "
+          + "throttled, and reports progress on ring.task-status. Runs until Ctrl-C or SIGTERM, which write each "
+          + "task's last checkpoint: a worker started again resumes them.",
+      "Give the nodes with --nodes FILE (lines 'node-id host:port') and/or --node ID=HOST:PORT. Sizes take binary "
+          + "units (40MiB); durations take ms, s, min or h (10min, 30s). A rate of 0 is unlimited."
+    })
+public final class WorkerCommand implements Callable<Integer> {
+  private final CountDownLatch stopRequested;
+  private final boolean onSignals;
+
+  @Spec private CommandSpec spec;
+
+  @Mixin private KafkaOptions kafka;
+
+  @Option(names = "--nodes", paramLabel = "FILE",
+      description = "The storage nodes: one 'node-id host:port' per line ('#' starts a comment).")
+  private Path nodesFile;
+
+  @Option(names = "--node", paramLabel = "ID=HOST:PORT",
+      description = "A storage node; repeat the option for more (adds to --nodes).")
+  private List<String> nodes = new ArrayList<>();
+
+  @Option(names = "--worker-id", paramLabel = "ID",
+      description = "This worker's id, unique among running workers and stable across restarts: a worker restarted "
+          + "with the same id takes its tasks back at once (default: worker-<host name>).")
+  private String workerId;
+
+  @Option(names = "--group-id", paramLabel = "GROUP", defaultValue = WorkerConfig.DEFAULT_GROUP_ID,
+      description = "The consumer group of the workers sharing ring.tasks (default: ${DEFAULT-VALUE}).")
+  private String groupId;
+
+  @Option(names = "--bytes-per-second", paramLabel = "SIZE", defaultValue = "100MiB",
+      converter = ByteSizeConverter.class,
+      description = "The worker's total copy rate (default: ${DEFAULT-VALUE}; 0: unlimited).")
+  private long bytesPerSecond;
+
+  @Option(names = "--per-source-bytes-per-second", paramLabel = "SIZE", defaultValue = "40MiB",
+      converter = ByteSizeConverter.class,
+      description = "The rate at which this worker reads from any one source node (default: ${DEFAULT-VALUE}; 0: "
+          + "unlimited).")
+  private long perSourceBytesPerSecond;
+
+  @Option(names = "--max-tasks", paramLabel = "N", defaultValue = "8",
+      description = "Tasks copying or catching up at once (default: ${DEFAULT-VALUE}).")
+  private int maxTasks;
+
+  @Option(names = "--max-tasks-per-source", paramLabel = "N", defaultValue = "2",
+      description = "Of those, tasks reading from one source node (default: ${DEFAULT-VALUE}).")
+  private int maxTasksPerSource;
+
+  @Option(names = "--max-tasks-per-target", paramLabel = "N", defaultValue = "2",
+      description = "Of those, tasks writing to one target node (default: ${DEFAULT-VALUE}).")
+  private int maxTasksPerTarget;
+
+  @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10min",
+      description = "How long after its epoch is PUBLISHED a cleanup waits before deleting (default: "
+          + "${DEFAULT-VALUE}).")
+  private String grace;
+
+  @Option(names = "--checkpoint-bytes", paramLabel = "SIZE", defaultValue = "4MiB",
+      converter = ByteSizeConverter.class,
+      description = "A copying task checkpoints at least every SIZE copied (default: ${DEFAULT-VALUE}) ...")
+  private long checkpointBytes;
+
+  @Option(names = "--checkpoint-interval", paramLabel = "DURATION", defaultValue = "2s",
+      description = "... and at least this often (default: ${DEFAULT-VALUE}).")
+  private String checkpointInterval;
+
+  @Option(names = "--node-timeout", paramLabel = "DURATION", defaultValue = "2min",
+      description = "How long a call to a storage node may take (default: ${DEFAULT-VALUE}).")
+  private String nodeTimeout;
+
+  /** Runs until SIGINT or SIGTERM. */
+  public WorkerCommand() {
+    this(new CountDownLatch(1), true);
+  }
+
+  /** Runs until {@code stopRequested} opens, or a signal when {@code onSignals} (tests stop it directly). */
+  WorkerCommand(CountDownLatch stopRequested, boolean onSignals) {
+    this.stopRequested = stopRequested;
+    this.onSignals = onSignals;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    WorkerConfig config = config();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    MigrationWorker worker = new MigrationWorker(config);
+    try {
+      worker.start();
+    } catch (IllegalStateException | org.apache.kafka.common.KafkaException e) {
+      worker.close();
+      throw new KafkaUnavailableException("the worker could not start against Kafka at " + config.bootstrapServers()
+          + ": " + e.getMessage(), e);
+    }
+    AtomicBoolean closed = new AtomicBoolean();
+    Runnable stop = () -> {
+      if (closed.compareAndSet(false, true)) {
+        worker.close();
+        err.println("ringshift worker: " + config.workerId() + " stopped; its tasks' last checkpoints are written");
+        err.flush();
+      }
+    };
+    // SIGINT and SIGTERM run the JVM's shutdown hooks: close the worker there, so every task writes its last
+    // checkpoint and the worker leaves its group before the JVM exits.
+    Thread hook = new Thread(() -> {
+      stop.run();
+      stopRequested.countDown();
+    }, "ringshift-worker-shutdown");
+    if (onSignals) {
+      Runtime.getRuntime().addShutdownHook(hook);
+    }
+    Limits limits = config.limits();
+    out.printf(Locale.ROOT, "ringshift worker: %s running in group %s on %s, %d nodes; %s per worker, %s per source, "
+            + "%d tasks (%d per source, %d per target); cleanup grace %s.%n", config.workerId(), config.groupId(),
+        config.bootstrapServers(), config.nodes().nodes().size(), rate(limits.bytesPerSecond()),
+        rate(limits.perSourceBytesPerSecond()), limits.maxTasks(), limits.maxTasksPerSource(),
+        limits.maxTasksPerTarget(), config.grace());
+    out.println("Ctrl-C stops it.");
+    out.flush();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    worker.terminated().whenComplete((ok, error) -> {
+      failure.set(error);
+      stopRequested.countDown();
+    });
+    stopRequested.await();
+    stop.run();
+    if (onSignals) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // The JVM is already exiting (the hook woke us); the hook found the worker closed.
+        LoggerFactory.getLogger(WorkerCommand.class).debug("JVM exiting; the shutdown hook closed the worker", e);
+      }
+    }
+    if (failure.get() != null) {
+      err.println("ringshift worker: " + config.workerId() + " was stopped by an error: " + failure.get());
+      err.flush();
+      return 1;
+    }
+    return 0;
+  }
+
+  /** The validated configuration; bad options are {@link BadInputException}s naming the option. */
+  WorkerConfig config() {
+    NodeDirectory directory = NodeDirectory.empty();
+    if (nodesFile != null) {
+      try {
+        directory = NodeDirectory.read(nodesFile);
+      } catch (UncheckedIOException | IllegalArgumentException e) {
+        throw new BadInputException("--nodes: " + e.getMessage(), e);
+      }
+    }
+    for (String node : nodes) {
+      String[] parts = node.split("=", 2);
+      if (parts.length != 2) {
+        throw new BadInputException("--node was \"" + node + "\"; write ID=HOST:PORT, for example "
+            + "node-1=127.0.0.1:7001");
+      }
+      try {
+        directory = directory.with(parts[0].strip(), NodeDirectory.Address.parse(parts[1]));
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException("--node " + node + ": " + e.getMessage(), e);
+      }
+    }
+    if (directory.nodes().isEmpty()) {
+      throw new BadInputException("no storage node given; list them with --nodes FILE or --node ID=HOST:PORT");
+    }
+    atLeastOne("--max-tasks", maxTasks);
+    atLeastOne("--max-tasks-per-source", maxTasksPerSource);
+    atLeastOne("--max-tasks-per-target", maxTasksPerTarget);
+    if (checkpointBytes < 1) {
+      throw new BadInputException("--checkpoint-bytes was 0; a checkpoint needs at least 1 byte between");
+    }
+    try {
+      Limits limits = new Limits(bytesPerSecond, perSourceBytesPerSecond, maxTasks, maxTasksPerSource,
+          maxTasksPerTarget);
+      TaskTuning tuning = TaskTuning.DEFAULTS.withCheckpoints(checkpointBytes,
+          Durations.parse("--checkpoint-interval", checkpointInterval));
+      return WorkerConfig.of(kafka.bootstrap(), workerId == null ? defaultWorkerId() : workerId, directory)
+          .withGroupId(groupId)
+          .withTopics(kafka.topics())
+          .withLimits(limits)
+          .withTuning(tuning)
+          .withGrace(Durations.parse("--grace", grace))
+          .withStartTimeout(kafka.timeout())
+          .withNodeTimeout(Durations.parse("--node-timeout", nodeTimeout));
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage(), e);
+    }
+  }
+
+  private static void atLeastOne(String option, int value) {
+    if (value < 1) {
+      throw new BadInputException(option + " was " + value + "; it must be at least 1");
+    }
+  }
+
+  /** {@code worker-<host name>}, reduced to the characters a group member id allows. */
+  static String defaultWorkerId() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      host = "localhost";
+    }
+    String id = "worker-" + host.replaceAll("[^A-Za-z0-9._-]", "-");
+    return id.length() > 200 ? id.substring(0, 200) : id;
+  }
+
+  private static String rate(long bytesPerSecond) {
+    if (bytesPerSecond == 0) {
+      return "unlimited";
+    }
+    return String.format(Locale.ROOT, "%.1f MiB/s", bytesPerSecond / (1024.0 * 1024.0));
+  }
+}

@@ -1,0 +1,158 @@
+package io.ringshift.cli.internal.node;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.ringshift.cli.internal.Cli;
+import io.ringshift.storage.RemoteStore;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.RocksStore;
+import io.ringshift.storage.Store;
+import io.ringshift.storage.StoreException;
+import io.ringshift.storage.WriteResult;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code ringshift node} in this JVM: the real command on a free port, used through {@code RemoteStore} and stopped
+ * through the same path a signal takes (the stop request), without signalling the test JVM.
+ */
+class NodeCommandTest {
+  private static final Pattern SERVING = Pattern.compile(
+      "ringshift node: node-1 \\(zone az-1\\) serves (\\S+) on (127\\.0\\.0\\.1:\\d+) \\(latest sequence (\\d+)\\); "
+          + "Ctrl-C stops it\\.");
+
+  @TempDir Path dir;
+
+  private final ExecutorService executor = Executors.newSingleThreadExecutor();
+
+  @AfterEach
+  void shutdown() throws InterruptedException {
+    executor.shutdownNow();
+    assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).as("node stopped").isTrue();
+  }
+
+  /** A running node: its output so far, its stop request and its exit code to come. */
+  private record Node(StringWriter out, StringWriter err, CountDownLatch stop, Future<Integer> exit) {
+    Matcher serving() {
+      Matcher m = SERVING.matcher(out.toString());
+      assertThat(m.find()).as(out.toString()).isTrue();
+      return m;
+    }
+
+    int stopAndWait() throws Exception {
+      stop.countDown();
+      return exit.get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private Node start(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CountDownLatch stop = new CountDownLatch(1);
+    CommandLine cli = new CommandLine(new NodeCommand(stop, false));
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    Future<Integer> exit = executor.submit(() -> cli.execute(args));
+    await("the node prints where it serves").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20))
+        .until(() -> out.toString().contains("Ctrl-C stops it.") || exit.isDone());
+    assertThat(exit.isDone()).as("the node ended early: %s %s", out, err).isFalse();
+    return new Node(out, err, stop, exit);
+  }
+
+  @Test
+  void shouldServeTheStoreUntilStoppedAndKeepItAcrossARestart() throws Exception {
+    Path data = dir.resolve("node-1");
+    Node first = start("--id", "node-1", "--zone", "az-1", "--data-dir", data.toString(), "--port", "0");
+    Matcher serving = first.serving();
+    assertThat(serving.group(1)).isEqualTo(data.toAbsolutePath().toString());
+    String address = serving.group(2);
+
+    Store remote = RemoteStore.connect(address, Duration.ofSeconds(5));
+    assertThat(remote.info().nodeId()).isEqualTo("node-1");
+    assertThat(remote.put("user:42".getBytes(UTF_8), "hello".getBytes(UTF_8), 1))
+        .isInstanceOf(WriteResult.Applied.class);
+    long latest = remote.latestSequence();
+
+    assertThat(first.stopAndWait()).isZero();
+    assertThat(first.err().toString()).isEqualTo("ringshift node: node-1 stopped\n");
+    assertThatThrownBy(remote::info).as("the port is closed").isInstanceOf(StoreException.Unavailable.class)
+        .hasMessageContaining(address);
+
+    Node second = start("--id", "node-1", "--zone", "az-1", "--data-dir", data.toString(), "--port", "0",
+        "--wal-retention", "2d", "--threads", "4");
+    Matcher again = second.serving();
+    assertThat(Long.parseLong(again.group(3))).isEqualTo(latest);
+    Store restarted = RemoteStore.connect(again.group(2), Duration.ofSeconds(5));
+    assertThat(restarted.get("user:42".getBytes(UTF_8))).hasValueSatisfying(
+        v -> assertThat(new String(v, UTF_8)).isEqualTo("hello"));
+    assertThat(restarted.digest(RingRange.whole()).keys()).isEqualTo(1);
+    assertThat(second.stopAndWait()).isZero();
+  }
+
+  @Test
+  void shouldRefuseAPortInUseInOneLine() throws IOException {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      Cli.Result result = Cli.run("node", "--id", "node-1", "--zone", "az-1", "--data-dir",
+          dir.resolve("data").toString(), "--port", String.valueOf(taken.getLocalPort()));
+
+      assertThat(result.exitCode()).as(result.toString()).isEqualTo(2);
+      assertThat(result.stdout()).isEmpty();
+      assertThat(result.stderr().lines()).singleElement().asString().isEqualTo("ringshift: port "
+          + taken.getLocalPort() + " on 127.0.0.1 is already in use; stop what uses it or give another --port");
+    }
+    try (Store reopened = RocksStore.open(dir.resolve("data"), "node-1", "az-1")) {
+      assertThat(reopened.info().nodeId()).as("the store was closed again").isEqualTo("node-1");
+    }
+  }
+
+  @Test
+  void shouldRefuseTheDataDirOfAnotherNodeInOneLine() {
+    Path data = dir.resolve("data");
+    RocksStore.open(data, "node-2", "az-3").close();
+
+    Cli.Result result = Cli.run("node", "--id", "node-1", "--zone", "az-1", "--data-dir", data.toString(),
+        "--port", "0");
+
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(2);
+    assertThat(result.stderr().lines()).singleElement().asString().isEqualTo("ringshift: data dir "
+        + data.toAbsolutePath() + " belongs to node 'node-2' in zone 'az-3', not to node 'node-1' in zone 'az-1'; "
+        + "give each node its own data dir");
+  }
+
+  @Test
+  void shouldRefuseBadOptionsInOneLine() {
+    String data = dir.resolve("data").toString();
+
+    assertThat(Cli.run("node", "--id", "n", "--zone", "z", "--data-dir", data, "--port", "70000").stderr())
+        .isEqualTo("ringshift: --port was 70000; it must be 0 (any free port) or 1..65535\n");
+    assertThat(Cli.run("node", "--id", "n", "--zone", "z", "--data-dir", data, "--port", "0", "--wal-retention",
+        "soon").stderr()).startsWith("ringshift: Invalid value for option '--wal-retention': 'soon' is not a "
+        + "duration; write for example 90s, 30m, 6h or 2d");
+    Cli.Result missing = Cli.run("node", "--id", "n", "--data-dir", data, "--port", "0");
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.stderr()).startsWith("ringshift: Missing required option: '--zone=ZONE'");
+    Cli.Result blank = Cli.run("node", "--id", " ", "--zone", "z", "--data-dir", data, "--port", "0");
+    assertThat(blank.exitCode()).isEqualTo(2);
+    assertThat(blank.stderr()).isEqualTo("ringshift: node id is missing or blank; give a name of 1 to 255 "
+        + "characters\n");
+  }
+}

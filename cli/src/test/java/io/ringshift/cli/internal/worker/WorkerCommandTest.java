@@ -1,0 +1,84 @@
+package io.ringshift.cli.internal.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.cli.internal.Cli;
+import io.ringshift.cli.internal.Fixtures;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ringshift worker} input checks: each refused with exit code 2 and a message naming the option. */
+class WorkerCommandTest {
+  private static final String[] KAFKA = {"--bootstrap", "127.0.0.1:9", "--timeout", "1"};
+
+  @TempDir Path dir;
+
+  private static Cli.Result worker(String... args) {
+    String[] all = new String[args.length + KAFKA.length + 1];
+    all[0] = "worker";
+    System.arraycopy(args, 0, all, 1, args.length);
+    System.arraycopy(KAFKA, 0, all, 1 + args.length, KAFKA.length);
+    return Cli.run(all);
+  }
+
+  @Test
+  void shouldRefuseToRunWithoutNodes() {
+    Cli.Result r = worker();
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+    assertThat(r.stderr()).isEqualTo("ringshift: no storage node given; list them with --nodes FILE or --node "
+        + "ID=HOST:PORT\n");
+  }
+
+  @Test
+  void shouldNameAMalformedNodeOption() {
+    assertThat(worker("--node", "node-1").stderr())
+        .isEqualTo("ringshift: --node was \"node-1\"; write ID=HOST:PORT, for example node-1=127.0.0.1:7001\n");
+    assertThat(worker("--node", "node-1=localhost").stderr()).isEqualTo("ringshift: --node node-1=localhost: "
+        + "address was \"localhost\"; write HOST:PORT, for example 127.0.0.1:7001\n");
+    assertThat(worker("--node", "n=h:1", "--node", "n=h:2").stderr())
+        .contains("node n was listed twice (h:1 and h:2)");
+  }
+
+  @Test
+  void shouldNameTheNodesFileAndLine() {
+    Path file = Fixtures.write(dir.resolve("nodes.txt"), "node-1 h:1\nnode-2\n");
+    Cli.Result r = worker("--nodes", file.toString());
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.stderr()).isEqualTo("ringshift: --nodes: " + file + " line 2 was \"node-2\"; each line is NODE-ID "
+        + "HOST:PORT, for example: node-1 127.0.0.1:7001\n");
+    assertThat(worker("--nodes", dir.resolve("missing.txt").toString()).stderr())
+        .startsWith("ringshift: --nodes: cannot read the nodes file " + dir.resolve("missing.txt"));
+  }
+
+  @Test
+  void shouldRefuseBadLimitsAndDurations() {
+    assertThat(worker("--node", "n=h:1", "--max-tasks", "0").stderr())
+        .isEqualTo("ringshift: --max-tasks was 0; it must be at least 1\n");
+    assertThat(worker("--node", "n=h:1", "--grace", "soon").stderr())
+        .isEqualTo("ringshift: --grace was \"soon\"; write a duration such as 500ms, 30s, 10min or 2h\n");
+    assertThat(worker("--node", "n=h:1", "--bytes-per-second", "fast").stderr())
+        .startsWith("ringshift: Invalid value for option '--bytes-per-second': 'fast' is not a byte size");
+    assertThat(worker("--node", "n=h:1", "--worker-id", "a b").stderr())
+        .isEqualTo("ringshift: workerId was \"a b\"; it must be 1 to 200 letters, digits, '.', '_' or '-'\n");
+  }
+
+  @Test
+  void shouldSayWhenKafkaCannotBeReached() {
+    Cli.Result r = worker("--node", "n=h:1");
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+    assertThat(r.stderr()).startsWith("ringshift: the worker could not start against Kafka at 127.0.0.1:9: ");
+  }
+
+  @Test
+  void shouldReadDurationsAsOperatorsWriteThem() {
+    assertThat(Durations.parse("--grace", "10min")).isEqualTo(Duration.ofMinutes(10));
+    assertThat(Durations.parse("--grace", "10m")).isEqualTo(Duration.ofMinutes(10));
+    assertThat(Durations.parse("--grace", "30s")).isEqualTo(Duration.ofSeconds(30));
+    assertThat(Durations.parse("--grace", "45")).isEqualTo(Duration.ofSeconds(45));
+    assertThat(Durations.parse("--grace", "500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(Durations.parse("--grace", "2h")).isEqualTo(Duration.ofHours(2));
+    assertThat(Durations.parse("--grace", "PT1M30S")).isEqualTo(Duration.ofSeconds(90));
+  }
+}
