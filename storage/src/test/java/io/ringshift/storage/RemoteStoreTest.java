@@ -112,7 +112,8 @@ class RemoteStoreTest extends StoreContractTest {
     String answer = "{\"sequence\":9}";
     AtomicInteger connections = new AtomicInteger();
     AtomicReference<IOException> nodeFailure = new AtomicReference<>();
-    try (ServerSocket flaky = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+    ServerSocket flaky = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
+    try {
       Thread node = new Thread(() -> {
         while (!flaky.isClosed()) {
           try (Socket s = flaky.accept()) {
@@ -140,6 +141,8 @@ class RemoteStoreTest extends StoreContractTest {
       flaky.close();
       node.join(10_000);
       assertThat(nodeFailure).as("the fake node itself").hasNullValue();
+    } finally {
+      flaky.close();
     }
   }
 

@@ -136,10 +136,14 @@ public final class NodeCommand implements Callable<Integer> {
     AtomicBoolean stopped = new AtomicBoolean();
     Runnable stop = () -> {
       if (stopped.compareAndSet(false, true)) {
-        server.close();
-        store.close();
-        err.println("ringshift node: " + id + " stopped");
-        err.flush();
+        try {
+          server.close();
+        } finally {
+          // Closing the store also ends a handler still reading it, had the server given up waiting for one.
+          store.close();
+          err.println("ringshift node: " + id + " stopped");
+          err.flush();
+        }
       }
     };
     // The fallback for every other way the JVM exits (SIGHUP, a second Ctrl-C, no signal trap).

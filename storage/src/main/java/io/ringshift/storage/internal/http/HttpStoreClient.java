@@ -520,6 +520,9 @@ public final class HttpStoreClient implements Store {
   /** A scan or feed this client hands out, closed by the client's own close. */
   private interface Stream extends AutoCloseable {
     void abort();
+
+    @Override
+    void close();
   }
 
   private final class RemoteScan implements RangeScan, Stream {
