@@ -105,10 +105,10 @@ class RemoteStoreTest extends StoreContractTest {
   /**
    * A node that drops a connection without answering (as the JDK server does with a keep-alive connection it closed
    * for idleness just as a request left) is asked once more on a new connection; twice is unavailable. An apply is
-   * a POST, which the JDK client never repeats by itself.
+   * a POST, which the JDK client never repeats by itself. A client's put is never repeated: it may have landed.
    */
   @Test
-  void shouldRetryACallOnceWhenTheConnectionBreaksWithoutAnAnswer() throws Exception {
+  void shouldRetryAMigrationCallOnceButNeverAClientWriteWhenTheConnectionBreaks() throws Exception {
     String answer = "{\"sequence\":9}";
     AtomicInteger connections = new AtomicInteger();
     AtomicReference<IOException> nodeFailure = new AtomicReference<>();
@@ -138,6 +138,10 @@ class RemoteStoreTest extends StoreContractTest {
           .isInstanceOf(StoreException.Unavailable.class)
           .hasMessageContaining("the node at 127.0.0.1:" + flaky.getLocalPort() + " is unreachable (POST /v1/apply)");
       assertThat(connections).hasValue(4);
+      assertThatThrownBy(() -> client.put(bytes("k"), bytes("v"), 1)).as("a client write is not repeated")
+          .isInstanceOf(StoreException.Unavailable.class)
+          .hasMessageContaining("is unreachable (PUT /v1/keys/");
+      assertThat(connections).hasValue(5);
       flaky.close();
       node.join(10_000);
       assertThat(nodeFailure).as("the fake node itself").hasNullValue();

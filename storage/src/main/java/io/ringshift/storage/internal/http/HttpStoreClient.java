@@ -318,8 +318,10 @@ public final class HttpStoreClient implements Store {
 
   /**
    * Sends once, and once more when the connection broke without a timeout or a refusal: a pooled keep-alive
-   * connection the node closed while idle fails that way. Every call of the SPI is idempotent, so a repeat is safe
-   * even when the first attempt reached the node.
+   * connection the node closed while idle fails that way. Migration's calls (reads, scans, feeds, apply, digest,
+   * fence, range delete) are idempotent, so a repeat is safe even when the first attempt reached the node. A
+   * client's put or delete of a key is not repeated: if the first attempt did land, a repeat could overwrite a
+   * newer write another client made in between, so the caller gets {@code Unavailable} and decides.
    */
   private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, String method,
       String path) {
@@ -328,7 +330,8 @@ public final class HttpStoreClient implements Store {
         return client.send(request, handler);
       } catch (IOException e) {
         boolean brokenConnection = !(e instanceof HttpTimeoutException) && !(e instanceof ConnectException);
-        if (attempt > 1 || !brokenConnection) {
+        boolean clientWrite = path.startsWith(HttpApi.KEYS) && !"GET".equals(method);
+        if (attempt > 1 || !brokenConnection || clientWrite) {
           throw unreachable(method, path, e);
         }
         LOG.debug("{} {} on {} failed on a broken connection, sending once more: {}", method, pathOnly(path), hostPort,
