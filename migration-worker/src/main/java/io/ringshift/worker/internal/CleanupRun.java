@@ -44,6 +44,16 @@ final class CleanupRun extends TaskRun {
       control.check();
       String waiting = gate();
       if (waiting == null) {
+        String handedBack = handedBack();
+        if (handedBack != null) {
+          // The range, or part of it, belongs to the target again: deleting it would delete the later epoch's copy.
+          LOG.info("task {}: not deleting {} from {}: {}", task().getTaskId(), range(), task().getTarget(), handedBack);
+          progress.state = TaskState.FAILED;
+          progress.error = "nothing deleted: " + handedBack;
+          progress.blockedReason = null;
+          publish();
+          return;
+        }
         try {
           long deleted = call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(range()));
           LOG.info("task {}: deleted {} keys of {} from {}", task().getTaskId(), deleted, range(), task().getTarget());
@@ -74,6 +84,22 @@ final class CleanupRun extends TaskRun {
     publishedCondition = condition;
     publishedAtMillis = now;
     blocked(reason);
+  }
+
+  /**
+   * Null when no later epoch gives the cleanup's range (or part of it) back to its target; otherwise which task
+   * does. Checked right before the delete, after the gate: a join followed within the grace period by the drain
+   * of the same node hands the joiner's ranges back to exactly the nodes that lost them.
+   */
+  String handedBack() {
+    RangeCopyTask task = task();
+    for (RangeCopyTask later : ctx.control().laterCopiesTo(task.getClusterId(), task.getEpoch(), task.getTarget())) {
+      if (Ranges.overlap(range(), RingRange.of(later.getRangeStart(), later.getRangeEnd()))) {
+        return "epoch " + later.getEpoch() + " gives the range back to " + task.getTarget() + " (task "
+            + later.getTaskId() + ")";
+      }
+    }
+    return null;
   }
 
   /** Null when the range may be deleted now, otherwise what the cleanup waits for. */

@@ -73,6 +73,22 @@ public final class ControlState {
     return tasks == null ? List.of() : List.copyOf(tasks.values());
   }
 
+  /**
+   * The COPY and REPAIR tasks of epochs after {@code epoch} of {@code clusterId} that give {@code target} a range:
+   * a later epoch may hand back to a node a range an earlier epoch's cleanup is about to delete from it.
+   */
+  public List<RangeCopyTask> laterCopiesTo(String clusterId, long epoch, String target) {
+    List<RangeCopyTask> later = new java.util.ArrayList<>();
+    for (Map<String, RangeCopyTask> tasks : copyTasksByEpoch.values()) {
+      for (RangeCopyTask t : tasks.values()) {
+        if (t.getEpoch() > epoch && t.getClusterId().equals(clusterId) && t.getTarget().equals(target)) {
+          later.add(t);
+        }
+      }
+    }
+    return later;
+  }
+
   private static String epochKey(String clusterId, long epoch) {
     return epoch + "/" + clusterId;
   }

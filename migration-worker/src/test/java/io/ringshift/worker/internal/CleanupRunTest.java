@@ -167,6 +167,30 @@ class CleanupRunTest {
     assertThat(h.statuses(id)).filteredOn(s -> s.getState() == TaskState.VERIFIED).hasSize(1);
   }
 
+  /** A join followed within the grace period by the drain of the same node hands the ranges back. */
+  @Test
+  void shouldNeverDeleteARangeALaterEpochGivesBackToTheTarget() {
+    verify(copyTo4, copyTo5);
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+    RangeCopyTask unrelated = task(TaskKind.COPY, EPOCH + 1, OTHER_HALF, List.of("node-4"), "node-old");
+    RangeCopyTask earlier = task(TaskKind.COPY, EPOCH - 1, HALF, List.of("node-4"), "node-old");
+    RangeCopyTask back = task(TaskKind.COPY, EPOCH + 1, RingRange.of(HALF.start() + 5, HALF.start() + 500),
+        List.of("node-4"), "node-old");
+    h.control.onTask(unrelated.getTaskId(), unrelated);
+    h.control.onTask(earlier.getTaskId(), earlier);
+    assertThat(new CleanupRun(cleanup, null, h.ctx).handedBack()).as("no later epoch overlaps").isNull();
+    h.control.onTask(back.getTaskId(), back);
+    var before = old.contents(HALF);
+
+    h.awaitFinished(h.run(cleanup));
+
+    TaskStatus last = h.awaitState(cleanup.getTaskId(), TaskState.FAILED);
+    assertThat(last.getError()).isEqualTo("nothing deleted: epoch 8 gives the range back to node-old (task "
+        + back.getTaskId() + ")");
+    assertThat(old.contents(HALF)).as("nothing deleted").isEqualTo(before);
+  }
+
   @Test
   void shouldBeIdempotentWhenRunAgain() {
     verify(copyTo4, copyTo5);
