@@ -417,7 +417,11 @@ public final class RocksDbStore implements Store {
         Fence fence = new Fence(range, epoch, db.getLatestSequenceNumber());
         byte[] position = new byte[8];
         DataKeys.putLong(position, 0, fence.position());
-        db.put(meta, writeOptions, fenceKey(range, epoch), position);
+        // Always synced, whatever --sync-writes says: a fence lost to a machine crash after the worker saw its
+        // position would let the source take old-epoch writes again after the range was VERIFIED. Fences are rare.
+        try (WriteOptions sync = new WriteOptions().setSync(true)) {
+          db.put(meta, sync, fenceKey(range, epoch), position);
+        }
         fences = fences.with(fence);
         return fence;
       } finally {
@@ -440,7 +444,9 @@ public final class RocksDbStore implements Store {
       try {
         Fence existing = fences.find(range, epoch);
         if (existing != null) {
-          db.delete(meta, writeOptions, fenceKey(range, epoch));
+          try (WriteOptions sync = new WriteOptions().setSync(true)) {
+            db.delete(meta, sync, fenceKey(range, epoch));
+          }
           fences = fences.without(existing);
         }
         return null;
