@@ -20,6 +20,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.LoggerFactory;
@@ -48,6 +51,7 @@ import picocli.CommandLine.Spec;
 public final class WorkerCommand implements Callable<Integer> {
   private final CountDownLatch stopRequested;
   private final boolean onSignals;
+  private LimitsFile limitsFile;
 
   @Spec private CommandSpec spec;
 
@@ -93,6 +97,13 @@ public final class WorkerCommand implements Callable<Integer> {
       description = "Of those, tasks writing to one target node (default: ${DEFAULT-VALUE}).")
   private int maxTasksPerTarget;
 
+  @Option(names = "--limits-file", paramLabel = "FILE",
+      description = "Rates and caps to change while the worker runs: a properties file with any of the keys "
+          + "bytes-per-second, per-source-bytes-per-second, max-tasks, max-tasks-per-source, max-tasks-per-target "
+          + "(a key left out keeps the option's value). Read at start and checked once a second; a changed file "
+          + "applies at once, a bad one is refused with a message and the limits in force stay.")
+  private Path limitsPath;
+
   @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10min",
       description = "How long after its epoch is PUBLISHED a cleanup waits before deleting (default: "
           + "${DEFAULT-VALUE}).")
@@ -135,9 +146,13 @@ public final class WorkerCommand implements Callable<Integer> {
       throw new KafkaUnavailableException("the worker could not start against Kafka at " + config.bootstrapServers()
           + ": " + e.getMessage(), e);
     }
+    ScheduledExecutorService limitsWatch = watchLimits(worker, err);
     AtomicBoolean closed = new AtomicBoolean();
     Runnable stop = () -> {
       if (closed.compareAndSet(false, true)) {
+        if (limitsWatch != null) {
+          limitsWatch.shutdownNow();
+        }
         worker.close();
         err.println("ringshift worker: " + config.workerId() + " stopped; its tasks' last checkpoints are written");
         err.flush();
@@ -217,6 +232,10 @@ public final class WorkerCommand implements Callable<Integer> {
     try {
       Limits limits = new Limits(bytesPerSecond, perSourceBytesPerSecond, maxTasks, maxTasksPerSource,
           maxTasksPerTarget);
+      if (limitsPath != null) {
+        limitsFile = new LimitsFile(limitsPath, limits);
+        limits = limitsFile.read();
+      }
       TaskTuning tuning = TaskTuning.DEFAULTS.withCheckpoints(checkpointBytes,
           Durations.parse("--checkpoint-interval", checkpointInterval));
       return WorkerConfig.of(kafka.bootstrap(), workerId == null ? defaultWorkerId() : workerId, directory)
@@ -229,6 +248,38 @@ public final class WorkerCommand implements Callable<Integer> {
           .withNodeTimeout(Durations.parse("--node-timeout", nodeTimeout));
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage(), e);
+    }
+  }
+
+  /** Checks the limits file once a second and applies a changed one; null without --limits-file. */
+  private ScheduledExecutorService watchLimits(MigrationWorker worker, PrintWriter err) {
+    if (limitsFile == null) {
+      return null;
+    }
+    ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "ringshift-worker-limits");
+      t.setDaemon(true);
+      return t;
+    });
+    watch.scheduleWithFixedDelay(() -> applyChangedLimits(worker, err), 1, 1, TimeUnit.SECONDS);
+    return watch;
+  }
+
+  /** Applies the limits file if it changed since it was last read; a bad file is reported and changes nothing. */
+  void applyChangedLimits(MigrationWorker worker, PrintWriter err) {
+    try {
+      Limits changed = limitsFile.changed();
+      if (changed != null) {
+        worker.setLimits(changed);
+        err.printf(Locale.ROOT, "ringshift worker: limits from %s: %s per worker, %s per source, %d tasks (%d per "
+                + "source, %d per target)%n", limitsFile.path(), rate(changed.bytesPerSecond()),
+            rate(changed.perSourceBytesPerSecond()), changed.maxTasks(), changed.maxTasksPerSource(),
+            changed.maxTasksPerTarget());
+        err.flush();
+      }
+    } catch (BadInputException e) {
+      err.println("ringshift worker: " + e.getMessage() + "; the limits in force stay");
+      err.flush();
     }
   }
 

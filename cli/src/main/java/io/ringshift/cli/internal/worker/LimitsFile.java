@@ -1,0 +1,138 @@
+package io.ringshift.cli.internal.worker;
+
+import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.internal.control.ByteSizeConverter;
+import io.ringshift.worker.Limits;
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The {@code --limits-file} of {@code ringshift worker}: rates and caps an operator can change while the worker
+ * runs. A properties file whose keys are the option names without dashes in front ({@code bytes-per-second},
+ * {@code per-source-bytes-per-second}, {@code max-tasks}, {@code max-tasks-per-source},
+ * {@code max-tasks-per-target}); a key left out keeps the value of the command line. The worker checks the file
+ * once a second and applies a changed one at once; a file with a bad value is refused with a message naming the
+ * key, the value and the rule, and the limits in force stay.
+ */
+final class LimitsFile {
+  static final Set<String> KEYS = Set.of("bytes-per-second", "per-source-bytes-per-second", "max-tasks",
+      "max-tasks-per-source", "max-tasks-per-target");
+
+  private final Path path;
+  private final Limits base;
+  private FileTime seenModified;
+  private long seenSize = -1;
+  private String seenContent;
+
+  /**
+   * @param base the limits of the command line, which keys left out of the file keep
+   */
+  LimitsFile(Path path, Limits base) {
+    this.path = Objects.requireNonNull(path);
+    this.base = Objects.requireNonNull(base);
+  }
+
+  Path path() {
+    return path;
+  }
+
+  /** Reads the file now: the limits it sets. @throws BadInputException for a missing file or a bad value */
+  Limits read() {
+    String content;
+    try {
+      seenModified = Files.getLastModifiedTime(path);
+      seenSize = Files.size(path);
+      content = Files.readString(path);
+    } catch (IOException e) {
+      throw new BadInputException("--limits-file " + path + " cannot be read: " + e.getMessage(), e);
+    }
+    seenContent = content;
+    return parse(content, base, path.toString());
+  }
+
+  /**
+   * The file's limits if it changed since it was last read, otherwise null. A file that changed but reads the
+   * same (touched, rewritten with equal content) is not a change.
+   *
+   * @throws BadInputException when the changed file cannot be read or has a bad value
+   */
+  Limits changed() {
+    try {
+      if (Files.getLastModifiedTime(path).equals(seenModified) && Files.size(path) == seenSize) {
+        return null;
+      }
+    } catch (IOException e) {
+      throw new BadInputException("--limits-file " + path + " cannot be read: " + e.getMessage(), e);
+    }
+    String before = seenContent;
+    Limits limits = read();
+    return seenContent.equals(before) ? null : limits;
+  }
+
+  /** The limits a file's content sets over {@code base}. @throws BadInputException naming the key and value */
+  static Limits parse(String content, Limits base, String where) {
+    Properties p = new Properties();
+    try {
+      p.load(new StringReader(content));
+    } catch (IOException | IllegalArgumentException e) {
+      throw new BadInputException("--limits-file " + where + ": " + e.getMessage(), e);
+    }
+    Set<String> unknown = new TreeSet<>(p.stringPropertyNames());
+    unknown.removeAll(KEYS);
+    if (!unknown.isEmpty()) {
+      throw new BadInputException("--limits-file " + where + ": unknown key " + String.join(", ", unknown)
+          + "; the keys are " + new TreeSet<>(KEYS));
+    }
+    Map<String, String> v = new java.util.HashMap<>();
+    p.stringPropertyNames().forEach(k -> v.put(k, p.getProperty(k).strip()));
+    try {
+      return new Limits(
+          size(v, "bytes-per-second", base.bytesPerSecond(), where),
+          size(v, "per-source-bytes-per-second", base.perSourceBytesPerSecond(), where),
+          count(v, "max-tasks", base.maxTasks(), where),
+          count(v, "max-tasks-per-source", base.maxTasksPerSource(), where),
+          count(v, "max-tasks-per-target", base.maxTasksPerTarget(), where));
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException("--limits-file " + where + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static long size(Map<String, String> values, String key, long otherwise, String where) {
+    String value = values.get(key);
+    if (value == null) {
+      return otherwise;
+    }
+    try {
+      return new ByteSizeConverter().convert(value);
+    } catch (TypeConversionException e) {
+      throw new BadInputException("--limits-file " + where + ": " + key + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static int count(Map<String, String> values, String key, int otherwise, String where) {
+    String value = values.get(key);
+    if (value == null) {
+      return otherwise;
+    }
+    try {
+      int n = Integer.parseInt(value);
+      if (n < 1) {
+        throw new BadInputException("--limits-file " + where + ": " + key + " was " + n + "; it must be at least 1");
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new BadInputException(String.format(Locale.ROOT, "--limits-file %s: %s was '%s'; it must be a whole "
+          + "number of tasks, at least 1", where, key, value), e);
+    }
+  }
+}
