@@ -528,18 +528,12 @@ public final class HttpStoreClient implements Store {
     void close();
   }
 
-  private final class RemoteScan implements RangeScan, Stream {
-    private final FrameStream<Entry> frames;
-    private final long sequence;
+  /** The frames of one response as an iterator that the client can abort; a scan or a feed adds its header. */
+  private abstract class RemoteStream<T> implements java.util.Iterator<T>, Stream {
+    private final FrameStream<T> frames;
 
-    RemoteScan(FrameStream<Entry> frames, long sequence) {
+    RemoteStream(FrameStream<T> frames) {
       this.frames = frames;
-      this.sequence = sequence;
-    }
-
-    @Override
-    public long sequence() {
-      return sequence;
     }
 
     @Override
@@ -548,7 +542,7 @@ public final class HttpStoreClient implements Store {
     }
 
     @Override
-    public Entry next() {
+    public T next() {
       return frames.next();
     }
 
@@ -564,39 +558,31 @@ public final class HttpStoreClient implements Store {
     }
   }
 
-  private final class RemoteFeed implements ChangeFeed, Stream {
-    private final FrameStream<Change> frames;
+  private final class RemoteScan extends RemoteStream<Entry> implements RangeScan {
+    private final long sequence;
+
+    RemoteScan(FrameStream<Entry> frames, long sequence) {
+      super(frames);
+      this.sequence = sequence;
+    }
+
+    @Override
+    public long sequence() {
+      return sequence;
+    }
+  }
+
+  private final class RemoteFeed extends RemoteStream<Change> implements ChangeFeed {
     private final long upTo;
 
     RemoteFeed(FrameStream<Change> frames, long upTo) {
-      this.frames = frames;
+      super(frames);
       this.upTo = upTo;
     }
 
     @Override
     public long upTo() {
       return upTo;
-    }
-
-    @Override
-    public boolean hasNext() {
-      return frames.hasNext();
-    }
-
-    @Override
-    public Change next() {
-      return frames.next();
-    }
-
-    @Override
-    public void close() {
-      frames.end(StreamState.CLOSED);
-      streams.remove(this);
-    }
-
-    @Override
-    public void abort() {
-      frames.end(StreamState.ABORTED);
     }
   }
 }
