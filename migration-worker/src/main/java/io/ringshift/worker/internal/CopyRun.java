@@ -14,8 +14,10 @@ import io.ringshift.storage.StoreException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,8 +61,14 @@ final class CopyRun extends TaskRun {
   private static final Logger LOG = LoggerFactory.getLogger(CopyRun.class);
   private static final int MAX_LISTED = 5;
 
+  /** Sources this run asked to fence (before the call, as a call that failed may still have fenced). */
+  private final Set<String> fenced = new LinkedHashSet<>();
+  /** Whether the status this run resumed from says an earlier run fenced the sources. */
+  private final boolean resumedFenced;
+
   CopyRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     super(task, previous, ctx);
+    this.resumedFenced = previous != null && previous.getFencePosition() != null;
   }
 
   @Override
@@ -271,9 +279,11 @@ final class CopyRun extends TaskRun {
   private void fenceAndVerify(String source) {
     RingRange range = range();
     long epoch = task().getEpoch();
+    fenced.add(source);
     Fence fence = call(source, NodeDown.Role.SOURCE, s -> s.fence(range, epoch));
     for (String other : task().getSources()) {
       if (!other.equals(source)) {
+        fenced.add(other);
         try {
           call(other, NodeDown.Role.REPLICA, s -> s.fence(range, epoch));
         } catch (NodeDown | StoreException e) {
@@ -309,6 +319,33 @@ final class CopyRun extends TaskRun {
           + source + " has " + sourceDigest + ", target " + task().getTarget() + " has " + targetDigest;
       LOG.error("task {}: {}", id(), reason);
       blocked(reason);
+    }
+  }
+
+  /**
+   * A tombstone dropped the task after it fenced: the range no longer moves, so a fence left at this epoch would
+   * refuse every older-epoch write to it until the epoch is published. Lifts the fence on every source this run
+   * fenced (every listed source when it resumed a fenced status), best effort: an unreachable node is logged.
+   */
+  @Override
+  protected void dropped() {
+    Set<String> nodes = new LinkedHashSet<>(fenced);
+    if (resumedFenced) {
+      nodes.addAll(task().getSources());
+    }
+    RingRange range = range();
+    long epoch = task().getEpoch();
+    for (String node : nodes) {
+      try {
+        call(node, NodeDown.Role.REPLICA, s -> {
+          s.unfence(range, epoch);
+          return null;
+        });
+        LOG.info("task {} dropped: lifted the fence of {} at epoch {} on {}", id(), range, epoch, node);
+      } catch (NodeDown | StoreException e) {
+        LOG.warn("task {} dropped: could not lift the fence of {} at epoch {} on {}: {}", id(), range, epoch, node,
+            e.getMessage());
+      }
     }
   }
 

@@ -64,6 +64,9 @@ public abstract class TaskRun implements Runnable {
     } catch (TaskControl.Stopped stopped) {
       if (stopped.mode == TaskControl.Stop.CHECKPOINT) {
         publish();
+      } else if (control.stopRequested() == TaskControl.Stop.DROPPED) {
+        // Whatever unwound the run (an interrupt reports CANCEL), a dropped task still lifts its fences.
+        dropped();
       }
     } finally {
       finished = true;
@@ -72,6 +75,12 @@ public abstract class TaskRun implements Runnable {
 
   /** The kind's work; returns when the task is done for this worker, throws {@link TaskControl.Stopped}. */
   protected abstract void execute();
+
+  /**
+   * The task was dropped by a re-plan while this run had not finished: undo what would outlive it (a copy lifts
+   * its fences). Best effort; writes no status. Does nothing by default.
+   */
+  protected void dropped() {}
 
   /** A newer record of this task arrived (same id): a fence request, or a re-plan's sources. */
   public void update(RangeCopyTask newer) {

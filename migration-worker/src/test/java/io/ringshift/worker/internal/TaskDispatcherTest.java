@@ -11,6 +11,7 @@ import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.Limits;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -127,6 +128,54 @@ class TaskDispatcherTest {
     assertThat(dispatcher.knows(task.getTaskId())).isFalse();
     assertThat(dispatcher.knows(elsewhere.getTaskId())).as("p1's task keeps running").isTrue();
     assertThat(dispatcher.run(elsewhere.getTaskId()).finished()).isFalse();
+  }
+
+  @Test
+  void shouldLiftItsFencesOnEverySourceWhenATombstoneDropsAFencedTask() {
+    StoreFixture.Node b = nodes.node("node-b");
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    RangeCopyTask task = fencedAndStuck(List.of("node-a", "node-b"));
+
+    dispatcher.onTask("p0", task.getTaskId(), null);
+
+    h.awaitFinished(run);
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).as("node-a takes epoch-1 writes again")
+        .isInstanceOf(WriteResult.Applied.class);
+    assertThat(b.put(key, StoreFixture.bytes("old-epoch"), 1)).as("node-b (fenced best effort) too")
+        .isInstanceOf(WriteResult.Applied.class);
+    assertThat(a.fences()).isEmpty();
+    assertThat(b.fences()).isEmpty();
+  }
+
+  @Test
+  void shouldKeepTheFenceWhenAFencedTasksPartitionIsRevoked() {
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    fencedAndStuck(List.of("node-a"));
+
+    dispatcher.stopOwned(Set.of("p0"), true, Duration.ofSeconds(10));
+
+    assertThat(run.finished()).isTrue();
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).as("another worker continues the task")
+        .isInstanceOf(WriteResult.RetryWithEpoch.class);
+  }
+
+  private TaskRun run;
+
+  /** A task of p0 that fenced its sources and keeps running: its target went down before it could verify. */
+  private RangeCopyTask fencedAndStuck(List<String> sources) {
+    RangeCopyTask task = copyTask(3, HALF, sources, "node-t");
+    dispatcher.onTask("p0", task.getTaskId(), task);
+    h.throttles.setLimits(Limits.unlimited());
+    h.awaitState(task.getTaskId(), TaskState.CAUGHT_UP);
+    nodes.node("node-t").down();
+    dispatcher.onTask("p0", task.getTaskId(), fenceRequested(task));
+    h.awaitState(task.getTaskId(), TaskState.FENCED);
+    h.awaitStatus(task.getTaskId(), "blocked on the target after the fence",
+        s -> s.getState() == TaskState.BLOCKED && s.getBlockedReason().startsWith("target node-t unreachable"));
+    run = dispatcher.run(task.getTaskId());
+    assertThat(run.finished()).isFalse();
+    assertThat(a.fences()).hasSize(1);
+    return task;
   }
 
   @Test
