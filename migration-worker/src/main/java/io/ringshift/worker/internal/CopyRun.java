@@ -207,6 +207,7 @@ final class CopyRun extends TaskRun {
     String target = task().getTarget();
     RangeScan scan;
     if (progress.watermark == null) {
+      control.check();
       call(target, NodeDown.Role.TARGET, t -> t.deleteRange(range));
       scan = call(source, NodeDown.Role.SOURCE, s -> s.scan(range, null));
       progress.watermark = scan.sequence();
@@ -386,6 +387,8 @@ final class CopyRun extends TaskRun {
       Thread.currentThread().interrupt();
       throw new TaskControl.Stopped(TaskControl.Stop.CANCEL);
     }
+    // The batch may have been read (a slow source call) or throttled after a stop: a stopped run writes nothing.
+    control.check();
     call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(batch));
     return bytes;
   }

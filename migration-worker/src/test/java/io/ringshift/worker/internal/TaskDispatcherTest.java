@@ -159,6 +159,32 @@ class TaskDispatcherTest {
         .isInstanceOf(WriteResult.RetryWithEpoch.class);
   }
 
+  @Test
+  void shouldNeitherApplyNorPublishAfterAStopThatTimedOutDuringASlowSourceCall() {
+    StoreFixture.Node t = nodes.node("node-t");
+    RangeCopyTask task = copyTask(3, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    dispatcher.onTask("p0", id, task);
+    h.throttles.setLimits(Limits.unlimited());
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    TaskRun tailing = dispatcher.run(id);
+    a.stall();
+    await("the tailing task is held in a call to node-a").atMost(Harness.WAIT).until(() -> a.stalledCalls() > 0);
+    // Written while the call is held: the feed the call returns has them, ready to be applied.
+    List<byte[]> late = CopyRunTest.keysIn(HALF, "late", 20);
+    late.forEach(k -> a.delegate.put(k, StoreFixture.bytes("v"), 1));
+
+    dispatcher.stopOwned(Set.of("p0"), true, Duration.ofMillis(200));
+    int written = h.statuses(id).size();
+    a.unstall();
+
+    h.awaitFinished(tailing);
+    assertThat(h.statuses(id)).as("statuses after the stop timed out").hasSize(written);
+    assertThat(t.contents(HALF)).as("nothing applied after the stop")
+        .doesNotContainKey(new String(late.get(0), java.nio.charset.StandardCharsets.UTF_8))
+        .hasSize(a.contents(HALF).size() - late.size());
+  }
+
   private TaskRun run;
 
   /** A task of p0 that fenced its sources and keeps running: its target went down before it could verify. */
