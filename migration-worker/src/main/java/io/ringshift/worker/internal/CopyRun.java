@@ -368,7 +368,10 @@ final class CopyRun extends TaskRun {
     });
   }
 
-  /** Throttles a batch and applies it to the target; returns its bytes. */
+  /**
+   * Throttles a batch and applies it to the target, in pieces sized for the limits as they are when each piece
+   * starts (so a limit lowered while the batch waits governs the rest of it); returns its bytes.
+   */
   private long send(String source, List<Entry> batch) {
     long bytes = 0;
     for (Entry e : batch) {
@@ -377,19 +380,20 @@ final class CopyRun extends TaskRun {
     try {
       // A wait of over a second is published while it lasts; the rest counts towards the next status.
       long[] published = {0};
-      Throttles.Waited waited = ctx.throttles().acquire(bytes, source, control, (soFar, holder) -> {
+      Throttles.Waited waited = ctx.throttles().send(batch, Entry::size, source, control, (soFar, holder) -> {
         throttled(soFar, holder);
         published[0] = soFar;
         publish();
+      }, piece -> {
+        // The piece may have waited (or the source call been slow) past a stop: a stopped run writes nothing.
+        control.check();
+        call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(piece));
       });
       throttled(waited.nanos() - published[0], waited.holder());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new TaskControl.Stopped(TaskControl.Stop.CANCEL);
     }
-    // The batch may have been read (a slow source call) or throttled after a stop: a stopped run writes nothing.
-    control.check();
-    call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(batch));
     return bytes;
   }
 
