@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * <p>A source that stops answering: the next source from scratch; none left: BLOCKED ("no source reachable:
  * ...") and a retry every {@code retryInterval}, resuming the checkpoint if its source came back. A target that
  * stops answering: BLOCKED, then resume. A feed that no longer reaches back to the applied position: copy again
- * from scratch. Throttle waits over a second and slot waits keep the real state and set blockedReason.
+ * from scratch; from the second time in a row, BLOCKED with the reason and a {@code retryInterval} pause first.
+ * Throttle waits over a second and slot waits keep the real state and set blockedReason.
  */
 final class CopyRun extends TaskRun {
   private static final Logger LOG = LoggerFactory.getLogger(CopyRun.class);
@@ -65,6 +66,10 @@ final class CopyRun extends TaskRun {
   private final Set<String> fenced = new LinkedHashSet<>();
   /** Whether the status this run resumed from says an earlier run fenced the sources. */
   private final boolean resumedFenced;
+  /** Copies started over in a row because the source's change log no longer reached back to the position. */
+  private int feedLosses;
+  /** What blockedReason says while such a copy runs again, from the second loss in a row; null otherwise. */
+  private String feedLostReason;
 
   CopyRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     super(task, previous, ctx);
@@ -102,9 +107,7 @@ final class CopyRun extends TaskRun {
           failedSources.put(down.node, down.reason());
         }
       } catch (StoreException.FeedUnavailable e) {
-        LOG.warn("task {}: the change feed of {} no longer reaches back to {}; copying the range again: {}", id(),
-            progress.source, progress.caughtUpPosition, e.getMessage());
-        progress.forgetSource();
+        feedLost(e);
       } catch (TaskControl.Restart restart) {
         LOG.info("task {}: starting over: {}", id(), restart.getMessage());
         progress.forgetSource();
@@ -124,6 +127,28 @@ final class CopyRun extends TaskRun {
         blocked("unexpected error, retrying: " + e);
         control.sleep(ctx.tuning().retryInterval());
       }
+    }
+  }
+
+  /**
+   * The source's change log no longer reaches back to the applied position: copy the range again from scratch.
+   * Once is bad luck (a long pause); twice in a row means the log's retention is shorter than the copy takes, and
+   * copying again at once would loop forever without a word. So from the second loss in a row the task says so
+   * in blockedReason (BLOCKED while it waits, kept while it copies again) and waits {@code retryInterval} first.
+   */
+  private void feedLost(StoreException.FeedUnavailable e) {
+    String source = progress.source;
+    Long watermark = progress.watermark;
+    feedLosses++;
+    LOG.warn("task {}: the change feed of {} no longer reaches back to {} (watermark {}); copying the range again"
+        + " ({} in a row): {}", id(), source, progress.caughtUpPosition, watermark, feedLosses, e.getMessage());
+    progress.forgetSource();
+    if (feedLosses >= 2) {
+      feedLostReason = "source " + source + "'s change log (WAL retention) does not reach back to the watermark "
+          + watermark + " for as long as the copy takes: copied the range " + feedLosses
+          + " times in a row; copying it again in " + Rates.duration(ctx.tuning().retryInterval());
+      blocked(feedLostReason);
+      control.sleep(ctx.tuning().retryInterval());
     }
   }
 
@@ -165,6 +190,8 @@ final class CopyRun extends TaskRun {
         copySnapshot(source);
       }
       catchUp(source);
+      feedLosses = 0;
+      feedLostReason = null;
       ctx.slots().release(source, target);
       holding = false;
       progress.state = TaskState.CAUGHT_UP;
@@ -199,7 +226,8 @@ final class CopyRun extends TaskRun {
       }
       control.sleep(java.time.Duration.ofMillis(100));
     }
-    progress.blockedReason = null;
+    // A copy started again because the source's log keeps falling short says so while it copies.
+    progress.blockedReason = feedLostReason;
   }
 
   private void copySnapshot(String source) {

@@ -73,6 +73,7 @@ public final class StoreFixture implements AutoCloseable {
     private volatile boolean down;
     private volatile CountDownLatch stall;
     private final AtomicInteger stalledCalls = new AtomicInteger();
+    private final AtomicInteger feedLosses = new AtomicInteger();
 
     Node(String id, Store delegate) {
       this.id = id;
@@ -98,6 +99,14 @@ public final class StoreFixture implements AutoCloseable {
       if (held != null) {
         held.countDown();
       }
+    }
+
+    /**
+     * The next {@code times} change feeds opened on this node fail with {@link StoreException.FeedUnavailable}, as
+     * a node whose WAL retention is shorter than a copy takes answers.
+     */
+    public void loseLog(int times) {
+      feedLosses.set(times);
     }
 
     /** How many calls a stall has held so far. */
@@ -194,6 +203,9 @@ public final class StoreFixture implements AutoCloseable {
 
     @Override
     public ChangeFeed changes(RingRange range, long afterSequence) {
+      if (feedLosses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        throw new StoreException.FeedUnavailable(id + ": the log does not reach back to sequence " + afterSequence);
+      }
       ChangeFeed feed = reach(() -> delegate.changes(range, afterSequence));
       return new ChangeFeed() {
         @Override
