@@ -14,8 +14,10 @@ import io.ringshift.storage.StoreException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,14 +55,25 @@ import org.slf4j.LoggerFactory;
  * <p>A source that stops answering: the next source from scratch; none left: BLOCKED ("no source reachable:
  * ...") and a retry every {@code retryInterval}, resuming the checkpoint if its source came back. A target that
  * stops answering: BLOCKED, then resume. A feed that no longer reaches back to the applied position: copy again
- * from scratch. Throttle waits over a second and slot waits keep the real state and set blockedReason.
+ * from scratch; from the second time in a row, BLOCKED with the reason and a {@code retryInterval} pause first.
+ * Throttle waits over a second and slot waits keep the real state and set blockedReason.
  */
 final class CopyRun extends TaskRun {
   private static final Logger LOG = LoggerFactory.getLogger(CopyRun.class);
   private static final int MAX_LISTED = 5;
 
+  /** Sources this run asked to fence (before the call, as a call that failed may still have fenced). */
+  private final Set<String> fenced = new LinkedHashSet<>();
+  /** Whether the status this run resumed from says an earlier run fenced the sources. */
+  private final boolean resumedFenced;
+  /** Copies started over in a row because the source's change log no longer reached back to the position. */
+  private int feedLosses;
+  /** What blockedReason says while such a copy runs again, from the second loss in a row; null otherwise. */
+  private String feedLostReason;
+
   CopyRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     super(task, previous, ctx);
+    this.resumedFenced = previous != null && previous.getFencePosition() != null;
   }
 
   @Override
@@ -94,9 +107,7 @@ final class CopyRun extends TaskRun {
           failedSources.put(down.node, down.reason());
         }
       } catch (StoreException.FeedUnavailable e) {
-        LOG.warn("task {}: the change feed of {} no longer reaches back to {}; copying the range again: {}", id(),
-            progress.source, progress.caughtUpPosition, e.getMessage());
-        progress.forgetSource();
+        feedLost(e);
       } catch (TaskControl.Restart restart) {
         LOG.info("task {}: starting over: {}", id(), restart.getMessage());
         progress.forgetSource();
@@ -116,6 +127,28 @@ final class CopyRun extends TaskRun {
         blocked("unexpected error, retrying: " + e);
         control.sleep(ctx.tuning().retryInterval());
       }
+    }
+  }
+
+  /**
+   * The source's change log no longer reaches back to the applied position: copy the range again from scratch.
+   * Once is bad luck (a long pause); twice in a row means the log's retention is shorter than the copy takes, and
+   * copying again at once would loop forever without a word. So from the second loss in a row the task says so
+   * in blockedReason (BLOCKED while it waits, kept while it copies again) and waits {@code retryInterval} first.
+   */
+  private void feedLost(StoreException.FeedUnavailable e) {
+    String source = progress.source;
+    Long watermark = progress.watermark;
+    feedLosses++;
+    LOG.warn("task {}: the change feed of {} no longer reaches back to {} (watermark {}); copying the range again"
+        + " ({} in a row): {}", id(), source, progress.caughtUpPosition, watermark, feedLosses, e.getMessage());
+    progress.forgetSource();
+    if (feedLosses >= 2) {
+      feedLostReason = "source " + source + "'s change log (WAL retention) does not reach back to the watermark "
+          + watermark + " for as long as the copy takes: copied the range " + feedLosses
+          + " times in a row; copying it again in " + Rates.duration(ctx.tuning().retryInterval());
+      blocked(feedLostReason);
+      control.sleep(ctx.tuning().retryInterval());
     }
   }
 
@@ -157,6 +190,8 @@ final class CopyRun extends TaskRun {
         copySnapshot(source);
       }
       catchUp(source);
+      feedLosses = 0;
+      feedLostReason = null;
       ctx.slots().release(source, target);
       holding = false;
       progress.state = TaskState.CAUGHT_UP;
@@ -191,7 +226,8 @@ final class CopyRun extends TaskRun {
       }
       control.sleep(java.time.Duration.ofMillis(100));
     }
-    progress.blockedReason = null;
+    // A copy started again because the source's log keeps falling short says so while it copies.
+    progress.blockedReason = feedLostReason;
   }
 
   private void copySnapshot(String source) {
@@ -199,6 +235,7 @@ final class CopyRun extends TaskRun {
     String target = task().getTarget();
     RangeScan scan;
     if (progress.watermark == null) {
+      control.check();
       call(target, NodeDown.Role.TARGET, t -> t.deleteRange(range));
       scan = call(source, NodeDown.Role.SOURCE, s -> s.scan(range, null));
       progress.watermark = scan.sequence();
@@ -271,9 +308,11 @@ final class CopyRun extends TaskRun {
   private void fenceAndVerify(String source) {
     RingRange range = range();
     long epoch = task().getEpoch();
+    fenced.add(source);
     Fence fence = call(source, NodeDown.Role.SOURCE, s -> s.fence(range, epoch));
     for (String other : task().getSources()) {
       if (!other.equals(source)) {
+        fenced.add(other);
         try {
           call(other, NodeDown.Role.REPLICA, s -> s.fence(range, epoch));
         } catch (NodeDown | StoreException e) {
@@ -313,6 +352,33 @@ final class CopyRun extends TaskRun {
   }
 
   /**
+   * A tombstone dropped the task after it fenced: the range no longer moves, so a fence left at this epoch would
+   * refuse every older-epoch write to it until the epoch is published. Lifts the fence on every source this run
+   * fenced (every listed source when it resumed a fenced status), best effort: an unreachable node is logged.
+   */
+  @Override
+  protected void dropped() {
+    Set<String> nodes = new LinkedHashSet<>(fenced);
+    if (resumedFenced) {
+      nodes.addAll(task().getSources());
+    }
+    RingRange range = range();
+    long epoch = task().getEpoch();
+    for (String node : nodes) {
+      try {
+        call(node, NodeDown.Role.REPLICA, s -> {
+          s.unfence(range, epoch);
+          return null;
+        });
+        LOG.info("task {} dropped: lifted the fence of {} at epoch {} on {}", id(), range, epoch, node);
+      } catch (NodeDown | StoreException e) {
+        LOG.warn("task {} dropped: could not lift the fence of {} at epoch {} on {}: {}", id(), range, epoch, node,
+            e.getMessage());
+      }
+    }
+  }
+
+  /**
    * Reads the next batch from a scan or feed: up to {@code batchEntries} items and about {@code batchBytes} (and
    * a tenth of a second of the lowest limit), at least one item when any is left.
    */
@@ -330,7 +396,10 @@ final class CopyRun extends TaskRun {
     });
   }
 
-  /** Throttles a batch and applies it to the target; returns its bytes. */
+  /**
+   * Throttles a batch and applies it to the target, in pieces sized for the limits as they are when each piece
+   * starts (so a limit lowered while the batch waits governs the rest of it); returns its bytes.
+   */
   private long send(String source, List<Entry> batch) {
     long bytes = 0;
     for (Entry e : batch) {
@@ -339,17 +408,20 @@ final class CopyRun extends TaskRun {
     try {
       // A wait of over a second is published while it lasts; the rest counts towards the next status.
       long[] published = {0};
-      Throttles.Waited waited = ctx.throttles().acquire(bytes, source, control, (soFar, holder) -> {
+      Throttles.Waited waited = ctx.throttles().send(batch, Entry::size, source, control, (soFar, holder) -> {
         throttled(soFar, holder);
         published[0] = soFar;
         publish();
+      }, piece -> {
+        // The piece may have waited (or the source call been slow) past a stop: a stopped run writes nothing.
+        control.check();
+        call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(piece));
       });
       throttled(waited.nanos() - published[0], waited.holder());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new TaskControl.Stopped(TaskControl.Stop.CANCEL);
     }
-    call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(batch));
     return bytes;
   }
 

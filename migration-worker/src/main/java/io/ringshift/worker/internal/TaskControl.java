@@ -14,8 +14,14 @@ final class TaskControl implements Sleeper {
   enum Stop {
     /** Worker closing or partition revoked: write the last checkpoint, then end. */
     CHECKPOINT,
-    /** The task was cancelled (a tombstone), or another worker may already own it: end without writing. */
-    CANCEL
+    /** Another worker may already own the task (a stop that timed out, a revocation without checkpoint): end
+     * without writing. */
+    CANCEL,
+    /**
+     * The task was dropped by a re-plan (a tombstone on ring.tasks): end without writing a status, and lift the
+     * fences the run set, since the range no longer moves and no other worker continues the task.
+     */
+    DROPPED
   }
 
   /** Thrown inside the task to unwind it to its run loop. */
@@ -40,8 +46,8 @@ final class TaskControl implements Sleeper {
   private boolean woken;
 
   synchronized void stop(Stop mode) {
-    // A cancel is final: a later checkpoint request must not turn it back into a write.
-    if (stop != Stop.CANCEL) {
+    // A cancel or a drop is final: a later checkpoint request must not turn it back into a write.
+    if (stop == null || stop == Stop.CHECKPOINT) {
       stop = mode;
     }
     notifyAll();

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns the records of {@code ring.tasks} into running tasks: starts a task it does not run yet (unless its
  * latest status is VERIFIED or FAILED), hands a newer record of a running task to it (fence request, re-plan)
- * and re-publishes its status, cancels a task on a tombstone, and stops the tasks of revoked partitions. Every
+ * and re-publishes its status, drops a task on a tombstone (the run lifts the fences it set), and stops the tasks of revoked partitions. Every
  * task is tagged with an owner (its partition), so a rebalance stops exactly the tasks it takes away. Called from
  * the worker's poll thread only; tasks run on the executor.
  */
@@ -49,7 +49,7 @@ public final class TaskDispatcher {
     if (task == null) {
       if (current != null) {
         LOG.info("task {} cancelled by a tombstone", taskId);
-        current.run().stop(TaskControl.Stop.CANCEL);
+        current.run().stop(TaskControl.Stop.DROPPED);
         tasks.remove(taskId);
       }
       return;

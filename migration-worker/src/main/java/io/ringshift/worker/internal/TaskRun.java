@@ -62,8 +62,12 @@ public abstract class TaskRun implements Runnable {
       }
       execute();
     } catch (TaskControl.Stopped stopped) {
-      if (stopped.mode == TaskControl.Stop.CHECKPOINT) {
-        publish();
+      if (control.stopRequested() == TaskControl.Stop.CHECKPOINT) {
+        // The one status a stopped run writes: its last checkpoint, unless the stop became a cancel meanwhile.
+        publishStatus();
+      } else if (control.stopRequested() == TaskControl.Stop.DROPPED) {
+        // Whatever unwound the run (an interrupt reports CANCEL), a dropped task still lifts its fences.
+        dropped();
       }
     } finally {
       finished = true;
@@ -72,6 +76,12 @@ public abstract class TaskRun implements Runnable {
 
   /** The kind's work; returns when the task is done for this worker, throws {@link TaskControl.Stopped}. */
   protected abstract void execute();
+
+  /**
+   * The task was dropped by a re-plan while this run had not finished: undo what would outlive it (a copy lifts
+   * its fences). Best effort; writes no status. Does nothing by default.
+   */
+  protected void dropped() {}
 
   /** A newer record of this task arrived (same id): a fence request, or a re-plan's sources. */
   public void update(RangeCopyTask newer) {
@@ -88,7 +98,7 @@ public abstract class TaskRun implements Runnable {
 
   /** Publishes the current status again (the orchestrator re-emitted the task and wants to hear from it). */
   public synchronized void republish() {
-    if (lastPublished != null) {
+    if (lastPublished != null && control.stopRequested() == null) {
       TaskStatus again = TaskStatus.newBuilder(lastPublished)
           .setWorkerId(ctx.workerId())
           .setTimestampMillis(ctx.clock().millis())
@@ -124,9 +134,17 @@ public abstract class TaskRun implements Runnable {
   /**
    * Publishes the progress as it is now; resets the checkpoint counters. A task that spent at least half the
    * time since its last status waiting on a throttle says so in blockedReason, keeping its state; the reason
-   * goes away with the first status after it waits less.
+   * goes away with the first status after it waits less. Does nothing once a stop was requested: a stopped run
+   * (cancelled, revoked, closing) must not publish over what another worker writes for the task; the last
+   * checkpoint of a CHECKPOINT stop is written by {@link #run} alone.
    */
   protected synchronized void publish() {
+    if (control.stopRequested() == null) {
+      publishStatus();
+    }
+  }
+
+  private synchronized void publishStatus() {
     long nowNanos = ctx.ticker().nanos();
     long elapsed = nowNanos - lastPublishNanos;
     boolean throttled = throttledBy != null && elapsed > 0 && throttledNanos * 2 >= elapsed;

@@ -381,6 +381,45 @@ class CopyRunTest {
     assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
   }
 
+  @Test
+  void shouldSayWhyAndBackOffWhenTheSourcesLogKeepsFallingShortOfTheWatermark() {
+    harness(Limits.unlimited());
+    a.fill("k", 300, 100);
+    a.loseLog(3);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+
+    TaskRun run = h.run(task);
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    run.update(fenceRequested(task));
+    h.awaitState(id, TaskState.VERIFIED);
+
+    List<TaskStatus> statuses = h.statuses(id);
+    List<TaskStatus> copyStarts = statuses.stream()
+        .filter(s -> s.getState() == TaskState.COPYING && s.getLastCopiedToken() == null).toList();
+    assertThat(copyStarts).as("one copy, then three more after each lost log").hasSize(4);
+    // Nothing is written meanwhile, so every copy has the same watermark.
+    long watermark = copyStarts.get(0).getWatermark();
+    List<TaskStatus> blocked = statuses.stream().filter(s -> s.getState() == TaskState.BLOCKED).toList();
+    assertThat(blocked).as("BLOCKED from the second loss in a row, not the first").hasSize(2);
+    assertThat(blocked.get(0).getBlockedReason()).isEqualTo("source node-a's change log (WAL retention) does not"
+        + " reach back to the watermark " + watermark + " for as long as the copy takes: copied the range 2"
+        + " times in a row; copying it again in 1 s");
+    assertThat(blocked.get(1).getBlockedReason()).contains("watermark " + watermark, "3 times in a row");
+    // The reason stays while the copy runs again, and goes with the catch-up that gets through.
+    TaskStatus copyingAgain = statuses.get(statuses.indexOf(blocked.get(1)) + 1);
+    assertThat(copyingAgain.getState()).isIn(TaskState.PENDING, TaskState.COPYING);
+    assertThat(copyingAgain.getBlockedReason()).isEqualTo(blocked.get(1).getBlockedReason());
+    assertThat(h.awaitState(id, TaskState.CAUGHT_UP).getBlockedReason()).isNull();
+    // The back-off: the status after each BLOCKED is at least retryInterval later.
+    for (TaskStatus b : blocked) {
+      TaskStatus after = statuses.get(statuses.indexOf(b) + 1);
+      assertThat(after.getTimestampMillis() - b.getTimestampMillis())
+          .isGreaterThanOrEqualTo(Harness.FAST.retryInterval().toMillis());
+    }
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
+  }
+
   private static TaskStatus checkpointOf(RangeCopyTask task, String source) {
     return TaskStatus.newBuilder()
         .setTaskId(task.getTaskId()).setClusterId(task.getClusterId()).setEpoch(task.getEpoch())

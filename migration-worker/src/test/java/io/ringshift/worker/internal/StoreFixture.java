@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -69,6 +71,9 @@ public final class StoreFixture implements AutoCloseable {
     final String id;
     public final Store delegate;
     private volatile boolean down;
+    private volatile CountDownLatch stall;
+    private final AtomicInteger stalledCalls = new AtomicInteger();
+    private final AtomicInteger feedLosses = new AtomicInteger();
 
     Node(String id, Store delegate) {
       this.id = id;
@@ -81,6 +86,32 @@ public final class StoreFixture implements AutoCloseable {
 
     public void up() {
       down = false;
+    }
+
+    /** Holds every call through this node (a slow node) until {@link #unstall}; {@link #stalledCalls} counts them. */
+    public void stall() {
+      stall = new CountDownLatch(1);
+    }
+
+    public void unstall() {
+      CountDownLatch held = stall;
+      stall = null;
+      if (held != null) {
+        held.countDown();
+      }
+    }
+
+    /**
+     * The next {@code times} change feeds opened on this node fail with {@link StoreException.FeedUnavailable}, as
+     * a node whose WAL retention is shorter than a copy takes answers.
+     */
+    public void loseLog(int times) {
+      feedLosses.set(times);
+    }
+
+    /** How many calls a stall has held so far. */
+    public int stalledCalls() {
+      return stalledCalls.get();
     }
 
     /** Puts {@code count} keys {@code prefix-i} with {@code valueBytes}-byte values at epoch 1. */
@@ -103,6 +134,16 @@ public final class StoreFixture implements AutoCloseable {
     }
 
     private <T> T reach(Supplier<T> call) {
+      CountDownLatch held = stall;
+      if (held != null) {
+        stalledCalls.incrementAndGet();
+        try {
+          held.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new StoreException.Unavailable(id + ": interrupted while stalled", e);
+        }
+      }
       if (down) {
         throw new StoreException.Unavailable(id + ": connection refused", null);
       }
@@ -162,6 +203,9 @@ public final class StoreFixture implements AutoCloseable {
 
     @Override
     public ChangeFeed changes(RingRange range, long afterSequence) {
+      if (feedLosses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        throw new StoreException.FeedUnavailable(id + ": the log does not reach back to sequence " + afterSequence);
+      }
       ChangeFeed feed = reach(() -> delegate.changes(range, afterSequence));
       return new ChangeFeed() {
         @Override

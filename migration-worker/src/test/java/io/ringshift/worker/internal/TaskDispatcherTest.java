@@ -11,6 +11,7 @@ import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.Limits;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -127,6 +128,80 @@ class TaskDispatcherTest {
     assertThat(dispatcher.knows(task.getTaskId())).isFalse();
     assertThat(dispatcher.knows(elsewhere.getTaskId())).as("p1's task keeps running").isTrue();
     assertThat(dispatcher.run(elsewhere.getTaskId()).finished()).isFalse();
+  }
+
+  @Test
+  void shouldLiftItsFencesOnEverySourceWhenATombstoneDropsAFencedTask() {
+    StoreFixture.Node b = nodes.node("node-b");
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    RangeCopyTask task = fencedAndStuck(List.of("node-a", "node-b"));
+
+    dispatcher.onTask("p0", task.getTaskId(), null);
+
+    h.awaitFinished(run);
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).as("node-a takes epoch-1 writes again")
+        .isInstanceOf(WriteResult.Applied.class);
+    assertThat(b.put(key, StoreFixture.bytes("old-epoch"), 1)).as("node-b (fenced best effort) too")
+        .isInstanceOf(WriteResult.Applied.class);
+    assertThat(a.fences()).isEmpty();
+    assertThat(b.fences()).isEmpty();
+  }
+
+  @Test
+  void shouldKeepTheFenceWhenAFencedTasksPartitionIsRevoked() {
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    fencedAndStuck(List.of("node-a"));
+
+    dispatcher.stopOwned(Set.of("p0"), true, Duration.ofSeconds(10));
+
+    assertThat(run.finished()).isTrue();
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).as("another worker continues the task")
+        .isInstanceOf(WriteResult.RetryWithEpoch.class);
+  }
+
+  @Test
+  void shouldNeitherApplyNorPublishAfterAStopThatTimedOutDuringASlowSourceCall() {
+    StoreFixture.Node t = nodes.node("node-t");
+    RangeCopyTask task = copyTask(3, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    dispatcher.onTask("p0", id, task);
+    h.throttles.setLimits(Limits.unlimited());
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    TaskRun tailing = dispatcher.run(id);
+    a.stall();
+    await("the tailing task is held in a call to node-a").atMost(Harness.WAIT).until(() -> a.stalledCalls() > 0);
+    // Written while the call is held: the feed the call returns has them, ready to be applied.
+    List<byte[]> late = CopyRunTest.keysIn(HALF, "late", 20);
+    late.forEach(k -> a.delegate.put(k, StoreFixture.bytes("v"), 1));
+
+    dispatcher.stopOwned(Set.of("p0"), true, Duration.ofMillis(200));
+    int written = h.statuses(id).size();
+    a.unstall();
+
+    h.awaitFinished(tailing);
+    assertThat(h.statuses(id)).as("statuses after the stop timed out").hasSize(written);
+    assertThat(t.contents(HALF)).as("nothing applied after the stop")
+        .doesNotContainKey(new String(late.get(0), java.nio.charset.StandardCharsets.UTF_8))
+        .hasSize(a.contents(HALF).size() - late.size());
+  }
+
+  private TaskRun run;
+
+  /** A task of p0 that fenced its sources and keeps running: its target went down before it could verify. */
+  private RangeCopyTask fencedAndStuck(List<String> sources) {
+    RangeCopyTask task = copyTask(3, HALF, sources, "node-t");
+    dispatcher.onTask("p0", task.getTaskId(), task);
+    h.throttles.setLimits(Limits.unlimited());
+    h.awaitState(task.getTaskId(), TaskState.CAUGHT_UP);
+    nodes.node("node-t").down();
+    dispatcher.onTask("p0", task.getTaskId(), fenceRequested(task));
+    h.awaitState(task.getTaskId(), TaskState.FENCED);
+    h.awaitStatus(task.getTaskId(), "blocked on the target after the fence",
+        s -> s.getState() == TaskState.BLOCKED && s.getBlockedReason().startsWith("target node-t unreachable"));
+    run = dispatcher.run(task.getTaskId());
+    assertThat(run.finished()).isFalse();
+    assertThat(a.fences()).hasSize(1);
+    return task;
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.ringshift.worker.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringshift.worker.Limits;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
@@ -58,6 +59,48 @@ class TokenBucketTest {
       assertWithinTolerance(copy.bytesBetween(start, start + 10), after * 10.0,
           "bytes in [" + start + " s, " + (start + 10) + " s), the change at " + changeAt + " s");
     }
+  }
+
+  /**
+   * Through {@link Throttles}, as a copy sends: batches of 1 MiB (read while unlimited, and kept at 1 MiB after
+   * the change, unlike production, which reads smaller ones then) of 4 KiB entries, applied at 100 MiB/s. The
+   * limit drops from unlimited to 64 KiB/s while a batch is being applied; the batches after it must pass at
+   * the new limit, not as whole requests granted into debt.
+   */
+  @ParameterizedTest(name = "lowered on the {0}")
+  @CsvSource({"worker", "source"})
+  void shouldHoldALimitLoweredFromUnlimitedForBatchesReadBeforeTheChange(String which) throws Exception {
+    FakeTime time = new FakeTime();
+    Throttles throttles = new Throttles(Limits.unlimited(), time);
+    long limit = 64 * 1024;
+    long changeAt = 20;
+    int seconds = 60;
+    time.at(changeAt * SECOND, () -> throttles.setLimits(
+        which.equals("worker") ? Limits.unlimited().withRates(limit, 0) : Limits.unlimited().withRates(0, limit)));
+    List<Long> batch = java.util.Collections.nCopies(256, 4096L);
+    long[] perMilli = new long[seconds * 1000];
+    while (time.nanos() < seconds * SECOND) {
+      throttles.send(batch, e -> e, "node-a", time, (soFar, holder) -> { }, piece -> {
+        long bytes = piece.stream().mapToLong(Long::longValue).sum();
+        int slot = (int) (time.nanos() / 1_000_000);
+        if (slot < perMilli.length) {
+          perMilli[slot] += bytes;
+        }
+        time.advance(bytes * SECOND / (100 * MIB));
+      });
+    }
+    Copy copy = new Copy(perMilli);
+
+    assertThat(copy.bytesBetween(0, changeAt)).as("bytes before the change, unlimited").isGreaterThan(100 * MIB);
+    double worst = 0;
+    for (long start = changeAt + 1; start + 10 <= seconds; start++) {
+      long bytes = copy.bytesBetween(start, start + 10);
+      worst = Math.max(worst, Math.abs(bytes / (limit * 10.0) - 1));
+      assertWithinTolerance(bytes, limit * 10.0,
+          "bytes in [" + start + " s, " + (start + 10) + " s), the " + which + " limit lowered at " + changeAt + " s");
+    }
+    System.out.printf(Locale.ROOT, "unlimited -> 64 KiB/s on the %s in 1 MiB batches: worst 10 s window off by %.2f%%%n",
+        which, worst * 100);
   }
 
   @Test
