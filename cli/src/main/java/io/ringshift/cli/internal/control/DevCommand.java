@@ -44,8 +44,8 @@ import picocli.CommandLine.Spec;
           + "bootstrap address and runs until Ctrl-C, which stops the orchestrator and then the broker.",
       "With --nodes N it also runs N storage nodes node-01..node-NN (RocksDB, HTTP on 127.0.0.1 from --node-port, "
           + "zones az-1..az-3 in turn) and one migration worker (dev-worker, unlimited copy rates) that copies "
-          + "between them; it writes their nodes file and a members file for 'ringshift init' (all N nodes) and "
-          + "prints both paths. Ctrl-C then stops the worker, the orchestrator, the nodes and the broker, in that "
+          + "between them; it writes their nodes file (nodes.txt) and a members file for 'ringshift init' "
+          + "(members.json, all N nodes) and prints both paths and the nodes' addresses. Ctrl-C then stops the worker, the orchestrator, the nodes and the broker, in that "
           + "order.",
       "Without --data-dir everything lives in temporary directories deleted on exit. With --data-dir the broker "
           + "keeps its log in DIR/kafka, the orchestrator its state in DIR/streams and the nodes their stores in "
@@ -59,7 +59,8 @@ public final class DevCommand implements Callable<Integer> {
   @Spec private CommandSpec spec;
 
   @Option(names = "--data-dir", paramLabel = "DIR",
-      description = "Keep the broker's data and the orchestrator's state here (created if absent).")
+      description = "Keep the broker's data, the orchestrator's state and the nodes' stores here (created if "
+          + "absent).")
   private Path dataDir;
 
   @Option(names = "--port", paramLabel = "PORT", defaultValue = "9092",
@@ -72,8 +73,8 @@ public final class DevCommand implements Callable<Integer> {
   private long clusterBytes;
 
   @Option(names = "--nodes", paramLabel = "N", defaultValue = "0",
-      description = "Also run N storage nodes and a migration worker, 1.." + DevNodes.MAX_NODES + " (default: "
-          + "${DEFAULT-VALUE}: neither).")
+      description = "Also run N storage nodes and a migration worker, 1.." + DevNodes.MAX_NODES + "; their "
+          + "nodes.txt and members.json go to DIR, or to a temporary directory (default: ${DEFAULT-VALUE}, neither).")
   private int nodes;
 
   @Option(names = "--node-port", paramLabel = "BASE", defaultValue = "7101",

@@ -240,15 +240,23 @@ class DevCommandIT {
   void shouldDeleteTemporaryDataWhenItStops() {
     Path brokerData;
     Path state;
-    try (DevControlPlane plane = DevControlPlane.start(DevControlPlane.Settings.of(0, null, 0))) {
+    Path nodes;
+    try (DevControlPlane plane = DevControlPlane.start(DevControlPlane.Settings.of(0, null, 0)
+        .withNodes(2, 0, Duration.ofMinutes(10)))) {
       brokerData = plane.brokerDataDir();
       state = plane.stateDir();
-      assertThat(DevCommand.banner(plane)).contains("  data:   temporary, deleted on exit (--data-dir DIR keeps it)");
+      nodes = plane.nodes().orElseThrow().dir();
+      assertThat(DevCommand.banner(plane)).contains("  data:   temporary, deleted on exit (--data-dir DIR keeps it)",
+          "  ringshift init --members " + nodes.resolve("members.json") + " --replicas 2 --bootstrap "
+              + plane.bootstrapServers() + " --wait")
+          .noneMatch(line -> line.contains("drain"));
       assertThat(brokerData).isDirectory();
       assertThat(state).isDirectory();
+      assertThat(nodes.resolve("nodes").resolve("node-02")).isDirectory();
     }
     assertThat(brokerData).doesNotExist();
     assertThat(state).doesNotExist();
+    assertThat(nodes).doesNotExist();
   }
 
   @Test
