@@ -1,8 +1,12 @@
 package io.ringshift.cli.internal.control;
 
 import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.internal.worker.Durations;
 import io.ringshift.devkit.EmbeddedKafkaException;
 import io.ringshift.orchestrator.OrchestratorConfig;
+import io.ringshift.ring.RingBuilder;
+import io.ringshift.storage.StoreException;
+import io.ringshift.worker.WorkerConfig;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,8 +25,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ringshift dev}: a local control plane in one JVM, a single-node Kafka broker and the orchestrator,
- * until Ctrl-C. Stopping closes the orchestrator first, then the broker ({@link DevControlPlane#close}).
+ * {@code ringshift dev}: a local control plane in one JVM, a single-node Kafka broker and the orchestrator, and
+ * with {@code --nodes N} also N storage nodes and a migration worker, until Ctrl-C. Stopping closes the worker,
+ * the orchestrator, the nodes and the broker, in that order ({@link DevControlPlane#close}).
+ *
+ * <p>{@code --nodes} defaults to 0, which runs exactly what {@code dev} ran before nodes existed: a newcomer
+ * trying the control plane's commands needs no data plane, and nodes take ports (7101 and up) and memory that
+ * nobody asked for. The worker copies at unlimited rates: its nodes are in this JVM on loopback, with no serving
+ * traffic for a throttle to protect, and a tour should not wait for one.
  */
 @Command(
     name = "dev",
@@ -31,10 +42,15 @@ import picocli.CommandLine.Spec;
       "Runs a local control plane in this process: a single-node Kafka broker (KRaft, 127.0.0.1 only, one replica "
           + "of everything: not for production) and the orchestrator, which creates the ring.* topics. Prints the "
           + "bootstrap address and runs until Ctrl-C, which stops the orchestrator and then the broker.",
+      "With --nodes N it also runs N storage nodes node-01..node-NN (RocksDB, HTTP on 127.0.0.1 from --node-port, "
+          + "zones az-1..az-3 in turn) and one migration worker (dev-worker, unlimited copy rates) that copies "
+          + "between them; it writes their nodes file (nodes.txt) and a members file for 'ringshift init' "
+          + "(members.json, all N nodes) and prints both paths and the nodes' addresses. Ctrl-C then stops the worker, the orchestrator, the nodes and the broker, in that "
+          + "order.",
       "Without --data-dir everything lives in temporary directories deleted on exit. With --data-dir the broker "
-          + "keeps its log in DIR/kafka and the orchestrator its state in DIR/streams: a restart on the same DIR "
-          + "has the same clusters, epochs and tasks.",
-      "Logs WARN and ERROR of the broker and the orchestrator on stderr."
+          + "keeps its log in DIR/kafka, the orchestrator its state in DIR/streams and the nodes their stores in "
+          + "DIR/nodes/ID: a restart on the same DIR has the same clusters, epochs, tasks and data.",
+      "Logs WARN and ERROR of the broker, the orchestrator, the nodes and the worker on stderr."
     })
 public final class DevCommand implements Callable<Integer> {
   private final CountDownLatch stopRequested;
@@ -43,7 +59,8 @@ public final class DevCommand implements Callable<Integer> {
   @Spec private CommandSpec spec;
 
   @Option(names = "--data-dir", paramLabel = "DIR",
-      description = "Keep the broker's data and the orchestrator's state here (created if absent).")
+      description = "Keep the broker's data, the orchestrator's state and the nodes' stores here (created if "
+          + "absent).")
   private Path dataDir;
 
   @Option(names = "--port", paramLabel = "PORT", defaultValue = "9092",
@@ -54,6 +71,22 @@ public final class DevCommand implements Callable<Integer> {
       description = "Logical data size the orchestrator assumes per cluster for the tasks' byte estimates, for "
           + "example 24TiB (default 0: estimates are 0).")
   private long clusterBytes;
+
+  @Option(names = "--nodes", paramLabel = "N", defaultValue = "0",
+      description = "Also run N storage nodes and a migration worker, 1.." + DevNodes.MAX_NODES + "; their "
+          + "nodes.txt and members.json go to DIR, or to a temporary directory (default: ${DEFAULT-VALUE}, neither).")
+  private int nodes;
+
+  @Option(names = "--node-port", paramLabel = "BASE", defaultValue = "7101",
+      description = "With --nodes: node-01 listens on BASE on 127.0.0.1, node-02 on BASE+1, and so on (default: "
+          + "${DEFAULT-VALUE}; 0 picks free ports).")
+  private int nodePort;
+
+  @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10min",
+      description = "With --nodes: how long after its epoch is PUBLISHED the worker's cleanup waits before deleting "
+          + "a range from a node that no longer owns it (default: ${DEFAULT-VALUE}, as 'ringshift worker'; ms, s, "
+          + "min, h).")
+  private String grace;
 
   // Hidden, as for the other commands: tests sharing a broker (docs/cli.md, "Topic prefix").
   @Option(names = "--topic-prefix", hidden = true, paramLabel = "PREFIX", defaultValue = "",
@@ -80,7 +113,10 @@ public final class DevCommand implements Callable<Integer> {
       throw new BadInputException("--data-dir " + dataDir + " is a file; give a directory (created if absent)");
     }
     DevControlPlane.Settings settings = new DevControlPlane.Settings(port, dataDir, clusterBytes, topicPrefix,
-        OrchestratorConfig.DEFAULT_APPLICATION_ID, Duration.ofSeconds(60));
+        OrchestratorConfig.DEFAULT_APPLICATION_ID, Duration.ofSeconds(60), 0, 0, WorkerConfig.DEFAULT_GRACE);
+    if (nodes != 0 || matched("--node-port") || matched("--grace")) {
+      settings = settings.withNodes(checkNodes(), checkNodePort(), checkGrace());
+    }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     DevControlPlane plane;
@@ -98,14 +134,27 @@ public final class DevCommand implements Callable<Integer> {
       err.println("ringshift: dev: the orchestrator did not start: " + e.getMessage());
       err.flush();
       return 1;
+    } catch (StoreException e) {
+      err.println("ringshift: dev: the storage nodes did not start: " + e.getMessage());
+      err.flush();
+      return 1;
+    } catch (DevControlPlane.WorkerStartException e) {
+      err.println("ringshift: dev: " + e.getMessage());
+      err.flush();
+      return 1;
     }
     AtomicBoolean reported = new AtomicBoolean();
     Runnable stop = () -> {
       plane.close();
       if (reported.compareAndSet(false, true)) {
         DevControlPlane.Stopped s = plane.stopped();
-        err.printf(Locale.ROOT, "ringshift dev: stopped (orchestrator %d ms, broker %d ms)%n",
-            s.orchestratorMillis(), s.brokerMillis());
+        if (plane.nodes().isPresent()) {
+          err.printf(Locale.ROOT, "ringshift dev: stopped (worker %d ms, orchestrator %d ms, nodes %d ms, broker %d ms)"
+              + "%n", s.workerMillis(), s.orchestratorMillis(), s.nodesMillis(), s.brokerMillis());
+        } else {
+          err.printf(Locale.ROOT, "ringshift dev: stopped (orchestrator %d ms, broker %d ms)%n",
+              s.orchestratorMillis(), s.brokerMillis());
+        }
         err.flush();
       }
     };
@@ -135,22 +184,89 @@ public final class DevCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** What {@code dev} prints once both parts run. */
+  private boolean matched(String option) {
+    return spec.commandLine().getParseResult() != null && spec.commandLine().getParseResult().hasMatchedOption(option);
+  }
+
+  private int checkNodes() {
+    if (nodes < 1 || nodes > DevNodes.MAX_NODES) {
+      throw new BadInputException("--nodes was " + nodes + "; it must be 1.." + DevNodes.MAX_NODES
+          + " (--node-port and --grace need it)");
+    }
+    return nodes;
+  }
+
+  private int checkNodePort() {
+    int last = nodePort + nodes - 1;
+    if (nodePort < 0 || (nodePort > 0 && last > 65_535)) {
+      throw new BadInputException("--node-port was " + nodePort + "; with --nodes " + nodes + " it must be 0 (free "
+          + "ports) or 1.." + (65_536 - nodes) + ", so that the last node's port is at most 65535");
+    }
+    return nodePort;
+  }
+
+  private Duration checkGrace() {
+    try {
+      return Durations.parse("--grace", grace);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage(), e);
+    }
+  }
+
+  /** What {@code dev} prints once every part runs. */
   static List<String> banner(DevControlPlane plane) {
     String b = plane.bootstrapServers();
     List<String> lines = new ArrayList<>();
-    lines.add("ringshift dev: Kafka at " + b + " and the orchestrator are running.");
+    Optional<DevNodes> nodes = plane.nodes();
+    lines.add("ringshift dev: Kafka at " + b + " and the orchestrator are running"
+        + nodes.map(n -> ", with " + n.nodes().size() + " storage nodes and a migration worker.").orElse("."));
     if (plane.temporary()) {
       lines.add("  data:   temporary, deleted on exit (--data-dir DIR keeps it)");
     } else {
-      lines.add("  data:   " + plane.brokerDataDir() + " (broker), " + plane.stateDir() + " (orchestrator): kept");
+      lines.add("  data:   " + plane.brokerDataDir() + " (broker), " + plane.stateDir() + " (orchestrator)"
+          + nodes.map(n -> ", " + n.dir().resolve("nodes") + " (nodes)").orElse("") + ": kept");
     }
     lines.add("  topics: " + String.join(", ", plane.topics().all().stream().map(t -> t.name()).toList()));
+    if (nodes.isEmpty()) {
+      lines.add("Try, in another terminal:");
+      lines.add("  ringshift init --members members.json --bootstrap " + b + " --wait");
+      lines.add("  ringshift join node-100 --zone az-1 --bootstrap " + b + " --wait");
+      lines.add("  ringshift status --bootstrap " + b);
+      lines.add("Ctrl-C stops it.");
+      return lines;
+    }
+    DevNodes n = nodes.get();
+    for (DevNodes.Node node : n.nodes()) {
+      lines.add("  node:   " + node.id() + " (" + node.zone() + ") at " + node.hostPort());
+    }
+    WorkerConfig worker = plane.worker().orElseThrow().config();
+    lines.add("  worker: " + worker.workerId() + ", unlimited copy rates, cleanup grace " + shortDuration(worker.grace())
+        + ", nodes file " + n.nodesFile());
+    int count = n.nodes().size();
+    String replicas = count < RingBuilder.DEFAULT_REPLICAS ? " --replicas " + count : "";
     lines.add("Try, in another terminal:");
-    lines.add("  ringshift init --members members.json --bootstrap " + b + " --wait");
-    lines.add("  ringshift join node-100 --zone az-1 --bootstrap " + b + " --wait");
+    lines.add("  ringshift init --members " + n.membersFile() + replicas + " --bootstrap " + b + " --wait");
+    if (count > RingBuilder.DEFAULT_REPLICAS) {
+      DevNodes.Node last = n.nodes().get(count - 1);
+      lines.add("  ringshift drain " + last.id() + " --bootstrap " + b + " --wait");
+    }
     lines.add("  ringshift status --bootstrap " + b);
     lines.add("Ctrl-C stops it.");
     return lines;
+  }
+
+  /** {@code 10min}, {@code 30s}, {@code 2h}, {@code 500ms}: as {@code --grace} takes it. */
+  static String shortDuration(Duration d) {
+    long ms = d.toMillis();
+    if (ms != 0 && ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms != 0 && ms % 60_000 == 0) {
+      return ms / 60_000 + "min";
+    }
+    if (ms % 1_000 == 0) {
+      return ms / 1_000 + "s";
+    }
+    return ms + "ms";
   }
 }

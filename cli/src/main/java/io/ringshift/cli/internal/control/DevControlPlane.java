@@ -4,15 +4,20 @@ import io.ringshift.devkit.EmbeddedKafka;
 import io.ringshift.orchestrator.Orchestrator;
 import io.ringshift.orchestrator.OrchestratorConfig;
 import io.ringshift.orchestrator.Topics;
+import io.ringshift.worker.Limits;
+import io.ringshift.worker.MigrationWorker;
+import io.ringshift.worker.WorkerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -23,13 +28,17 @@ import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
- * The embedded broker and the orchestrator in this JVM: what {@code ringshift dev} runs. {@link #start} starts
- * the broker, then the orchestrator (which creates its topics); {@link #close} stops them in the opposite
- * order, so the orchestrator can finish its transaction and leave its group while the broker still answers.
+ * The embedded broker, the orchestrator and optionally storage nodes with a migration worker, in this JVM: what
+ * {@code ringshift dev} runs. {@link #start} starts the broker, the storage nodes ({@link DevNodes}), the
+ * orchestrator (which creates its topics) and the worker; {@link #close} stops them in the opposite order: the
+ * worker first, so its tasks write their last checkpoints while the nodes and the broker still answer; then the
+ * orchestrator, so it can finish its transaction and leave its group while the broker still answers; then the
+ * nodes; the broker last.
  *
- * <p>With a data directory the broker keeps its log in {@code <dir>/kafka} and the orchestrator its Streams
- * state in {@code <dir>/streams}, so a later start on the same directory has the same topics, epochs and
- * cluster aggregates. Without one both live in temporary directories that {@link #close} deletes.
+ * <p>With a data directory the broker keeps its log in {@code <dir>/kafka}, the orchestrator its Streams state in
+ * {@code <dir>/streams} and the nodes their stores in {@code <dir>/nodes/<id>}, so a later start on the same
+ * directory has the same topics, epochs, cluster aggregates and data. Without one all live in temporary
+ * directories that {@link #close} deletes.
  */
 final class DevControlPlane implements AutoCloseable {
   /**
@@ -38,43 +47,63 @@ final class DevControlPlane implements AutoCloseable {
    * @param port the broker's port on 127.0.0.1; 0 picks a free one
    * @param dataDir where to keep the data, or null for temporary directories
    * @param clusterBytes the orchestrator's estimate of a cluster's logical size, for the tasks' byte estimates
+   * @param nodes how many storage nodes to run with a migration worker; 0 runs neither
+   * @param nodePort the first node's port on 127.0.0.1, the others following; 0 picks free ports
+   * @param grace the worker's cleanup grace period
    */
   record Settings(int port, Path dataDir, long clusterBytes, String topicPrefix, String applicationId,
-      Duration startupTimeout) {
+      Duration startupTimeout, int nodes, int nodePort, Duration grace) {
     Settings {
       Objects.requireNonNull(topicPrefix, "topicPrefix");
       Objects.requireNonNull(applicationId, "applicationId");
       Objects.requireNonNull(startupTimeout, "startupTimeout");
+      Objects.requireNonNull(grace, "grace");
     }
 
     static Settings of(int port, Path dataDir, long clusterBytes) {
       return new Settings(port, dataDir, clusterBytes, "", OrchestratorConfig.DEFAULT_APPLICATION_ID,
-          Duration.ofSeconds(60));
+          Duration.ofSeconds(60), 0, 0, WorkerConfig.DEFAULT_GRACE);
+    }
+
+    Settings withNodes(int count, int basePort, Duration workerGrace) {
+      return new Settings(port, dataDir, clusterBytes, topicPrefix, applicationId, startupTimeout, count, basePort,
+          workerGrace);
     }
   }
 
-  /** How long each part took to stop, for the goodbye line. */
-  record Stopped(long orchestratorMillis, long brokerMillis) {}
+  /** How long each part took to stop, for the goodbye line; 0 for the parts that did not run. */
+  record Stopped(long workerMillis, long orchestratorMillis, long nodesMillis, long brokerMillis) {}
+
+  /** The worker's id: one worker per dev process, and a stable id lets a restart take its tasks back at once. */
+  static final String WORKER_ID = "dev-worker";
 
   private final EmbeddedKafka kafka;
+  private final DevNodes nodes;
   private final Orchestrator orchestrator;
   private final OrchestratorConfig config;
+  private final MigrationWorker worker;
   private final Path temporaryStateDir;
   private Stopped stopped;
 
-  private DevControlPlane(EmbeddedKafka kafka, Orchestrator orchestrator, OrchestratorConfig config,
-      Path temporaryStateDir) {
+  private DevControlPlane(EmbeddedKafka kafka, DevNodes nodes, Orchestrator orchestrator, OrchestratorConfig config,
+      MigrationWorker worker, Path temporaryStateDir) {
     this.kafka = kafka;
+    this.nodes = nodes;
     this.orchestrator = orchestrator;
     this.config = config;
+    this.worker = worker;
     this.temporaryStateDir = temporaryStateDir;
   }
 
   /**
-   * Starts the broker and then the orchestrator, and returns once the orchestrator is RUNNING.
+   * Starts the broker, the storage nodes, the orchestrator and the worker, and returns once the orchestrator is
+   * RUNNING and the worker has joined its group. On any failure nothing is left running.
    *
    * @throws io.ringshift.devkit.EmbeddedKafkaException when the broker cannot start (port in use, bad data dir)
-   * @throws IllegalStateException when the orchestrator does not reach RUNNING in time; nothing is left running
+   * @throws io.ringshift.cli.BadInputException when a node's port is taken or its data directory is another's
+   * @throws io.ringshift.storage.StoreException when RocksDB cannot open a node's store
+   * @throws IllegalStateException when the orchestrator does not reach RUNNING in time
+   * @throws WorkerStartException when the worker cannot start against the broker
    */
   static DevControlPlane start(Settings settings) {
     EmbeddedKafka.Builder builder = EmbeddedKafka.builder().port(settings.port())
@@ -83,6 +112,15 @@ final class DevControlPlane implements AutoCloseable {
       builder.dataDir(settings.dataDir().resolve("kafka"));
     }
     EmbeddedKafka kafka = builder.build().start();
+    DevNodes nodes = null;
+    if (settings.nodes() > 0) {
+      try {
+        nodes = DevNodes.start(settings.nodes(), settings.nodePort(), settings.dataDir());
+      } catch (RuntimeException e) {
+        closeAll(null, null, null, kafka, e);
+        throw e;
+      }
+    }
     // Created once the broker runs, so that a broker that cannot start (a port in use) leaves nothing behind.
     Path stateDir;
     Path temporary = null;
@@ -93,8 +131,10 @@ final class DevControlPlane implements AutoCloseable {
         stateDir = temporary = Files.createTempDirectory("ringshift-streams-");
       }
     } catch (IOException e) {
-      kafka.close();
-      throw new UncheckedIOException("cannot create the orchestrator's state directory: " + e.getMessage(), e);
+      UncheckedIOException failure = new UncheckedIOException("cannot create the orchestrator's state directory: "
+          + e.getMessage(), e);
+      closeAll(null, null, nodes, kafka, failure);
+      throw failure;
     }
     OrchestratorConfig config = new OrchestratorConfig(kafka.bootstrapServers(), settings.applicationId(), stateDir,
         Topics.withPrefix(settings.topicPrefix()), 3, (short) 1, settings.clusterBytes());
@@ -105,12 +145,58 @@ final class DevControlPlane implements AutoCloseable {
       }
       orchestrator.start(settings.startupTimeout());
     } catch (RuntimeException e) {
-      orchestrator.close();
-      kafka.close();
+      closeAll(null, orchestrator, nodes, kafka, e);
       deleteQuietly(temporary, e);
       throw e;
     }
-    return new DevControlPlane(kafka, orchestrator, config, temporary);
+    MigrationWorker worker = null;
+    if (nodes != null) {
+      WorkerConfig workerConfig = WorkerConfig.of(config.bootstrapServers(), WORKER_ID, nodes.directory())
+          .withTopics(config.topics())
+          .withLimits(Limits.unlimited())
+          .withGrace(settings.grace())
+          .withStartTimeout(settings.startupTimeout());
+      worker = new MigrationWorker(workerConfig);
+      try {
+        worker.start();
+      } catch (RuntimeException e) {
+        WorkerStartException failure = new WorkerStartException("the migration worker did not start against "
+            + config.bootstrapServers() + ": " + e.getMessage(), e);
+        closeAll(worker, orchestrator, nodes, kafka, failure);
+        deleteQuietly(temporary, failure);
+        throw failure;
+      }
+    }
+    return new DevControlPlane(kafka, nodes, orchestrator, config, worker, temporary);
+  }
+
+  /** The migration worker could not start: Kafka unreachable or its topics missing within the start timeout. */
+  static final class WorkerStartException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    WorkerStartException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Closes the parts that exist, in stop order, adding their failures to {@code failure}. */
+  private static void closeAll(MigrationWorker worker, Orchestrator orchestrator, DevNodes nodes,
+      EmbeddedKafka kafka, Throwable failure) {
+    List<AutoCloseable> parts = new ArrayList<>();
+    parts.add(worker);
+    parts.add(orchestrator);
+    parts.add(nodes);
+    parts.add(kafka);
+    for (AutoCloseable part : parts) {
+      if (part == null) {
+        continue;
+      }
+      try {
+        part.close();
+      } catch (Exception e) {
+        failure.addSuppressed(e);
+      }
+    }
   }
 
   /**
@@ -166,26 +252,61 @@ final class DevControlPlane implements AutoCloseable {
     return config.topics();
   }
 
-  /** Stops the orchestrator, then the broker, and deletes temporary directories. Idempotent, thread-safe. */
+  /** The storage nodes, when {@code dev} runs them. */
+  Optional<DevNodes> nodes() {
+    return Optional.ofNullable(nodes);
+  }
+
+  /** The migration worker, when {@code dev} runs storage nodes. */
+  Optional<MigrationWorker> worker() {
+    return Optional.ofNullable(worker);
+  }
+
+  /**
+   * Stops the worker, the orchestrator, the nodes and the broker, in that order, and deletes temporary
+   * directories. Each part is stopped even when an earlier one fails to; the first failure is thrown after.
+   * Idempotent, thread-safe.
+   */
   @Override
   public synchronized void close() {
     if (stopped != null) {
       return;
     }
-    long t0 = System.nanoTime();
-    try {
-      orchestrator.close();
-    } finally {
-      long t1 = System.nanoTime();
+    RuntimeException failure = null;
+    long[] millis = new long[4];
+    Runnable[] steps = {
+      () -> {
+        if (worker != null) {
+          worker.close();
+        }
+      },
+      orchestrator::close,
+      () -> {
+        if (nodes != null) {
+          nodes.close();
+        }
+      },
+      kafka::close
+    };
+    for (int i = 0; i < steps.length; i++) {
+      long start = System.nanoTime();
       try {
-        kafka.close();
-      } finally {
-        long t2 = System.nanoTime();
-        stopped = new Stopped(TimeUnit.NANOSECONDS.toMillis(t1 - t0), TimeUnit.NANOSECONDS.toMillis(t2 - t1));
-        if (temporaryStateDir != null) {
-          deleteRecursively(temporaryStateDir);
+        steps[i].run();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
         }
       }
+      millis[i] = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+    stopped = new Stopped(millis[0], millis[1], millis[2], millis[3]);
+    if (temporaryStateDir != null) {
+      deleteRecursively(temporaryStateDir);
+    }
+    if (failure != null) {
+      throw failure;
     }
   }
 

@@ -7,7 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Durations as operators write them: {@code 500ms}, {@code 30s}, {@code 10min} (or {@code 10m}), {@code 2h}. */
-final class Durations {
+public final class Durations {
   private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|min|h)?", Pattern.CASE_INSENSITIVE);
 
   private Durations() {}
@@ -17,7 +17,7 @@ final class Durations {
    *
    * @throws IllegalArgumentException naming {@code option}, the value and the accepted forms
    */
-  static Duration parse(String option, String value) {
+  public static Duration parse(String option, String value) {
     String text = value.strip();
     Matcher m = DURATION.matcher(text);
     if (m.matches()) {

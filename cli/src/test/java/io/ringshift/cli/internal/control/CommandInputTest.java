@@ -89,7 +89,19 @@ class CommandInputTest {
         c("dev: port out of range", "--port was 70000; it must be 0 (any free port) or 1..65535", "dev", "--port",
             "70000"),
         c("dev: data dir is a file", "--data-dir {d}/members.json is a file", "dev", "--data-dir",
-            "{d}/members.json"));
+            "{d}/members.json"),
+        c("dev: too many nodes", "--nodes was 65; it must be 1..64", "dev", "--nodes", "65"),
+        c("dev: negative nodes", "--nodes was -1; it must be 1..64", "dev", "--nodes", "-1"),
+        c("dev: node port without nodes", "--nodes was 0; it must be 1..64 (--node-port and --grace need it)", "dev",
+            "--node-port", "7201"),
+        c("dev: grace without nodes", "--nodes was 0; it must be 1..64 (--node-port and --grace need it)", "dev",
+            "--grace", "1min"),
+        c("dev: last node port out of range", "--node-port was 65535; with --nodes 2 it must be 0 (free ports) or "
+            + "1..65534, so that the last node's port is at most 65535", "dev", "--nodes", "2", "--node-port",
+            "65535"),
+        c("dev: negative node port", "--node-port was -1", "dev", "--nodes", "2", "--node-port", "-1"),
+        c("dev: bad grace", "--grace was \"soon\"; write a duration such as 500ms, 30s, 10min or 2h", "dev",
+            "--nodes", "2", "--grace", "soon"));
   }
 
   private static Case c(String name, String expected, String... args) {

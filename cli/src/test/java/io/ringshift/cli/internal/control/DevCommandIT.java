@@ -1,24 +1,40 @@
 package io.ringshift.cli.internal.control;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.cli.internal.Cli;
 import io.ringshift.cli.internal.Fixtures;
+import io.ringshift.cli.internal.MembersFile;
+import io.ringshift.ring.Member;
+import io.ringshift.ring.RingBuilder;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.storage.RemoteStore;
+import io.ringshift.storage.Store;
+import io.ringshift.worker.NodeDirectory;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +45,7 @@ import picocli.CommandLine;
  * that Ctrl-C takes (the stop request), without sending signals to the test JVM.
  */
 class DevCommandIT {
+  private static final int KEYS = 500;
   private static final Pattern BOOTSTRAP = Pattern.compile("Kafka at (127\\.0\\.0\\.1:\\d+) and the orchestrator");
 
   @TempDir Path dir;
@@ -103,19 +120,143 @@ class DevCommandIT {
         .isLessThan(30_000);
   }
 
+  /**
+   * {@code dev --nodes 5}: a cluster of node-01..node-04 (from a members file written here, the first four of the
+   * one {@code dev} writes) holds a few hundred keys on its epoch-1 replicas; {@code join node-05} makes epoch 2,
+   * whose tasks the in-process worker copies, has fenced and verifies, so epoch 2 becomes READY and node-05 holds
+   * exactly the keys epoch 2 gives it.
+   */
+  @Test
+  void shouldRunStorageNodesAndAWorkerThatCarryOutAJoin() throws Exception {
+    long begin = System.nanoTime();
+    Path data = dir.resolve("data");
+    Dev dev = start("--port", "0", "--nodes", "5", "--node-port", "0", "--grace", "1h", "--data-dir",
+        data.toString());
+    long startMillis = (System.nanoTime() - begin) / 1_000_000;
+    String bootstrap = dev.bootstrap();
+    NodeDirectory directory = NodeDirectory.read(data.resolve("nodes.txt"));
+    assertThat(directory.nodes().keySet()).containsExactly("node-01", "node-02", "node-03", "node-04", "node-05");
+    List<Member> written = MembersFile.read(data.resolve("members.json"));
+    assertThat(written).extracting(Member::id, Member::zone).containsExactly(tuple("node-01", "az-1"),
+        tuple("node-02", "az-2"), tuple("node-03", "az-3"), tuple("node-04", "az-1"), tuple("node-05", "az-2"));
+    assertThat(dev.out().toString()).contains(
+        "Kafka at " + bootstrap + " and the orchestrator are running, with 5 storage nodes and a migration worker.",
+        "  node:   node-05 (az-2) at " + directory.address("node-05").orElseThrow(),
+        "  worker: dev-worker, unlimited copy rates, cleanup grace 1h, nodes file "
+            + data.resolve("nodes.txt").toAbsolutePath(),
+        "  ringshift init --members " + data.resolve("members.json").toAbsolutePath() + " --bootstrap " + bootstrap
+            + " --wait",
+        "  ringshift drain node-05 --bootstrap " + bootstrap + " --wait");
+    for (String id : directory.nodes().keySet()) {
+      assertThat(data.resolve("nodes").resolve(id)).as("%s keeps its store under the data dir", id).isDirectory();
+    }
+
+    Path firstFour = Fixtures.write(dir.resolve("four.json"), "[\n" + written.subList(0, 4).stream()
+        .map(m -> "{\"id\": \"" + m.id() + "\", \"zone\": \"" + m.zone() + "\"}")
+        .collect(Collectors.joining(",\n")) + "\n]\n");
+    Cli.Result init = Cli.run("init", "--members", firstFour.toString(), "--vnodes", "16", "--bootstrap", bootstrap,
+        "--wait", "30");
+    assertThat(init.stdout()).as(init.toString()).contains("epoch 1 READY");
+    Map<String, Store> nodes = new LinkedHashMap<>();
+    directory.nodes().forEach((id, address) -> nodes.put(id, RemoteStore.connect(address.toString(),
+        Duration.ofSeconds(10))));
+    Map<String, byte[]> values = new LinkedHashMap<>();
+    try {
+      RingSnapshot epoch1 = ring(written.subList(0, 4), 1);
+      for (int k = 0; k < KEYS; k++) {
+        String key = "user:" + k;
+        byte[] value = ("value-" + k).getBytes(StandardCharsets.UTF_8);
+        values.put(key, value);
+        for (Member m : epoch1.replicasOf(key).members()) {
+          nodes.get(m.id()).put(key.getBytes(StandardCharsets.UTF_8), value, 1);
+        }
+      }
+
+      Cli.Result join = Cli.run("join", "node-05", "--zone", "az-2", "--bootstrap", bootstrap, "--wait", "30");
+      assertThat(join.stdout()).as(join.toString()).contains("epoch 2 PLANNED");
+      AtomicReference<String> status = new AtomicReference<>("");
+      try {
+        await("epoch 2 READY: the worker copied, fenced and verified every range node-05 gains")
+            .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+            .until(() -> {
+              status.set(Cli.run("status", "--bootstrap", bootstrap).stdout());
+              return status.get().contains("active     epoch 2 READY") || dev.exit().isDone();
+            });
+      } catch (ConditionTimeoutException e) {
+        throw new AssertionError(e.getMessage() + "; last status:\n" + status.get() + "dev: " + dev.err(), e);
+      }
+      assertThat(dev.exit().isDone()).as("dev ended early: %s", dev.err()).isFalse();
+
+      RingSnapshot epoch2 = ring(written, 2);
+      int gained = 0;
+      for (Map.Entry<String, byte[]> e : values.entrySet()) {
+        Optional<byte[]> onNode05 = nodes.get("node-05").get(e.getKey().getBytes(StandardCharsets.UTF_8));
+        if (epoch2.replicasOf(e.getKey()).contains("node-05")) {
+          gained++;
+          assertThat(onNode05).as("key %s, which epoch 2 gives node-05", e.getKey())
+              .hasValueSatisfying(v -> assertThat(v).isEqualTo(e.getValue()));
+        } else {
+          assertThat(onNode05).as("key %s, which epoch 2 does not give node-05", e.getKey()).isEmpty();
+        }
+      }
+      assertThat(gained).as("keys node-05 gained").isGreaterThan(KEYS / 10);
+      System.out.printf("dev --nodes 5: serving after %d ms; node-05 gained %d of %d keys; join READY after %d ms "
+          + "in all%n", startMillis, gained, KEYS, (System.nanoTime() - begin) / 1_000_000);
+    } finally {
+      nodes.values().forEach(Store::close);
+    }
+
+    assertThat(dev.stopAndWait()).isZero();
+    assertThat(dev.err().toString())
+        .matches("ringshift dev: stopped \\(worker \\d+ ms, orchestrator \\d+ ms, nodes \\d+ ms, broker \\d+ ms\\)\n");
+    for (NodeDirectory.Address address : directory.nodes().values()) {
+      assertThat(portIsFree(address.toString())).as("%s is free again", address).isTrue();
+    }
+    System.out.printf("dev --nodes 5 test: %d ms%n", (System.nanoTime() - begin) / 1_000_000);
+  }
+
+  @Test
+  void shouldRefuseANodePortThatIsInUseInOneLine() throws IOException {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      Cli.Result result = Cli.run("dev", "--port", "0", "--nodes", "1", "--node-port",
+          String.valueOf(taken.getLocalPort()));
+
+      assertThat(result.exitCode()).as(result.toString()).isEqualTo(2);
+      assertThat(result.stdout()).isEmpty();
+      assertThat(result.stderr().lines()).singleElement().asString()
+          .startsWith("ringshift: port " + taken.getLocalPort() + " on 127.0.0.1 is already in use, so storage node "
+              + "node-01 cannot listen there");
+    }
+  }
+
+  /** The ring that init (epoch 1) and the join (epoch 2) build: vnodes 16, replicas 3. */
+  private static RingSnapshot ring(List<Member> members, long epoch) {
+    RingBuilder builder = RingSnapshot.builder().clusterId("default").epoch(epoch).vnodes(16).replicas(3);
+    members.forEach(m -> builder.addMember(m.id(), m.zone()));
+    return builder.build();
+  }
+
   @Test
   void shouldDeleteTemporaryDataWhenItStops() {
     Path brokerData;
     Path state;
-    try (DevControlPlane plane = DevControlPlane.start(DevControlPlane.Settings.of(0, null, 0))) {
+    Path nodes;
+    try (DevControlPlane plane = DevControlPlane.start(DevControlPlane.Settings.of(0, null, 0)
+        .withNodes(2, 0, Duration.ofMinutes(10)))) {
       brokerData = plane.brokerDataDir();
       state = plane.stateDir();
-      assertThat(DevCommand.banner(plane)).contains("  data:   temporary, deleted on exit (--data-dir DIR keeps it)");
+      nodes = plane.nodes().orElseThrow().dir();
+      assertThat(DevCommand.banner(plane)).contains("  data:   temporary, deleted on exit (--data-dir DIR keeps it)",
+          "  ringshift init --members " + nodes.resolve("members.json") + " --replicas 2 --bootstrap "
+              + plane.bootstrapServers() + " --wait")
+          .noneMatch(line -> line.contains("drain"));
       assertThat(brokerData).isDirectory();
       assertThat(state).isDirectory();
+      assertThat(nodes.resolve("nodes").resolve("node-02")).isDirectory();
     }
     assertThat(brokerData).doesNotExist();
     assertThat(state).doesNotExist();
+    assertThat(nodes).doesNotExist();
   }
 
   @Test
