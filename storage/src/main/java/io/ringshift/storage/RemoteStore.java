@@ -21,7 +21,8 @@ public final class RemoteStore {
    * {@code [::1]:7070}). Contacts nobody: the first call does, so a node that is down now can be used later.
    *
    * @param timeout how long to wait for a connection, and for the answer to a call (for a scan or a feed: for its
-   *     first bytes)
+   *     first bytes, and then for each further read of its body, which otherwise throws
+   *     {@link StoreException.Unavailable}; time the reader spends between items does not count)
    * @throws StoreException.BadRequest when {@code hostPort} is not host:port or the timeout is not positive
    */
   public static Store connect(String hostPort, Duration timeout) {

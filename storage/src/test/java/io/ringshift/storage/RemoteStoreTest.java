@@ -5,7 +5,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -13,9 +16,13 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -147,6 +154,99 @@ class RemoteStoreTest extends StoreContractTest {
       assertThat(nodeFailure).as("the fake node itself").hasNullValue();
     } finally {
       flaky.close();
+    }
+  }
+
+  /**
+   * The JDK client never times out a body that stops arriving (JDK-8258397): a node that sends the headers and a
+   * first frame of a scan, then stalls without closing its connection, must not block the reader forever. With a
+   * 1 s timeout the pending read is aborted about a second later, naming the node and the idle time.
+   */
+  @Test
+  void shouldAbortAStreamWhoseNodeStallsWithoutClosingTheConnection() throws Exception {
+    Entry first = Entry.of(bytes("a"), bytes("1"));
+    ByteArrayOutputStream frame = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(frame)) {
+      out.writeInt(1 + 8 + 4 + first.key().length + 4 + first.value().length);
+      out.writeByte(1);
+      out.writeLong(first.position());
+      out.writeInt(first.key().length);
+      out.write(first.key());
+      out.writeInt(first.value().length);
+      out.write(first.value());
+    }
+    CountDownLatch testDone = new CountDownLatch(1);
+    AtomicReference<Exception> nodeFailure = new AtomicReference<>();
+    try (ServerSocket stalling = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+      Thread node = new Thread(() -> {
+        try (Socket s = stalling.accept()) {
+          s.getInputStream().read(new byte[4096]);
+          OutputStream out = s.getOutputStream();
+          out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n"
+              + "Ringshift-Sequence: 7\r\n\r\n" + Integer.toHexString(frame.size()) + "\r\n").getBytes(UTF_8));
+          out.write(frame.toByteArray());
+          out.write("\r\n".getBytes(UTF_8));
+          out.flush();
+          testDone.await(30, TimeUnit.SECONDS);
+        } catch (IOException | InterruptedException e) {
+          nodeFailure.set(e);
+        }
+      }, "stalling-node");
+      node.start();
+      String address = "127.0.0.1:" + stalling.getLocalPort();
+      Store client = RemoteStore.connect(address, Duration.ofSeconds(1));
+      try {
+        RangeScan scan = client.scan(RingRange.whole(), null);
+        assertThat(scan.sequence()).isEqualTo(7);
+        assertThat(scan.next()).isEqualTo(first);
+        long started = System.nanoTime();
+
+        Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThatThrownBy(scan::next)
+            .isInstanceOf(StoreException.Unavailable.class)
+            .hasMessageContaining("the stream from the node at " + address + " (GET /v1/scan) stalled: no data "
+                + "arrived for 1000 ms"));
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("aborted after the timeout, not long after")
+            .isBetween(Duration.ofMillis(900), Duration.ofMillis(3_000));
+        assertThatThrownBy(scan::hasNext).as("the stream stays aborted").isInstanceOf(StoreException.Unavailable.class)
+            .hasMessageContaining("no data arrived for 1000 ms");
+        scan.close();
+      } finally {
+        client.close();
+        testDone.countDown();
+        node.join(10_000);
+      }
+      assertThat(nodeFailure).as("the fake node itself").hasNullValue();
+    }
+  }
+
+  /**
+   * Only time spent waiting inside a read counts: a reader that pauses between items longer than the timeout (a
+   * throttled copy) keeps its stream, even though the node, blocked by the full connection, sent nothing meanwhile.
+   */
+  @Test
+  void shouldNotAbortAStreamWhoseReaderPausesLongerThanTheTimeout() throws InterruptedException {
+    List<Entry> entries = new ArrayList<>();
+    byte[] value = new byte[1024];
+    for (int i = 0; i < 4_000; i++) {
+      entries.add(Entry.of(bytes("k" + i), value));
+    }
+    rocks.apply(entries);
+    Store slowReader = RemoteStore.connect(server.hostPort(), Duration.ofMillis(200));
+    try (RangeScan scan = slowReader.scan(RingRange.whole(), null)) {
+      int read = 0;
+      for (int pause = 0; pause < 2; pause++) {
+        scan.next();
+        read++;
+        assertThat(new CountDownLatch(1).await(600, TimeUnit.MILLISECONDS))
+            .as("a deliberate pause of three timeouts").isFalse();
+      }
+      while (scan.hasNext()) {
+        scan.next();
+        read++;
+      }
+      assertThat(read).as("the whole 4 MB range despite the pauses").isEqualTo(4_000);
+    } finally {
+      slowReader.close();
     }
   }
 

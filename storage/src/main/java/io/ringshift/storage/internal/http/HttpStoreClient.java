@@ -37,6 +37,9 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,8 +52,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Scans and feeds read their chunked response lazily, one frame at a time, through the client's flow-controlled
  * body stream, so a range of any size streams in bounded memory. The timeout bounds connecting and waiting for an
- * answer's headers; the JDK client does not time out a body that stops arriving (JDK-8258397), so a stream from a
- * node that hangs without closing its connection waits until the node's TCP connection dies.
+ * answer's headers; the JDK client does not time out a body that stops arriving (JDK-8258397), so the client
+ * bounds that itself: a read of a stream that waits longer than the timeout for the body's next bytes is aborted and
+ * throws {@link StoreException.Unavailable} ("no data arrived for N ms").
+ *
+ * <p>Design note (the idle timeout): each stream's body is wrapped so that a read records the moment it started to
+ * wait on the network and clears it when bytes came back. One daemon watchdog thread per client, started with its
+ * first stream, checks the open streams a few times per timeout and closes the body of a stream whose read has
+ * waited longer than the timeout; closing the JDK's body stream wakes the blocked read with an IOException, which
+ * the stream turns into the idle-timeout error. Only time spent inside a read counts, so a reader that is slow to
+ * ask for the next item (a throttled copy) is never aborted, however long it pauses.
  */
 public final class HttpStoreClient implements Store {
   private static final Logger LOG = LoggerFactory.getLogger(HttpStoreClient.class);
@@ -59,6 +70,7 @@ public final class HttpStoreClient implements Store {
   private final Duration timeout;
   private final HttpClient client;
   private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
+  private ScheduledExecutorService watchdog;
   private volatile boolean closed;
 
   private HttpStoreClient(String hostPort, URI base, Duration timeout) {
@@ -261,6 +273,11 @@ public final class HttpStoreClient implements Store {
       stream.abort();
     }
     streams.clear();
+    synchronized (this) {
+      if (watchdog != null) {
+        watchdog.shutdownNow();
+      }
+    }
   }
 
   @Override
@@ -412,17 +429,94 @@ public final class HttpStoreClient implements Store {
 
   private <T extends Stream> T register(T stream) {
     streams.add(stream);
+    startWatchdog();
+    if (closed) {
+      stream.abort();
+    }
     return stream;
+  }
+
+  /** Starts the idle-timeout watchdog once; it checks the streams four times per timeout (10 ms to 1 s apart). */
+  private synchronized void startWatchdog() {
+    if (watchdog != null || closed) {
+      return;
+    }
+    watchdog = Executors.newSingleThreadScheduledExecutor(task -> {
+      Thread t = new Thread(task, "remote-store-watchdog-" + hostPort);
+      t.setDaemon(true);
+      return t;
+    });
+    long period = Math.max(10, Math.min(1_000, timeout.toMillis() / 4));
+    watchdog.scheduleWithFixedDelay(this::abortStalledStreams, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** Aborts every stream whose read has waited for the body longer than the timeout. */
+  private void abortStalledStreams() {
+    long now = System.nanoTime();
+    for (Stream stream : streams) {
+      try {
+        stream.abortIfStalled(now, timeout.toNanos());
+      } catch (RuntimeException e) {
+        LOG.warn("checking a stream from {} for the idle timeout failed", hostPort, e);
+      }
+    }
   }
 
   // ---- streams
 
-  /** Where a stream stands: reading, at its END frame, closed by its reader, or cut off by the client's close. */
-  private enum StreamState { OPEN, ENDED, CLOSED, ABORTED }
+  /**
+   * Where a stream stands: reading, at its END frame, closed by its reader, cut off by the client's close, or cut
+   * off by the watchdog because no data arrived within the timeout.
+   */
+  private enum StreamState { OPEN, ENDED, CLOSED, ABORTED, STALLED }
+
+  /** A body stream that records since when a read has been waiting for bytes ({@link #IDLE}: no read waits). */
+  private static final class WatchedInputStream extends java.io.FilterInputStream {
+    static final long IDLE = Long.MIN_VALUE;
+    private volatile long waitingSince = IDLE;
+
+    WatchedInputStream(InputStream in) {
+      super(in);
+    }
+
+    long waitingSince() {
+      return waitingSince;
+    }
+
+    @Override
+    public int read() throws IOException {
+      waitingSince = System.nanoTime();
+      try {
+        return super.read();
+      } finally {
+        waitingSince = IDLE;
+      }
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      waitingSince = System.nanoTime();
+      try {
+        return super.read(b, off, len);
+      } finally {
+        waitingSince = IDLE;
+      }
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+      waitingSince = System.nanoTime();
+      try {
+        return super.skip(n);
+      } finally {
+        waitingSince = IDLE;
+      }
+    }
+  }
 
   /** Decodes a frame stream into items; END finishes it, ERROR and a cut-off stream throw. */
   private final class FrameStream<T> implements Iterator<T> {
-    private final InputStream body;
+    private final WatchedInputStream body;
     private final Frames.Reader reader;
     private final String path;
     private final Function<Frames.Frame, T> item;
@@ -431,8 +525,8 @@ public final class HttpStoreClient implements Store {
     private long count;
 
     FrameStream(InputStream body, String path, Function<Frames.Frame, T> item) {
-      this.body = body;
-      this.reader = new Frames.Reader(new BufferedInputStream(body, 64 * 1024));
+      this.body = new WatchedInputStream(body);
+      this.reader = new Frames.Reader(new BufferedInputStream(this.body, 64 * 1024));
       this.path = path;
       this.item = item;
     }
@@ -447,8 +541,7 @@ public final class HttpStoreClient implements Store {
           return false;
         }
         case CLOSED -> throw new IllegalStateException("the stream is closed");
-        case ABORTED -> throw new StoreException.Unavailable("the remote store for the node at " + hostPort
-            + " was closed while this stream was open", null);
+        case ABORTED, STALLED -> throw cutOff(null);
         default -> {
           // OPEN: read on.
         }
@@ -458,13 +551,22 @@ public final class HttpStoreClient implements Store {
         frame = reader.next();
       } catch (Frames.MalformedFrameException e) {
         end(StreamState.ENDED);
+        if (state == StreamState.ABORTED || state == StreamState.STALLED) {
+          throw cutOff(e);
+        }
         throw new StoreException("the stream from the node at " + hostPort + " is malformed: " + e.getMessage(), e);
       } catch (IOException e) {
         end(StreamState.ENDED);
+        if (state == StreamState.ABORTED || state == StreamState.STALLED) {
+          throw cutOff(e);
+        }
         throw unreachable("GET", path, e);
       }
       if (frame == null) {
         end(StreamState.ENDED);
+        if (state == StreamState.ABORTED || state == StreamState.STALLED) {
+          throw cutOff(null);
+        }
         throw new StoreException.Unavailable("the stream from the node at " + hostPort + " (" + pathOnly(path)
             + ") ended after " + count + " frames without its end frame", null);
       }
@@ -488,6 +590,26 @@ public final class HttpStoreClient implements Store {
       }
       count++;
       return true;
+    }
+
+    /** The error of a stream the client's close or the watchdog cut off. */
+    private StoreException.Unavailable cutOff(IOException cause) {
+      if (state == StreamState.STALLED) {
+        return new StoreException.Unavailable("the stream from the node at " + hostPort + " (GET " + pathOnly(path)
+            + ") stalled: no data arrived for " + timeout.toMillis() + " ms", cause);
+      }
+      return new StoreException.Unavailable("the remote store for the node at " + hostPort
+          + " was closed while this stream was open", cause);
+    }
+
+    /** Aborts the stream when a read has waited for the body longer than {@code timeoutNanos}. */
+    void abortIfStalled(long nowNanos, long timeoutNanos) {
+      long since = body.waitingSince();
+      if (since != WatchedInputStream.IDLE && nowNanos - since > timeoutNanos && state == StreamState.OPEN) {
+        LOG.debug("the stream {} from {} got no data for {} ms; aborting it", pathOnly(path), hostPort,
+            timeout.toMillis());
+        end(StreamState.STALLED);
+      }
     }
 
     @Override
@@ -524,6 +646,8 @@ public final class HttpStoreClient implements Store {
   private interface Stream extends AutoCloseable {
     void abort();
 
+    void abortIfStalled(long nowNanos, long timeoutNanos);
+
     @Override
     void close();
   }
@@ -555,6 +679,11 @@ public final class HttpStoreClient implements Store {
     @Override
     public void abort() {
       frames.end(StreamState.ABORTED);
+    }
+
+    @Override
+    public void abortIfStalled(long nowNanos, long timeoutNanos) {
+      frames.abortIfStalled(nowNanos, timeoutNanos);
     }
   }
 
