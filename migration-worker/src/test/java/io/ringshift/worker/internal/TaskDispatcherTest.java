@@ -147,6 +147,29 @@ class TaskDispatcherTest {
     assertThat(b.fences()).isEmpty();
   }
 
+  /**
+   * A re-plan that turns a COPY into a REPAIR of the same range (another replica died) drops the one and emits the
+   * other at the same epoch: fences are keyed by range and epoch, so lifting the dropped task's fence would lift
+   * the live task's on the sources they share.
+   */
+  @Test
+  void shouldKeepAFenceThatALiveTaskOfTheSameEpochAndRangeReadsFrom() {
+    StoreFixture.Node b = nodes.node("node-b");
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    RangeCopyTask task = fencedAndStuck(List.of("node-a", "node-b"));
+    RangeCopyTask repair = Harness.task(TaskKind.REPAIR, 3, HALF, List.of("node-a"), "node-u");
+    h.control.onTask(repair.getTaskId(), repair);
+    h.control.onTask(task.getTaskId(), null);
+
+    dispatcher.onTask("p0", task.getTaskId(), null);
+
+    h.awaitFinished(run);
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).as("node-a keeps the fence the repair reads behind")
+        .isInstanceOf(WriteResult.RetryWithEpoch.class);
+    assertThat(b.put(key, StoreFixture.bytes("old-epoch"), 1)).as("node-b is no source of the repair")
+        .isInstanceOf(WriteResult.Applied.class);
+  }
+
   @Test
   void shouldKeepTheFenceWhenAFencedTasksPartitionIsRevoked() {
     byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
