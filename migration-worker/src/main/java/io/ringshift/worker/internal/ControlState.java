@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What a worker knows of the whole control plane, beyond its own partitions of {@code ring.tasks}: the latest
  * status of every task (checkpoints to resume from, VERIFIED checks for cleanups), the COPY and REPAIR tasks of
- * every epoch (whose targets a cleanup waits for), and when each epoch was PUBLISHED. Fed by a reader of all
+ * every epoch (whose targets a cleanup waits for), the last record of every task (kept after its tombstone: a
+ * dropped task's sources, whose fences the dispatcher lifts), and when each epoch was PUBLISHED. Fed by a reader of all
  * partitions of {@code ring.task-status}, {@code ring.tasks} and {@code ring.epochs}; tests feed it directly.
  * Thread safe.
  */
@@ -22,6 +23,7 @@ public final class ControlState {
   private final Map<String, TaskStatus> statuses = new ConcurrentHashMap<>();
   private final Map<String, Map<String, RangeCopyTask>> copyTasksByEpoch = new ConcurrentHashMap<>();
   private final Map<String, String> epochOfTask = new ConcurrentHashMap<>();
+  private final Map<String, RangeCopyTask> lastRecords = new ConcurrentHashMap<>();
   private final Map<String, Long> publishedAt = new ConcurrentHashMap<>();
 
   /** The latest status of a task ({@code null} removes it: a tombstone). */
@@ -35,6 +37,9 @@ public final class ControlState {
 
   /** The latest record of a task on {@code ring.tasks} ({@code null}: the task was dropped). */
   public synchronized void onTask(String taskId, RangeCopyTask task) {
+    if (task != null) {
+      lastRecords.put(taskId, task);
+    }
     String previous = epochOfTask.remove(taskId);
     if (previous != null) {
       Map<String, RangeCopyTask> tasks = copyTasksByEpoch.get(previous);
@@ -59,6 +64,15 @@ public final class ControlState {
 
   public Optional<TaskStatus> status(String taskId) {
     return Optional.ofNullable(statuses.get(taskId));
+  }
+
+  /**
+   * The last record of a task on {@code ring.tasks} that was not a tombstone, kept after a tombstone: the worker's
+   * poll loop may see only the tombstone (a record and its tombstone read in one poll, or a partition replayed
+   * after a rebalance), and a dropped task that fenced needs the sources it fenced.
+   */
+  public Optional<RangeCopyTask> lastRecord(String taskId) {
+    return Optional.ofNullable(lastRecords.get(taskId));
   }
 
   /** When {@code epoch} of {@code clusterId} was PUBLISHED (the record's timestampMillis), if it was. */

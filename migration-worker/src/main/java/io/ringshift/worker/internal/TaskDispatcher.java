@@ -1,13 +1,17 @@
 package io.ringshift.worker.internal;
 
 import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.RingRange;
+import io.ringshift.storage.StoreException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -20,9 +24,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns the records of {@code ring.tasks} into running tasks: starts a task it does not run yet (unless its
  * latest status is VERIFIED or FAILED), hands a newer record of a running task to it (fence request, re-plan)
- * and re-publishes its status, drops a task on a tombstone (the run lifts the fences it set), and stops the tasks of revoked partitions. Every
- * task is tagged with an owner (its partition), so a rebalance stops exactly the tasks it takes away. Called from
- * the worker's poll thread only; tasks run on the executor.
+ * and re-publishes its status, drops a task on a tombstone (lifting the fences it set: a running run lifts its
+ * own, for one that had ended the dispatcher lifts them from the task's status and last record), and stops the
+ * tasks of revoked partitions, which never lifts fences (another worker continues the task). Every task is
+ * tagged with an owner (its partition), so a rebalance stops exactly the tasks it takes away. Called from the
+ * worker's poll thread only; tasks and the lifting of fences run on the executor.
  */
 public final class TaskDispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(TaskDispatcher.class);
@@ -32,6 +38,7 @@ public final class TaskDispatcher {
   private final TaskContext ctx;
   private final Executor executor;
   private final Map<String, Running> tasks = new ConcurrentHashMap<>();
+  private final Set<CompletableFuture<Void>> lifting = ConcurrentHashMap.newKeySet();
 
   public TaskDispatcher(TaskContext ctx, Executor executor) {
     this.ctx = ctx;
@@ -47,10 +54,11 @@ public final class TaskDispatcher {
   public void onTask(Object owner, String taskId, RangeCopyTask task) {
     Running current = tasks.get(taskId);
     if (task == null) {
-      if (current != null) {
-        LOG.info("task {} cancelled by a tombstone", taskId);
-        current.run().stop(TaskControl.Stop.DROPPED);
-        tasks.remove(taskId);
+      tasks.remove(taskId);
+      if (current != null && current.run().drop()) {
+        LOG.info("task {} dropped by a tombstone; its run stops and lifts the fences it set", taskId);
+      } else {
+        liftFences(taskId, current == null ? null : current.run());
       }
       return;
     }
@@ -78,6 +86,52 @@ public final class TaskDispatcher {
   }
 
   /**
+   * A tombstone dropped a task that has no running run (it ended VERIFIED or BLOCKED here, or before a restart or
+   * rebalance): when its latest status says it fenced, lifts the fence of its range at its epoch on every source
+   * of its last record, on the executor, best effort (a node that does not answer is logged and skipped). The
+   * record is the ended run's, else the last one {@link ControlState} kept; the status is {@link ControlState}'s,
+   * else the ended run's last.
+   */
+  private void liftFences(String taskId, TaskRun ended) {
+    TaskStatus status = ctx.control().status(taskId).orElse(ended == null ? null : ended.lastPublished());
+    if (status == null || (status.getFencePosition() == null && status.getState() != TaskState.FENCED)) {
+      LOG.info("task {} dropped by a tombstone; it never fenced, nothing to undo", taskId);
+      return;
+    }
+    RangeCopyTask record = ended != null ? ended.task() : ctx.control().lastRecord(taskId).orElse(null);
+    if (record == null) {
+      LOG.warn("task {} dropped by a tombstone after it fenced ({}), but no record of it names its sources: the "
+          + "fences stay until its epoch is published", taskId, status.getState());
+      return;
+    }
+    if (record.getKind() != TaskKind.COPY && record.getKind() != TaskKind.REPAIR) {
+      return;
+    }
+    RingRange range = RingRange.of(record.getRangeStart(), record.getRangeEnd());
+    long epoch = record.getEpoch();
+    List<String> sources = List.copyOf(record.getSources());
+    CompletableFuture<Void> lift = CompletableFuture.runAsync(() -> {
+      for (String node : sources) {
+        try {
+          ctx.stores().store(node).unfence(range, epoch);
+          LOG.info("task {} dropped after it ended {}: lifted the fence of {} at epoch {} on {}", taskId,
+              status.getState(), range, epoch, node);
+        } catch (StoreException e) {
+          LOG.warn("task {} dropped: could not lift the fence of {} at epoch {} on {}, skipping it: {}", taskId,
+              range, epoch, node, e.getMessage());
+        }
+      }
+    }, executor);
+    lifting.add(lift);
+    lift.whenComplete((v, e) -> lifting.remove(lift));
+  }
+
+  /** Whether fences of dropped tasks are still being lifted. */
+  public boolean lifting() {
+    return !lifting.isEmpty();
+  }
+
+  /**
    * Stops the tasks of these owners at their next checkpoint boundary (writing that checkpoint when
    * {@code checkpoint}) and waits up to {@code timeout} for them; a task that does not stop in time is cancelled,
    * so it writes nothing after its partition moved.
@@ -101,6 +155,15 @@ public final class TaskDispatcher {
     stopping.forEach(e -> e.getValue().run().stop(TaskControl.Stop.CHECKPOINT));
     awaitStopped(stopping, timeout);
     tasks.clear();
+    try {
+      // Fences being lifted finish before the stores close; they are never started by a close.
+      CompletableFuture.allOf(lifting.toArray(CompletableFuture[]::new))
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      LOG.warn("fences of dropped tasks still being lifted after {}: {}", timeout, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The run of a task, if this dispatcher has one. */

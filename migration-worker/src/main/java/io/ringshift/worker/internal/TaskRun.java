@@ -65,20 +65,39 @@ public abstract class TaskRun implements Runnable {
       if (control.stopRequested() == TaskControl.Stop.CHECKPOINT) {
         // The one status a stopped run writes: its last checkpoint, unless the stop became a cancel meanwhile.
         publishStatus();
-      } else if (control.stopRequested() == TaskControl.Stop.DROPPED) {
-        // Whatever unwound the run (an interrupt reports CANCEL), a dropped task still lifts its fences.
-        dropped();
       }
     } finally {
-      finished = true;
+      boolean drop;
+      synchronized (this) {
+        finished = true;
+        drop = control.stopRequested() == TaskControl.Stop.DROPPED;
+      }
+      if (drop) {
+        // Whatever ended the run (a stop, an interrupt reporting CANCEL, VERIFIED or BLOCKED just before the drop
+        // arrived), a dropped task still lifts its fences.
+        dropped();
+      }
     }
+  }
+
+  /**
+   * Drops the task (a tombstone): a run that has not ended stops and lifts its fences itself as it ends, and this
+   * returns true; a run that had already ended does nothing and this returns false (the dispatcher lifts the
+   * fences from the task's status then). Atomic with the run's end, so exactly one of the two lifts them.
+   */
+  public synchronized boolean drop() {
+    if (finished) {
+      return false;
+    }
+    control.stop(TaskControl.Stop.DROPPED);
+    return true;
   }
 
   /** The kind's work; returns when the task is done for this worker, throws {@link TaskControl.Stopped}. */
   protected abstract void execute();
 
   /**
-   * The task was dropped by a re-plan while this run had not finished: undo what would outlive it (a copy lifts
+   * The task was dropped by a re-plan before this run ended: undo what would outlive it (a copy lifts
    * its fences). Best effort; writes no status. Does nothing by default.
    */
   protected void dropped() {}

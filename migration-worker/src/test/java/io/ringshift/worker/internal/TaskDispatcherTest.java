@@ -11,6 +11,7 @@ import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.Entry;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.Limits;
 import java.nio.file.Path;
@@ -206,6 +207,116 @@ class TaskDispatcherTest {
     assertThat(t.contents(HALF)).as("nothing applied after the stop")
         .doesNotContainKey(new String(late.get(0), java.nio.charset.StandardCharsets.UTF_8))
         .hasSize(a.contents(HALF).size() - late.size());
+  }
+
+  @Test
+  void shouldLiftTheFencesOnBothSourcesWhenATombstoneDropsAVerifiedTask() {
+    StoreFixture.Node b = nodes.node("node-b");
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    RangeCopyTask task = endedFenced(List.of("node-a", "node-b"), false);
+    assertThat(h.control.status(task.getTaskId()).orElseThrow().getState()).isEqualTo(TaskState.VERIFIED);
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).isInstanceOf(WriteResult.RetryWithEpoch.class);
+
+    dispatcher.onTask("p0", task.getTaskId(), null);
+
+    await("the fences on node-a and node-b lifted").atMost(Harness.WAIT)
+        .until(() -> a.fences().isEmpty() && b.fences().isEmpty());
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).as("node-a takes epoch-1 writes again")
+        .isInstanceOf(WriteResult.Applied.class);
+    assertThat(b.put(key, StoreFixture.bytes("old-epoch"), 1)).as("node-b too")
+        .isInstanceOf(WriteResult.Applied.class);
+    assertThat(dispatcher.knows(task.getTaskId())).isFalse();
+  }
+
+  @Test
+  void shouldLiftTheFencesOnBothSourcesWhenATombstoneDropsATaskBlockedOnADigestMismatchAfterARestart() {
+    StoreFixture.Node b = nodes.node("node-b");
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    RangeCopyTask task = endedFenced(List.of("node-a", "node-b"), true);
+    TaskStatus blocked = h.control.status(task.getTaskId()).orElseThrow();
+    assertThat(blocked.getState()).isEqualTo(TaskState.BLOCKED);
+    assertThat(blocked.getBlockedReason()).startsWith("range digests differ");
+    // A worker that restarted (or got the partition in a rebalance) sees only the tombstone; the record of the task
+    // is the one ControlState kept.
+    TaskDispatcher restarted = new TaskDispatcher(h.ctx, executor);
+
+    restarted.onTask("p0", task.getTaskId(), null);
+
+    await("the fences on node-a and node-b lifted").atMost(Harness.WAIT)
+        .until(() -> a.fences().isEmpty() && b.fences().isEmpty());
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(b.put(key, StoreFixture.bytes("old-epoch"), 1)).isInstanceOf(WriteResult.Applied.class);
+    restarted.stopAll(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void shouldSkipASourceThatDoesNotAnswerAndLiftTheOthersFence() {
+    StoreFixture.Node b = nodes.node("node-b");
+    RangeCopyTask task = endedFenced(List.of("node-a", "node-b"), false);
+    b.down();
+
+    dispatcher.onTask("p0", task.getTaskId(), null);
+
+    await("the fence on node-a lifted").atMost(Harness.WAIT).until(() -> a.fences().isEmpty());
+    await("lifting done").atMost(Harness.WAIT).until(() -> !dispatcher.lifting());
+    b.up();
+    assertThat(b.fences()).as("node-b was down: its fence stays until the epoch is published").hasSize(1);
+  }
+
+  @Test
+  void shouldLiftNothingWhenATombstoneDropsATaskThatNeverFenced() {
+    RangeCopyTask task = copyTask(3, HALF, List.of("node-a"), "node-t");
+    h.control.onTask(task.getTaskId(), task);
+    h.control.onStatus(task.getTaskId(), TaskStatus.newBuilder().setTaskId(task.getTaskId()).setClusterId("c1")
+        .setEpoch(3).setState(TaskState.BLOCKED).setBlockedReason("target node-t unreachable").setCopiedBytes(5)
+        .setTimestampMillis(1).build());
+    // A fence of the range at the same epoch that this task did not set (another plan's): it must stay.
+    a.fence(HALF, 3);
+
+    dispatcher.onTask("p0", task.getTaskId(), null);
+
+    assertThat(dispatcher.lifting()).as("no unfence started").isFalse();
+    assertThat(a.fences()).hasSize(1);
+    assertThat(h.statuses()).isEmpty();
+  }
+
+  @Test
+  void shouldKeepTheFencesOfAVerifiedTaskWhenItsPartitionIsRevoked() {
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    endedFenced(List.of("node-a"), false);
+
+    dispatcher.stopOwned(Set.of("p0"), true, Duration.ofSeconds(10));
+
+    assertThat(dispatcher.lifting()).isFalse();
+    assertThat(a.fences()).hasSize(1);
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).as("the range still moves to its new replicas")
+        .isInstanceOf(WriteResult.RetryWithEpoch.class);
+  }
+
+  /**
+   * A task of p0 whose run fenced its sources and ended: VERIFIED, or BLOCKED on a digest mismatch when
+   * {@code corrupt} (a key the source never had is put on the target behind the worker's back). ControlState gets
+   * the task's records as the worker's reader of ring.tasks would give it.
+   */
+  private RangeCopyTask endedFenced(List<String> sources, boolean corrupt) {
+    RangeCopyTask task = copyTask(3, HALF, sources, "node-t");
+    h.control.onTask(task.getTaskId(), task);
+    dispatcher.onTask("p0", task.getTaskId(), task);
+    h.throttles.setLimits(Limits.unlimited());
+    h.awaitState(task.getTaskId(), TaskState.CAUGHT_UP);
+    if (corrupt) {
+      nodes.node("node-t").delegate.apply(List.of(
+          Entry.of(CopyRunTest.keysIn(HALF, "corrupt", 1).get(0), StoreFixture.bytes("junk"))));
+    }
+    RangeCopyTask fence = fenceRequested(task);
+    h.control.onTask(task.getTaskId(), fence);
+    dispatcher.onTask("p0", task.getTaskId(), fence);
+    h.awaitFinished(dispatcher.run(task.getTaskId()));
+    assertThat(h.control.status(task.getTaskId()).orElseThrow().getFencePosition()).isNotNull();
+    for (String source : sources) {
+      assertThat(nodes.node(source).fences()).as("fences on " + source).hasSize(1);
+    }
+    return task;
   }
 
   private TaskRun run;
