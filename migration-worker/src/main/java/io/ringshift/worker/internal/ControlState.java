@@ -5,6 +5,7 @@ import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.storage.RingRange;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -101,6 +102,22 @@ public final class ControlState {
       }
     }
     return later;
+  }
+
+  /**
+   * A live COPY or REPAIR task of {@code epoch}, other than {@code except}, whose range overlaps {@code range} and
+   * which reads from {@code node}: it may rely on the node's fence of the range at that epoch, since fences are
+   * keyed by range and epoch, not by task. Null when there is none.
+   */
+  public String liveTaskReading(String clusterId, long epoch, RingRange range, String node,
+      String except) {
+    for (RangeCopyTask other : copyTasks(clusterId, epoch)) {
+      if (!other.getTaskId().equals(except) && other.getSources().contains(node)
+          && Ranges.overlap(range, RingRange.of(other.getRangeStart(), other.getRangeEnd()))) {
+        return other.getTaskId();
+      }
+    }
+    return null;
   }
 
   private static String epochKey(String clusterId, long epoch) {

@@ -365,7 +365,7 @@ final class CopyRun extends TaskRun {
     RingRange range = range();
     long epoch = task().getEpoch();
     for (String node : nodes) {
-      String keeper = liveTaskFencing(node, range, epoch);
+      String keeper = ctx.control().liveTaskReading(task().getClusterId(), epoch, range, node, id());
       if (keeper != null) {
         // Fences are keyed by range and epoch, not by task: lifting this one would lift the live task's too, and
         // let older-epoch writes land on the source after that task's fence position.
@@ -384,20 +384,6 @@ final class CopyRun extends TaskRun {
             e.getMessage());
       }
     }
-  }
-
-  /**
-   * A live COPY or REPAIR task of the same epoch, other than this one, whose range overlaps {@code range} and
-   * which reads from {@code node}: it may rely on the node's fence of the range at this epoch. Null when none.
-   */
-  private String liveTaskFencing(String node, RingRange range, long epoch) {
-    for (RangeCopyTask other : ctx.control().copyTasks(task().getClusterId(), epoch)) {
-      if (!other.getTaskId().equals(id()) && other.getSources().contains(node)
-          && Ranges.overlap(range, RingRange.of(other.getRangeStart(), other.getRangeEnd()))) {
-        return other.getTaskId();
-      }
-    }
-    return null;
   }
 
   /**

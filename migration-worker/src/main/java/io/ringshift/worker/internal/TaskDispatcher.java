@@ -112,6 +112,12 @@ public final class TaskDispatcher {
     List<String> sources = List.copyOf(record.getSources());
     CompletableFuture<Void> lift = CompletableFuture.runAsync(() -> {
       for (String node : sources) {
+        String keeper = ctx.control().liveTaskReading(record.getClusterId(), epoch, range, node, taskId);
+        if (keeper != null) {
+          LOG.info("task {} dropped: keeping the fence of {} at epoch {} on {}: live task {} moves that range too",
+              taskId, range, epoch, node, keeper);
+          continue;
+        }
         try {
           ctx.stores().store(node).unfence(range, epoch);
           LOG.info("task {} dropped after it ended {}: lifted the fence of {} at epoch {} on {}", taskId,

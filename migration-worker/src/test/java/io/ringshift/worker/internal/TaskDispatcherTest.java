@@ -228,6 +228,23 @@ class TaskDispatcherTest {
     assertThat(dispatcher.knows(task.getTaskId())).isFalse();
   }
 
+  /** The same for a task that had ended: a live task of the same epoch and range still reads behind node-a's fence. */
+  @Test
+  void shouldKeepTheFenceALiveTaskReadsBehindWhenATombstoneDropsAnEndedTask() {
+    StoreFixture.Node b = nodes.node("node-b");
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    RangeCopyTask task = endedFenced(List.of("node-a", "node-b"), false);
+    RangeCopyTask repair = task(TaskKind.REPAIR, task.getEpoch(), HALF, List.of("node-a"), "node-u");
+    h.control.onTask(repair.getTaskId(), repair);
+
+    dispatcher.onTask("p0", task.getTaskId(), null);
+
+    await("the fence on node-b lifted").atMost(Harness.WAIT).until(() -> b.fences().isEmpty());
+    await("the lifting done").atMost(Harness.WAIT).until(() -> !dispatcher.lifting());
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).as("node-a keeps the fence the repair reads behind")
+        .isInstanceOf(WriteResult.RetryWithEpoch.class);
+  }
+
   @Test
   void shouldLiftTheFencesOnBothSourcesWhenATombstoneDropsATaskBlockedOnADigestMismatchAfterARestart() {
     StoreFixture.Node b = nodes.node("node-b");
