@@ -1,7 +1,7 @@
 package io.ringshift.cli.internal.control;
 
 import io.ringshift.cli.BadInputException;
-import io.ringshift.cli.internal.worker.Durations;
+import io.ringshift.cli.internal.Durations;
 import io.ringshift.devkit.EmbeddedKafkaException;
 import io.ringshift.orchestrator.OrchestratorConfig;
 import io.ringshift.ring.RingBuilder;

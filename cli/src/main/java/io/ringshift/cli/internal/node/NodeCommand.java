@@ -1,6 +1,7 @@
 package io.ringshift.cli.internal.node;
 
 import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.control.SignalTrap;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RocksStore;
@@ -13,13 +14,10 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -172,25 +170,13 @@ public final class NodeCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** A duration as {@code 90s}, {@code 30m}, {@code 6h}, {@code 2d}, or ISO-8601 ({@code PT6H}). */
+  /** A duration as {@link Durations} reads it ({@code 90s}, {@code 30m}, {@code 6h}, {@code 2d}, ISO-8601). */
   static final class DurationConverter implements ITypeConverter<Duration> {
-    private static final Pattern SHORT = Pattern.compile("(\\d+)\\s*([smhd])", Pattern.CASE_INSENSITIVE);
-
     @Override
     public Duration convert(String value) {
-      Matcher m = SHORT.matcher(value.strip());
-      if (m.matches()) {
-        long n = Long.parseLong(m.group(1));
-        return switch (Character.toLowerCase(m.group(2).charAt(0))) {
-          case 's' -> Duration.ofSeconds(n);
-          case 'm' -> Duration.ofMinutes(n);
-          case 'h' -> Duration.ofHours(n);
-          default -> Duration.ofDays(n);
-        };
-      }
       try {
-        return Duration.parse(value.strip());
-      } catch (DateTimeParseException e) {
+        return Durations.parse("duration", value);
+      } catch (IllegalArgumentException e) {
         throw new TypeConversionException("'" + value + "' is not a duration; write for example 90s, 30m, 6h or 2d");
       }
     }

@@ -2,6 +2,7 @@ package io.ringshift.cli.internal.worker;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.worker.Limits;

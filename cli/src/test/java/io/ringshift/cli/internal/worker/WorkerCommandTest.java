@@ -3,6 +3,7 @@ package io.ringshift.cli.internal.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.cli.internal.Cli;
+import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.Fixtures;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal.worker;
+package io.ringshift.cli.internal;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -6,9 +6,12 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Durations as operators write them: {@code 500ms}, {@code 30s}, {@code 10min} (or {@code 10m}), {@code 2h}. */
+/**
+ * Durations as operators write them, for every command: {@code 500ms}, {@code 30s}, {@code 10min} (or {@code 10m}),
+ * {@code 2h}, {@code 2d}.
+ */
 public final class Durations {
-  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|min|h)?", Pattern.CASE_INSENSITIVE);
+  private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|min|h|d)?", Pattern.CASE_INSENSITIVE);
 
   private Durations() {}
 
@@ -32,7 +35,8 @@ public final class Durations {
         case "ms" -> Duration.ofMillis(n);
         case "s" -> Duration.ofSeconds(n);
         case "m", "min" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
+        case "h" -> Duration.ofHours(n);
+        default -> Duration.ofDays(n);
       };
     }
     try {
