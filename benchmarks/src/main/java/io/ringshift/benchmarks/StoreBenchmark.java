@@ -9,17 +9,14 @@ import io.ringshift.storage.RingRange;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -99,15 +96,7 @@ public class StoreBenchmark {
   public void tearDown() throws IOException {
     store.close();
     changelog.close();
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    }
+    TempDirs.delete(dir);
   }
 
   /** A client write through the store (the WAL is the change log). */
