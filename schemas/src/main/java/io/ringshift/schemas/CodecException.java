@@ -32,7 +32,13 @@ public final class CodecException extends RuntimeException {
     /** A field breaks a rule of the ring (bad member, duplicate id, bad parameter). */
     INVALID_CONTENT,
     /** The ring rebuilt from the record does not have the checksum the record states. */
-    CHECKSUM_MISMATCH
+    CHECKSUM_MISMATCH,
+    /** A published snapshot carries no signature. */
+    UNSIGNED,
+    /** A published snapshot is signed by a key the reader does not trust. */
+    UNKNOWN_KEY,
+    /** A published snapshot's signature does not verify with the key it names. */
+    BAD_SIGNATURE
   }
 
   private final Reason reason;

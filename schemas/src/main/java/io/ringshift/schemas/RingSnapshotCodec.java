@@ -81,6 +81,89 @@ public final class RingSnapshotCodec {
     return fromRecord(serde.deserialize(bytes));
   }
 
+  /**
+   * Encodes a published snapshot: the ring as {@link #encode(RingSnapshot)} does, plus the previous checksum, the
+   * filling marks, the signature and its key id.
+   */
+  public byte[] encode(PublishedSnapshot snapshot) {
+    return serde.serialize(toRecord(snapshot));
+  }
+
+  /**
+   * Decodes a published snapshot and verifies its ring as {@link #decode} does (checksum included), and that its
+   * filling marks name members. The signature is <em>not</em> checked here: that needs the reader's trusted keys
+   * ({@link TrustedKeys#verify}).
+   *
+   * @throws CodecException as {@link #decode} does; {@link Reason#INVALID_CONTENT} for a filling mark naming a
+   *     node that is not a member
+   */
+  public PublishedSnapshot decodePublished(byte[] bytes) {
+    return fromPublishedRecord(serde.deserialize(bytes));
+  }
+
+  /** The Avro record of a published snapshot. */
+  public io.ringshift.schemas.avro.RingSnapshot toRecord(PublishedSnapshot snapshot) {
+    io.ringshift.schemas.avro.RingSnapshot record = toRecord(snapshot.ring());
+    byte[] previous = snapshot.previousChecksum();
+    byte[] signature = snapshot.signature();
+    record.setPreviousChecksum(previous == null ? null : ByteBuffer.wrap(previous));
+    record.setSignature(signature == null ? null : ByteBuffer.wrap(signature));
+    record.setSigningKeyId(snapshot.signingKeyId());
+    record.setFilling(toAvro(snapshot.filling()));
+    return record;
+  }
+
+  /** Rebuilds and verifies a published snapshot from its record; see {@link #decodePublished}. */
+  public PublishedSnapshot fromPublishedRecord(io.ringshift.schemas.avro.RingSnapshot record) {
+    RingSnapshot ring = fromRecord(record);
+    List<FillingRange> filling = fromAvro(record.getFilling());
+    PublishedSnapshot unsigned = PublishedSnapshot.unsigned(ring,
+        record.getPreviousChecksum() == null ? null : bytes(record.getPreviousChecksum()), filling);
+    if (record.getSignature() == null && record.getSigningKeyId() == null) {
+      return unsigned;
+    }
+    if (record.getSignature() == null || record.getSigningKeyId() == null) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "epoch %d of cluster %s has a %s but no %s",
+          ring.epoch(), ring.clusterId(), record.getSignature() == null ? "signing key id" : "signature",
+          record.getSignature() == null ? "signature" : "signing key id");
+    }
+    return unsigned.withSignature(bytes(record.getSignature()), record.getSigningKeyId());
+  }
+
+  /** The Avro form of filling marks (shared with the epoch records that carry them). */
+  public static List<io.ringshift.schemas.avro.FillingRange> toAvro(List<FillingRange> filling) {
+    List<io.ringshift.schemas.avro.FillingRange> out = new ArrayList<>(filling.size());
+    for (FillingRange f : filling) {
+      out.add(io.ringshift.schemas.avro.FillingRange.newBuilder()
+          .setStart(f.start()).setEnd(f.end()).setNode(f.node()).build());
+    }
+    return out;
+  }
+
+  /**
+   * Filling marks from their Avro form.
+   *
+   * @throws CodecException ({@link Reason#INVALID_CONTENT}) for a blank node id or marks out of order
+   */
+  public static List<FillingRange> fromAvro(List<io.ringshift.schemas.avro.FillingRange> filling) {
+    List<FillingRange> out = new ArrayList<>(filling.size());
+    for (int i = 0; i < filling.size(); i++) {
+      io.ringshift.schemas.avro.FillingRange f = filling.get(i);
+      FillingRange mark;
+      try {
+        mark = new FillingRange(f.getStart(), f.getEnd(), f.getNode());
+      } catch (IllegalArgumentException e) {
+        throw new CodecException(Reason.INVALID_CONTENT, "filling[" + i + "]: " + e.getMessage(), e);
+      }
+      if (!out.isEmpty() && FillingRange.ORDER.compare(out.get(out.size() - 1), mark) >= 0) {
+        throw CodecException.of(Reason.INVALID_CONTENT, "filling[%d] %s is out of order: marks are sorted by "
+            + "start (unsigned), then node id, without duplicates", i, mark);
+      }
+      out.add(mark);
+    }
+    return out;
+  }
+
   /** The Avro record of a snapshot; the optional chain and signature fields are left null. */
   public io.ringshift.schemas.avro.RingSnapshot toRecord(RingSnapshot snapshot) {
     Objects.requireNonNull(snapshot, "snapshot");

@@ -184,6 +184,8 @@ final class SampleRecords {
         .setSupersedes(43L)
         .setPlanVersion(1)
         .setReason("re-planned after FAIL of node-0007, a source of 12 tasks")
+        .setFilling(List.of(io.ringshift.schemas.avro.FillingRange.newBuilder()
+            .setStart(-4_000_000_000_000_000_000L).setEnd(12_345L).setNode("node-0002").build()))
         .setTimestampMillis(T0 + 2)
         .build();
   }
@@ -280,6 +282,8 @@ final class SampleRecords {
     record.setPreviousChecksum(bytes(32, 8));
     record.setSignature(bytes(64, 9));
     record.setSigningKeyId("publisher-2026-11");
+    record.setFilling(List.of(io.ringshift.schemas.avro.FillingRange.newBuilder()
+        .setStart(-4_000_000_000_000_000_000L).setEnd(12_345L).setNode("node-0002").build()));
     return record;
   }
 
