@@ -20,13 +20,17 @@ import org.apache.kafka.common.serialization.Serdes;
  * @param tasks {@code ring.tasks}: range-copy tasks, compacted, key = task id
  * @param taskStatus {@code ring.task-status}: task progress, compacted, key = task id
  * @param rejected {@code ring.rejected}: refused events with the reason and the original bytes
+ * @param snapshots {@code ring.snapshots}: published, signed, chained ring snapshots, compacted, key = cluster
+ *     id; values are raw bytes (a {@code RingSnapshot} in single-object encoding) so that a reader can count and
+ *     refuse a malformed or forged record instead of failing in a deserializer
  */
 public record Topics(
     Topic<byte[], byte[]> membership,
     Topic<String, EpochRecord> epochs,
     Topic<String, RangeCopyTask> tasks,
     Topic<String, TaskStatus> taskStatus,
-    Topic<String, RejectedEvent> rejected) {
+    Topic<String, RejectedEvent> rejected,
+    Topic<String, byte[]> snapshots) {
 
   private static final Map<String, String> COMPACTED =
       Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
@@ -59,11 +63,12 @@ public record Topics(
         new Topic<>(prefix + "ring.task-status", Serdes.String(), KafkaSerdes.of(RecordSerdes.taskStatus()),
             COMPACTED),
         new Topic<>(prefix + "ring.rejected", Serdes.String(), KafkaSerdes.of(RecordSerdes.rejectedEvent()),
-            THIRTY_DAYS));
+            THIRTY_DAYS),
+        new Topic<>(prefix + "ring.snapshots", Serdes.String(), Serdes.ByteArray(), COMPACTED));
   }
 
   /** Every topic, in the order they are created. */
   public List<Topic<?, ?>> all() {
-    return List.of(membership, epochs, tasks, taskStatus, rejected);
+    return List.of(membership, epochs, tasks, taskStatus, rejected, snapshots);
   }
 }
