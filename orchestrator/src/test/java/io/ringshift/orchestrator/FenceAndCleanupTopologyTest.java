@@ -238,7 +238,7 @@ class FenceAndCleanupTopologyTest {
   }
 
   @Test
-  void shouldAskForTheFenceAgainAfterAReplanAndCleanUpOnlyForTheNewPlan() {
+  void shouldAskForTheFenceAgainForThePlanAfterAFailureEpochAndCleanUpOnlyForIt() {
     List<RangeCopyTask> planned = join();
     report(planned, TaskState.CAUGHT_UP);
     assertThat(tasks.readValuesToList()).hasSameSizeAs(planned);
@@ -247,13 +247,13 @@ class FenceAndCleanupTopologyTest {
     send(Events.change(CLUSTER, MembershipAction.FAIL, failed, null, null));
 
     assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch() + "/p" + r.getPlanVersion())
-        .containsExactly("SUPERSEDED@2/p0", "PLANNED@2/p1");
+        .containsExactly("SUPERSEDED@2/p0", "PLANNED@2/p1", "READY@2/p1", "PLANNED@3/p0");
     List<KeyValue<String, RangeCopyTask>> replanned = tasks.readKeyValuesToList();
     List<RangeCopyTask> current = replanned.stream().map(kv -> kv.value).filter(Objects::nonNull).toList();
-    assertThat(current).isNotEmpty().noneMatch(RangeCopyTask::getFenceRequested)
+    assertThat(current).isNotEmpty().allMatch(t -> t.getEpoch() == 3).noneMatch(RangeCopyTask::getFenceRequested)
         .noneMatch(t -> t.getKind() == TaskKind.CLEANUP);
 
-    // Workers re-report on the re-emitted records; the fence is asked again for plan 1 only when all caught up.
+    // The new plan's tasks catch up; the fence is asked for them only when all have caught up.
     report(allButLast(current), TaskState.CAUGHT_UP);
     assertThat(tasks.isEmpty()).isTrue();
     report(last(current), TaskState.CAUGHT_UP);
@@ -262,7 +262,7 @@ class FenceAndCleanupTopologyTest {
 
     report(current, TaskState.VERIFIED);
     assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch() + "/p" + r.getPlanVersion())
-        .containsExactly("READY@2/p1");
+        .containsExactly("READY@3/p0");
     List<RangeCopyTask> cleanups = tasks.readValuesToList();
     assertThat(cleanups).isNotEmpty().allSatisfy(t -> {
       assertThat(t.getKind()).isEqualTo(TaskKind.CLEANUP);

@@ -243,7 +243,7 @@ class OrchestratorTopologyTest {
   }
 
   @Test
-  void shouldSupersedeThePlanWhenANodeItCopiesFromFails() {
+  void shouldPublishAFailureEpochAndPlanTheRestWhenANodeThePlanCopiesFromFails() {
     initTwelveNodes();
     send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
     epochs.readValuesToList();
@@ -254,10 +254,15 @@ class OrchestratorTopologyTest {
 
     List<EpochRecord> records = epochs.readValuesToList();
     assertThat(records).extracting(r -> r.getState() + "@" + r.getEpoch() + "/p" + r.getPlanVersion())
-        .containsExactly("SUPERSEDED@2/p0", "PLANNED@2/p1");
+        .containsExactly("SUPERSEDED@2/p0", "PLANNED@2/p1", "READY@2/p1", "PLANNED@3/p0");
     assertThat(records.get(0).getReason()).contains(source);
     assertThat(records.get(1).getSupersedes()).isEqualTo(2L);
     assertThat(records.get(1).getCause().getAction()).isEqualTo(MembershipAction.FAIL);
+    assertThat(records.get(2).getFilling()).as("the failure epoch marks its new replicas").isNotEmpty();
+    assertThat(records.get(2).getDiffSummary().getTasks()).isZero();
+    assertThat(records.get(2).getMembers()).noneMatch(m -> m.getId().equals(source) || m.getId().equals("node-12"));
+    assertThat(records.get(3).getFilling()).isEmpty();
+    assertThat(records.get(3).getPreviousChecksum()).isEqualTo(records.get(2).getTargetChecksum());
     List<org.apache.kafka.streams.KeyValue<String, RangeCopyTask>> emitted = tasks.readKeyValuesToList();
     List<RangeCopyTask> replanned = emitted.stream().map(kv -> kv.value).filter(java.util.Objects::nonNull)
         .toList();
@@ -267,9 +272,10 @@ class OrchestratorTopologyTest {
     List<String> keptOrNew = replanned.stream().map(RangeCopyTask::getTaskId).toList();
     assertThat(cancelled).containsExactlyInAnyOrderElementsOf(first.stream().map(RangeCopyTask::getTaskId)
         .filter(id -> !keptOrNew.contains(id)).toList());
+    assertThat(replanned).allSatisfy(t -> assertThat(t.getEpoch()).isEqualTo(3));
     verifyAll(replanned);
     assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch())
-        .containsExactly("READY@2");
+        .containsExactly("READY@3");
   }
 
   @Test

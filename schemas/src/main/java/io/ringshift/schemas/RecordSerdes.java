@@ -7,6 +7,7 @@ import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
 import io.ringshift.schemas.avro.RingSnapshot;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.schemas.internal.AvroClassTrust;
 import io.ringshift.schemas.internal.ReleasedSchemas;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
@@ -81,5 +82,15 @@ public final class RecordSerdes {
   static <T extends SpecificRecord> AvroSerde<T> create(Class<T> type) {
     String name = SpecificData.get().getSchema(type).getName();
     return AvroSerde.singleObject(type, ReleasedSchemas.of(name));
+  }
+
+  /**
+   * Lets Avro instantiate the generated record classes (Avro 1.12 refuses classes from untrusted packages). Every
+   * serde here does this on first use; call it yourself only when you build records before using any serde, for
+   * example with a builder that fills a default made of nested records (such as {@code EpochRecord.filling}).
+   * Idempotent and cheap.
+   */
+  public static void trustGeneratedClasses() {
+    AvroClassTrust.ensureInstalled();
   }
 }

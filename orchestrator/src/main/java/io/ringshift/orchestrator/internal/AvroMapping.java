@@ -15,6 +15,7 @@ import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.DiffSummary;
+import io.ringshift.schemas.RingSnapshotCodec;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.InFlightEpoch;
@@ -178,6 +179,7 @@ public final class AvroMapping {
             .build())
         .setSupersedes(e.supersedes())
         .setReason(e.reason())
+        .setFilling(RingSnapshotCodec.toAvro(e.filling()))
         .setTimestampMillis(timestampMillis)
         .build();
   }

@@ -7,6 +7,7 @@ import io.ringshift.orchestrator.PlannedTask;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.FillingRange;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -39,6 +40,21 @@ import java.util.Set;
  * before a re-plan may be counted for the new plan; that is safe for the same reason. BLOCKED, FAILED and
  * unknown states change nothing: the epoch just does not complete until an operator or the worker resolves
  * the task.
+ *
+ * <p>Failures are published at once (DESIGN.md: "a confirmed failure cannot copy from the dead node: its epoch
+ * is published at once"). A FAIL of a member of the active ring makes a <em>failure epoch</em>: the active
+ * membership minus every node that died since, PLANNED and READY together with no tasks, its replicas that the
+ * active ring did not have marked as filling ({@link FillingRange#between}), so the publisher publishes it
+ * without waiting and clients stop routing to the dead node while reading only from complete replicas. It takes
+ * the number of the epoch in flight, if any (whose plan it supersedes; its tasks are cancelled), else active + 1.
+ * The change that was in flight, or the bare removal, is then planned as the next epoch from the active ring
+ * (the last one whose replicas are all complete), with REPAIR tasks for what the dead nodes held: its READY is
+ * the <em>repair epoch</em>, which clears the marks. The active ring stays the base of every plan until a plan
+ * is READY; the last published ring is then either the active ring or the latest failure epoch
+ * ({@link #lastReadyRing()}). Progress of the superseded plan's tasks is not carried over, since the epoch
+ * number is part of a task id; the data they copied stays on the targets and is copied again. A FAIL of a node
+ * that only the plan in flight adds (a joining node) changes no published ring: the plan is re-planned under
+ * the same epoch number, as before.
  *
  * @param active the active ring (epoch, membership, checksum); {@code null} before the cluster is initialised
  * @param inFlight the epoch being migrated to, or {@code null}
@@ -110,7 +126,17 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * @param supersedes on the PLANNED record of a re-plan, the epoch whose earlier plan it replaces
    */
   public record EpochEvent(State state, Plan plan, MembershipChange cause, byte[] previousChecksum,
-      Long supersedes, String reason) implements Effect {
+      Long supersedes, String reason, List<FillingRange> filling) implements Effect {
+    public EpochEvent {
+      filling = List.copyOf(filling);
+    }
+
+    /** An epoch record without filling marks (every epoch but a failure epoch). */
+    public EpochEvent(State state, Plan plan, MembershipChange cause, byte[] previousChecksum, Long supersedes,
+        String reason) {
+      this(state, plan, cause, previousChecksum, supersedes, reason, List.of());
+    }
+
     /** The states the orchestrator writes. */
     public enum State {
       PLANNED,
@@ -187,8 +213,11 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     List<Member> members = ((MembershipChange.Applied) outcome).members();
     if (inFlight == null) {
-      Set<String> dead = change.isFailure() ? Set.of(change.nodeId()) : Set.of();
-      return plan(members, change, dead, 0, Set.of(), List.of(), null, clusterBytes, origin);
+      if (change.isFailure()) {
+        return publishFailureThenPlan(change, members, Set.of(change.nodeId()), active.epoch() + 1, 0, List.of(),
+            null, clusterBytes, origin);
+      }
+      return plan(members, change, Set.of(), 0, Set.of(), List.of(), null, clusterBytes, origin);
     }
     try {
       // Queued changes are checked against the ring rules now, so a refusal reaches the requester at once.
@@ -280,7 +309,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   private Transition completeAndContinue(long clusterBytes) {
     List<Effect> effects = new ArrayList<>();
     Plan done = inFlight.plan();
-    effects.add(new EpochEvent(EpochEvent.State.READY, done, inFlight.cause(), active.checksum(), null, null));
+    effects.add(new EpochEvent(EpochEvent.State.READY, done, inFlight.cause(), lastReadyRing().checksum(), null,
+        null));
     for (PlannedTask cleanup : done.cleanupTasks()) {
       effects.add(new TaskEvent(done.target().epoch(), done.planVersion(), cleanup));
     }
@@ -301,7 +331,19 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
 
   private Transition plan(List<Member> members, MembershipChange cause, Set<String> dead, int planVersion,
       Set<String> carriedVerified, List<Effect> before, Long supersedes, long clusterBytes, MembershipChange origin) {
-    long epoch = active.epoch() + 1;
+    return plan(members, cause, dead, active.epoch() + 1, active.checksum(), planVersion, carriedVerified, before,
+        supersedes, clusterBytes, origin);
+  }
+
+  /**
+   * Plans {@code members} as {@code epoch} from the active ring, never copying from {@code dead}.
+   *
+   * @param previousChecksum checksum of the ring published before this epoch (the active ring, or the latest
+   *     failure epoch)
+   */
+  private Transition plan(List<Member> members, MembershipChange cause, Set<String> dead, long epoch,
+      byte[] previousChecksum, int planVersion, Set<String> carriedVerified, List<Effect> before, Long supersedes,
+      long clusterBytes, MembershipChange origin) {
     Plan plan;
     try {
       plan = EpochPlanner.plan(active, members, epoch, planVersion, dead, clusterBytes);
@@ -313,7 +355,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     long sourceless = plan.tasks().stream().filter(task -> task.sources().isEmpty()).count();
     String warning = sourceless == 0 ? null : sourceless + " task(s) have no surviving source: their ranges lost "
         + "every replica, and the epoch cannot become READY until an operator restores or writes them off";
-    effects.add(new EpochEvent(EpochEvent.State.PLANNED, plan, cause, active.checksum(), supersedes, warning));
+    effects.add(new EpochEvent(EpochEvent.State.PLANNED, plan, cause, previousChecksum, supersedes, warning));
     for (PlannedTask task : plan.tasks()) {
       if (carriedVerified.contains(task.taskId())) {
         verified.add(task.taskId()); // kept by the re-plan and already done
@@ -345,6 +387,17 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     Set<String> dead = new HashSet<>(inFlight.deadNodes());
     dead.add(node);
     Plan old = inFlight.plan();
+    String supersededBecause = "node " + node + " failed while plan " + old.planVersion() + " of epoch "
+        + target.epoch() + " was in flight";
+    if (active.member(node) != null) {
+      // A node clients route to: the failure epoch takes this epoch's number, and the plan moves to the next.
+      List<Effect> before = new ArrayList<>();
+      before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), lastReadyRing().checksum(),
+          null, supersededBecause));
+      old.tasks().forEach(task -> before.add(new TaskCancelled(task.taskId())));
+      return publishFailureThenPlan(failure, members, dead, target.epoch(), old.planVersion() + 1, before,
+          target.epoch(), clusterBytes, origin);
+    }
     Set<String> kept = new HashSet<>();
     try {
       EpochPlanner.plan(active, members, target.epoch(), old.planVersion() + 1, dead, clusterBytes).tasks()
@@ -353,16 +406,63 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       return reject(e.getMessage(), origin);
     }
     List<Effect> before = new ArrayList<>();
-    before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), active.checksum(), null,
-        "node " + node + " failed while plan " + old.planVersion() + " of epoch " + target.epoch()
-            + " was in flight"));
+    before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), lastReadyRing().checksum(), null,
+        supersededBecause));
     for (PlannedTask task : old.tasks()) {
       if (!kept.contains(task.taskId())) {
         before.add(new TaskCancelled(task.taskId()));
       }
     }
-    return plan(members, failure, dead, old.planVersion() + 1, inFlight.verified(), before, target.epoch(),
+    return plan(members, failure, dead, target.epoch(), lastReadyRing().checksum(), old.planVersion() + 1,
+        inFlight.verified(), before, target.epoch(), clusterBytes, origin);
+  }
+
+  /**
+   * A node of the active ring failed: emits the failure epoch {@code failureEpoch} (PLANNED and READY, no tasks,
+   * filling marks), then plans {@code members} as the next epoch with REPAIR tasks from the survivors.
+   *
+   * @param dead every node that died since the active epoch, this one included
+   * @param supersedes the epoch whose in-flight plan the failure epoch replaces, or null
+   */
+  private Transition publishFailureThenPlan(MembershipChange failure, List<Member> members, Set<String> dead,
+      long failureEpoch, int failurePlanVersion, List<Effect> before, Long supersedes, long clusterBytes,
+      MembershipChange origin) {
+    RingSnapshot previous = lastReadyRing();
+    RingSnapshot failed;
+    try {
+      failed = failureRing(dead, failureEpoch);
+    } catch (RingException e) {
+      return reject(e.getMessage(), origin);
+    }
+    Plan failurePlan = new Plan(failed, previous.diffTo(failed), failurePlanVersion, List.of(), List.of());
+    List<FillingRange> filling = FillingRange.between(active, failed);
+    List<Effect> effects = new ArrayList<>(before);
+    String note = "failure epoch: published without waiting for repair; " + filling.size()
+        + " filling range(s) are not read from until epoch " + (failureEpoch + 1) + " completes the repair";
+    effects.add(new EpochEvent(EpochEvent.State.PLANNED, failurePlan, failure, previous.checksum(), supersedes,
+        note, filling));
+    effects.add(new EpochEvent(EpochEvent.State.READY, failurePlan, failure, previous.checksum(), null, note,
+        filling));
+    return plan(members, failure, dead, failureEpoch + 1, failed.checksum(), 0, Set.of(), effects, null,
         clusterBytes, origin);
+  }
+
+  /**
+   * The ring of the last epoch made READY, which clients route by once it is published: the active ring, or the
+   * failure epoch published after it when nodes died while a plan was pending (the plan in flight then has a
+   * later number than active + 1).
+   */
+  RingSnapshot lastReadyRing() {
+    if (inFlight == null || inFlight.plan().target().epoch() == active.epoch() + 1) {
+      return active;
+    }
+    return failureRing(inFlight.deadNodes(), inFlight.plan().target().epoch() - 1);
+  }
+
+  /** The active membership without the dead nodes, as {@code epoch}. */
+  private RingSnapshot failureRing(Set<String> dead, long epoch) {
+    List<Member> alive = active.members().stream().filter(m -> !dead.contains(m.id())).toList();
+    return active.toBuilder().epoch(epoch).members(alive).build();
   }
 
   /**

@@ -51,6 +51,20 @@ class AvroMappingTest {
   }
 
   @Test
+  void shouldRestoreARepairPlannedAfterTwoFailureEpochsWithTheChainIntact() {
+    ClusterAggregate repairing = initialised().onChange(change(Action.FAIL, "node-05", null), BYTES).next()
+        .onChange(change(Action.FAIL, "node-07", null), BYTES).next();
+    assertThat(repairing.inFlight().plan().target().epoch()).isEqualTo(4);
+
+    ClusterAggregate loaded = restarted(repairing);
+
+    assertThat(loaded.inFlight().plan().target()).isEqualTo(repairing.inFlight().plan().target());
+    assertThat(loaded.inFlight().plan().tasks()).isEqualTo(repairing.inFlight().plan().tasks());
+    assertThat(loaded.lastReadyRing()).isEqualTo(repairing.lastReadyRing());
+    assertThat(loaded.lastReadyRing().epoch()).isEqualTo(3);
+  }
+
+  @Test
   void shouldReuseTheActiveRingWhileTheStateNamesItsEpochAndChecksum() {
     AvroMapping mapping = new AvroMapping(BYTES);
     ClusterState stored = mapping.state(fenceRequested());

@@ -9,7 +9,9 @@ import io.ringshift.orchestrator.internal.ClusterAggregate.Rejection;
 import io.ringshift.orchestrator.internal.ClusterAggregate.TaskEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
 import io.ringshift.orchestrator.MembershipChange.Action;
+import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.FillingRange;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -130,13 +132,20 @@ class ClusterAggregateTest {
     Transition t = joining.onChange(change(Action.FAIL, source, null), BYTES);
 
     assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch() + "/p" + e.plan().planVersion())
-        .containsExactly("SUPERSEDED@2/p0", "PLANNED@2/p1");
-    assertThat(epochs(t).get(1).supersedes()).isEqualTo(2L);
-    assertThat(epochs(t).get(1).previousChecksum()).isEqualTo(initial().checksum());
+        .containsExactly("SUPERSEDED@2/p0", "PLANNED@2/p1", "READY@2/p1", "PLANNED@3/p0");
+    EpochEvent failure = epochs(t).get(1);
+    assertThat(failure.supersedes()).isEqualTo(2L);
+    assertThat(failure.previousChecksum()).isEqualTo(initial().checksum());
+    assertThat(failure.plan().tasks()).isEmpty();
+    assertThat(failure.plan().target().member(source)).isNull();
+    assertThat(failure.plan().target().member("node-12")).as("the unverified join is not published").isNull();
+    assertThat(failure.filling()).isEqualTo(FillingRange.between(initial(), failure.plan().target()));
+    assertThat(epochs(t).get(3).previousChecksum()).isEqualTo(failure.plan().target().checksum());
     assertThat(epochs(t).get(0).reason()).contains("node " + source + " failed");
     assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> {
       assertThat(task.task().sources()).doesNotContain(source);
-      assertThat(task.planVersion()).isEqualTo(1);
+      assertThat(task.epoch()).isEqualTo(3);
+      assertThat(task.planVersion()).isEqualTo(0);
     });
     assertThat(t.next().inFlight().plan().target().member(source)).isNull();
     assertThat(t.next().inFlight().plan().target().member("node-12")).isNotNull();
@@ -157,8 +166,8 @@ class ClusterAggregateTest {
 
     Transition t = joining.onChange(change(Action.FAIL, bystander, null), BYTES);
 
-    assertThat(epochs(t)).extracting(EpochEvent::state)
-        .containsExactly(EpochEvent.State.SUPERSEDED, EpochEvent.State.PLANNED);
+    assertThat(epochs(t)).extracting(EpochEvent::state).containsExactly(EpochEvent.State.SUPERSEDED,
+        EpochEvent.State.PLANNED, EpochEvent.State.READY, EpochEvent.State.PLANNED);
     assertThat(t.next().inFlight().plan().target().member(bystander)).isNull();
     assertThat(t.next().inFlight().plan().target().member("node-30")).isNotNull();
     assertThat(t.next().queue()).isEmpty();
@@ -170,8 +179,8 @@ class ClusterAggregateTest {
 
     Transition t = draining.onChange(change(Action.FAIL, "node-03", null), BYTES);
 
-    assertThat(epochs(t)).extracting(EpochEvent::state)
-        .containsExactly(EpochEvent.State.SUPERSEDED, EpochEvent.State.PLANNED);
+    assertThat(epochs(t)).extracting(EpochEvent::state).containsExactly(EpochEvent.State.SUPERSEDED,
+        EpochEvent.State.PLANNED, EpochEvent.State.READY, EpochEvent.State.PLANNED);
     assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> {
       assertThat(task.task().kind()).isEqualTo(PlannedTask.Kind.REPAIR);
       assertThat(task.task().sources()).doesNotContain("node-03");
@@ -181,7 +190,7 @@ class ClusterAggregateTest {
   }
 
   @Test
-  void shouldKeepVerifiedTasksAndCancelDroppedOnesWhenReplanning() {
+  void shouldCancelEveryTaskOfAPlanThatAFailureEpochSupersedes() {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
     List<PlannedTask> planned = joining.inFlight().plan().tasks();
     String failed = planned.get(0).sources().get(0);
@@ -249,6 +258,75 @@ class ClusterAggregateTest {
   }
 
   @Test
+  void shouldPublishAFailureEpochAtOnceAndClearItsFillingMarksWhenTheRepairIsVerified() {
+    RingSnapshot before = initial();
+    Transition t = initialised().onChange(change(Action.FAIL, "node-05", null), BYTES);
+
+    assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch())
+        .containsExactly("PLANNED@2", "READY@2", "PLANNED@3");
+    EpochEvent failure = epochs(t).get(1);
+    RingSnapshot failed = failure.plan().target();
+    assertThat(failed.member("node-05")).isNull();
+    assertThat(failure.previousChecksum()).isEqualTo(before.checksum());
+    assertThat(failure.filling()).isNotEmpty().isEqualTo(FillingRange.between(before, failed))
+        .allSatisfy(f -> assertThat(f.node()).isNotEqualTo("node-05"));
+    assertThat(failure.plan().tasks()).isEmpty();
+    EpochEvent repair = epochs(t).get(2);
+    assertThat(repair.plan().target().memberIds()).isEqualTo(failed.memberIds());
+    assertThat(repair.previousChecksum()).isEqualTo(failed.checksum());
+    assertThat(repair.filling()).isEmpty();
+    assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> assertThat(task.epoch()).isEqualTo(3));
+    // Every filling mark is a replica that a repair task fills.
+    for (FillingRange mark : failure.filling()) {
+      assertThat(repair.plan().tasks()).as("mark %s", mark).anyMatch(task -> task.target().equals(mark.node())
+          && RangeChange.contains(task.rangeStart(), task.rangeEnd(), mark.end()));
+    }
+    assertThat(t.next().active().epoch()).isEqualTo(1);
+    assertThat(t.next().lastReadyRing()).isEqualTo(failed);
+
+    Transition repaired = verifyAll(t.next());
+
+    assertThat(epochs(repaired)).singleElement().satisfies(e -> {
+      assertThat(e.state()).isEqualTo(EpochEvent.State.READY);
+      assertThat(e.plan().target().epoch()).isEqualTo(3);
+      assertThat(e.previousChecksum()).isEqualTo(failed.checksum());
+      assertThat(e.filling()).isEmpty();
+    });
+    assertThat(repaired.next().active().epoch()).isEqualTo(3);
+  }
+
+  @Test
+  void shouldPublishASecondFailureDuringARepairAsItsOwnEpoch() {
+    ClusterAggregate repairing = initialised().onChange(change(Action.FAIL, "node-05", null), BYTES).next();
+    RingSnapshot firstFailure = repairing.lastReadyRing();
+
+    Transition t = repairing.onChange(change(Action.FAIL, "node-07", null), BYTES);
+
+    assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch())
+        .containsExactly("SUPERSEDED@3", "PLANNED@3", "READY@3", "PLANNED@4");
+    EpochEvent second = epochs(t).get(2);
+    assertThat(second.previousChecksum()).isEqualTo(firstFailure.checksum());
+    assertThat(second.plan().target().member("node-05")).isNull();
+    assertThat(second.plan().target().member("node-07")).isNull();
+    assertThat(second.filling()).isEqualTo(FillingRange.between(initial(), second.plan().target()));
+    assertThat(epochs(t).get(3).previousChecksum()).isEqualTo(second.plan().target().checksum());
+    assertThat(tasks(t)).allSatisfy(task -> assertThat(task.task().sources()).doesNotContain("node-05", "node-07"));
+    assertThat(t.next().lastReadyRing()).isEqualTo(second.plan().target());
+  }
+
+  @Test
+  void shouldReplanUnderTheSameEpochWhenOnlyAJoiningNodeFails() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+
+    Transition t = joining.onChange(change(Action.FAIL, "node-12", null), BYTES);
+
+    assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch() + "/p" + e.plan().planVersion())
+        .startsWith("SUPERSEDED@2/p0", "PLANNED@2/p1");
+    assertThat(epochs(t)).allSatisfy(e -> assertThat(e.filling()).isEmpty());
+    assertThat(epochs(t).get(1).previousChecksum()).isEqualTo(initial().checksum());
+  }
+
+  @Test
   void shouldIgnoreStatusesOfOtherEpochsAndUnknownTasks() {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
     String taskId = joining.inFlight().plan().tasks().get(0).taskId();
@@ -278,6 +356,6 @@ class ClusterAggregateTest {
     Transition t = state.onChange(change(Action.FAIL, "a", null), BYTES);
 
     assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> assertThat(task.task().sources()).isEmpty());
-    assertThat(epochs(t)).singleElement().satisfies(e -> assertThat(e.reason()).contains("no surviving source"));
+    assertThat(epochs(t)).last().satisfies(e -> assertThat(e.reason()).contains("no surviving source"));
   }
 }

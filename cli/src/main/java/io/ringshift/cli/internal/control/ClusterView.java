@@ -117,6 +117,33 @@ record ClusterView(
     return new ClusterView(clusterId, history, active, inFlight, superseded, tasks, cleanups, latest, total);
   }
 
+  /**
+   * The orchestrator's active ring, which it plans every change from: the latest READY (or PUBLISHED) epoch that
+   * is not a failure epoch. A failure epoch is published at once but its filling replicas are not complete, so the
+   * orchestrator keeps planning from the ring before it; it is recognised by the plan that follows it, which names
+   * the same FAIL request as its cause (docs/orchestrator.md). Null when no epoch is READY.
+   */
+  EpochRecord planningBase() {
+    EpochRecord base = null;
+    for (EpochRecord e : history) {
+      if (isActiveState(e.getState()) && (base == null || e.getEpoch() > base.getEpoch()) && !isFailureEpoch(e)) {
+        base = e;
+      }
+    }
+    return base;
+  }
+
+  /** Whether a READY record is a failure epoch: a PLANNED record of the next epoch names the same FAIL request. */
+  private boolean isFailureEpoch(EpochRecord ready) {
+    if (ready.getCause() == null || ready.getCause().getAction() != io.ringshift.schemas.avro.MembershipAction.FAIL) {
+      return false;
+    }
+    String request = ready.getCause().getRequestId();
+    return history.stream().anyMatch(e -> e.getEpoch() == ready.getEpoch() + 1
+        && e.getState() == EpochState.PLANNED && e.getCause() != null
+        && request.equals(e.getCause().getRequestId()));
+  }
+
   static boolean isActiveState(EpochState state) {
     return state == EpochState.READY || state == EpochState.PUBLISHED;
   }

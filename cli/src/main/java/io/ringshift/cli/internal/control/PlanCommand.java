@@ -112,28 +112,33 @@ public final class PlanCommand implements Callable<Integer> {
   }
 
   /**
-   * Plans {@code change} as the orchestrator's state machine would (docs/orchestrator.md): with nothing in
-   * flight, from the active ring at the next epoch; while an epoch is in flight, a FAIL re-plans that epoch (next
-   * plan version) from the active ring, to its target without the node, with every node that failed during it
-   * dead; any other change waits and is planned from that epoch's target.
+   * Plans {@code change} as the orchestrator's state machine would (docs/orchestrator.md). The base is the
+   * orchestrator's active ring: the latest READY epoch that is not a failure epoch. With nothing in flight a change
+   * is planned from it at the next epoch. While an epoch is in flight, a change other than FAIL waits and is
+   * planned from that epoch's target. A FAIL of a node of the base publishes a failure epoch at once (the base
+   * without every node that died since, numbered as the epoch in flight or the next) and plans the rest from the
+   * base as the epoch after it; a FAIL of a node only the plan in flight adds re-plans that epoch under its number.
    *
    * @throws BadInputException or {@link RingException} with the reason the orchestrator would give
    */
   static PlanReport plan(ChangeSpec change, ClusterView view, long clusterBytes) {
-    EpochRecord activeRecord = view.active();
-    if (activeRecord == null) {
+    EpochRecord baseRecord = view.planningBase();
+    if (baseRecord == null) {
       throw new BadInputException("cluster " + view.clusterId() + " has no READY epoch to plan from");
     }
     String clusterId = view.clusterId();
     String node = change.nodeId();
     boolean fail = change.action() == MembershipAction.FAIL;
-    RingSnapshot active = Rings.ringOf(activeRecord);
+    RingSnapshot base = Rings.ringOf(baseRecord);
     EpochRecord inFlight = view.inFlight();
     if (inFlight == null) {
-      List<Member> members = change.applyTo(clusterId, active.members());
-      EpochPlanner.Plan plan = EpochPlanner.plan(active, members, active.epoch() + 1, 0,
-          fail ? Set.of(node) : Set.of(), clusterBytes);
-      return new PlanReport(change, clusterId, active, PlanReport.Basis.ACTIVE, null, plan, 0, clusterBytes);
+      List<Member> members = change.applyTo(clusterId, base.members());
+      if (fail) {
+        EpochPlanner.Plan plan = EpochPlanner.plan(base, members, base.epoch() + 2, 0, Set.of(node), clusterBytes);
+        return new PlanReport(change, clusterId, base, PlanReport.Basis.FAILURE, null, plan, 0, clusterBytes);
+      }
+      EpochPlanner.Plan plan = EpochPlanner.plan(base, members, base.epoch() + 1, 0, Set.of(), clusterBytes);
+      return new PlanReport(change, clusterId, base, PlanReport.Basis.ACTIVE, null, plan, 0, clusterBytes);
     }
     RingSnapshot target = Rings.ringOf(inFlight);
     if (!fail) {
@@ -142,34 +147,38 @@ public final class PlanCommand implements Callable<Integer> {
       return new PlanReport(change, clusterId, target, PlanReport.Basis.QUEUED, inFlight.getEpoch(), plan, 0,
           clusterBytes);
     }
-    Set<String> dead = deadNodes(view.history(), inFlight.getEpoch());
+    Set<String> dead = deadNodes(view.history(), base.epoch());
     if (dead.contains(node)) {
       throw new BadInputException("FAIL of node " + node + ": it already failed");
     }
-    if (target.member(node) == null && active.member(node) == null) {
+    if (target.member(node) == null && base.member(node) == null) {
       throw new BadInputException("FAIL of node " + node + ": it is not a member of cluster " + clusterId);
     }
     List<Member> members = new ArrayList<>(target.members());
     members.removeIf(m -> m.id().equals(node));
     dead.add(node);
+    if (base.member(node) != null) {
+      EpochPlanner.Plan plan = EpochPlanner.plan(base, members, target.epoch() + 1, 0, dead, clusterBytes);
+      return new PlanReport(change, clusterId, base, PlanReport.Basis.FAILURE, inFlight.getEpoch(), plan, 0,
+          clusterBytes);
+    }
     int planVersion = (inFlight.getPlanVersion() == null ? 0 : inFlight.getPlanVersion()) + 1;
-    EpochPlanner.Plan plan = EpochPlanner.plan(active, members, target.epoch(), planVersion, dead, clusterBytes);
+    EpochPlanner.Plan plan = EpochPlanner.plan(base, members, target.epoch(), planVersion, dead, clusterBytes);
     Set<String> verified = new HashSet<>();
     view.tasks().stream().filter(t -> t.state() == TaskState.VERIFIED).forEach(t -> verified.add(t.task().getTaskId()));
     int kept = (int) plan.tasks().stream().filter(t -> verified.contains(t.taskId())).count();
-    return new PlanReport(change, clusterId, active, PlanReport.Basis.REPLAN, inFlight.getEpoch(), plan, kept,
+    return new PlanReport(change, clusterId, base, PlanReport.Basis.REPLAN, inFlight.getEpoch(), plan, kept,
         clusterBytes);
   }
 
   /**
-   * The nodes that failed since the active epoch, while {@code epoch} was in flight: the node of every plan of
-   * that epoch caused by a FAIL (its first plan, if a FAIL started it, and each re-plan, whose cause is the FAIL
-   * that forced it).
+   * The nodes that failed since the base epoch: the node of every PLANNED record of a later epoch caused by a
+   * FAIL (failure epochs, the plans after them and re-plans all name the FAIL that made them).
    */
-  static Set<String> deadNodes(List<EpochRecord> history, long epoch) {
+  static Set<String> deadNodes(List<EpochRecord> history, long baseEpoch) {
     Set<String> dead = new HashSet<>();
     for (EpochRecord e : history) {
-      if (e.getEpoch() == epoch && e.getState() == EpochState.PLANNED && e.getCause() != null
+      if (e.getEpoch() > baseEpoch && e.getState() == EpochState.PLANNED && e.getCause() != null
           && e.getCause().getAction() == MembershipAction.FAIL) {
         dead.add(e.getCause().getNodeId());
       }

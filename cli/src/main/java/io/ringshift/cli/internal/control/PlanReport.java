@@ -37,8 +37,17 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
     ACTIVE,
     /** An epoch is in flight: the change waits, and is planned from that epoch's target once it is READY. */
     QUEUED,
-    /** A FAIL while an epoch is in flight: that epoch is re-planned from the active ring without the node. */
-    REPLAN
+    /**
+     * A FAIL of a node that only the epoch in flight adds (a joining node): that epoch is re-planned from the
+     * active ring without the node, under the same number.
+     */
+    REPLAN,
+    /**
+     * A FAIL of a node clients route to: a failure epoch (the base without the dead nodes, its new replicas marked
+     * filling) is published at once as epoch {@code target - 1}, superseding the plan in flight if any, and the
+     * rest (the change in flight, if any, and the repair) is planned from the base as the next epoch.
+     */
+    FAILURE
   }
 
   /** Totals of the tasks from one zone to another; the source zone is that of each task's preferred source. */
@@ -59,6 +68,10 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
       case REPLAN -> String.format(Locale.ROOT, "active epoch %d (%d members, checksum %.12s): a FAIL re-plans epoch "
           + "%d, which is in flight, and its current plan becomes SUPERSEDED", base.epoch(), base.memberCount(),
           base.checksumHex(), inFlight);
+      case FAILURE -> String.format(Locale.ROOT, "active epoch %d (%d members, checksum %.12s): a FAIL publishes "
+          + "failure epoch %d at once (the base without the dead nodes, its new replicas marked filling)%s, then "
+          + "plans the repair", base.epoch(), base.memberCount(), base.checksumHex(), target.epoch() - 1,
+          inFlight == null ? "" : " and supersedes the plan of epoch " + inFlight + " in flight");
     };
     lines.add("from       " + from);
     lines.add(String.format(Locale.ROOT, "to         epoch %d plan %d (%d members, checksum %.12s)", target.epoch(),

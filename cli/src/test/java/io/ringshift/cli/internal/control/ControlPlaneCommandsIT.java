@@ -175,13 +175,14 @@ class ControlPlaneCommandsIT {
     // A change waits for epoch 2: plan shows it from epoch 2's target.
     assertThat(cli("plan", "drain", "node-003").stdout())
         .contains("from       the target of epoch 2 (13 members", "to         epoch 3 plan 0 (12 members");
-    // A FAIL re-plans epoch 2 at once: plan shows the re-plan, and the orchestrator makes exactly it.
+    // A FAIL publishes failure epoch 2 at once and plans the join and the repair as epoch 3: plan shows that
+    // plan, and the orchestrator makes exactly it.
     JsonNode replan = json(cli("plan", "fail", "node-003", "--json"));
-    assertThat(replan.get("basis").asText()).isEqualTo("REPLAN");
+    assertThat(replan.get("basis").asText()).isEqualTo("FAILURE");
     Cli.Result fail = cli("fail", "node-003", "--wait");
-    assertThat(fail.stdout()).as(fail.toString()).contains("epoch 2 PLANNED (plan 1, 12 members, checksum "
+    assertThat(fail.stdout()).as(fail.toString()).contains("epoch 3 PLANNED (plan 0, 12 members, checksum "
         + replan.get("toChecksum").asText().substring(0, 12) + "): " + replan.get("tasks").asInt() + " tasks");
-    assertThat(liveTasks()).as("kept tasks re-emitted, dropped ones tombstoned").isEqualTo(tasksOf(replan));
+    assertThat(liveTasks()).as("epoch 3's tasks; epoch 2's tombstoned").isEqualTo(tasksOf(replan));
     // What the orchestrator would refuse, plan refuses with the same reason.
     Cli.Result refused = cli("plan", "join", "node-002", "--zone", "az-2");
     assertThat(refused.exitCode()).isEqualTo(2);

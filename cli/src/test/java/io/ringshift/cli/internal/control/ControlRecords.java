@@ -1,5 +1,7 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.schemas.RecordSerdes;
+
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.RecordKeys;
 import io.ringshift.schemas.avro.DiffSummary;
@@ -18,6 +20,10 @@ import java.util.Locale;
 
 /** Records as the orchestrator and workers write them, for the pure tests of views and reports. */
 final class ControlRecords {
+  static {
+    RecordSerdes.trustGeneratedClasses(); // the builders below fill EpochRecord.filling's default
+  }
+
   /** 2026-01-02T03:04:05Z. */
   static final long T0 = 1_767_323_045_000L;
 

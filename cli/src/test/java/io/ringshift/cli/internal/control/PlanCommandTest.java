@@ -75,41 +75,59 @@ class PlanCommandTest {
   }
 
   @Test
-  void shouldReplanTheEpochInFlightForAFailAndKeepWhatIsVerified() {
-    var expected = EpochPlanner.plan(E1, JOINED.stream().filter(m -> !m.id().equals("node-003")).toList(), 2, 1,
-        Set.of("node-003"), 0);
-    // A task both plans have (same epoch, kind, range and target, so the same id), reported VERIFIED.
-    String verified = JOIN_PLAN.tasks().stream().map(PlannedTask::taskId)
-        .filter(id -> expected.tasks().stream().anyMatch(t -> t.taskId().equals(id))).findFirst().orElseThrow();
+  void shouldPlanTheRestAfterAFailureEpochWhenANodeOfTheActiveRingFails() {
     var fail = new ChangeSpec(MembershipAction.FAIL, "node-003", null, null);
 
-    PlanReport r = PlanCommand.plan(fail, view(List.of(READY, JOIN_PLANNED), JOIN_PLAN.tasks(), Set.of(verified)), 0);
+    PlanReport r = PlanCommand.plan(fail, view(List.of(READY, JOIN_PLANNED), JOIN_PLAN.tasks(), Set.of()), 0);
 
-    assertThat(r.basis()).isEqualTo(PlanReport.Basis.REPLAN);
-    assertThat(r.base().epoch()).as("a re-plan starts from the active ring").isEqualTo(1);
-    assertThat(r.plan().planVersion()).isEqualTo(1);
+    var expected = EpochPlanner.plan(E1, JOINED.stream().filter(m -> !m.id().equals("node-003")).toList(), 3, 0,
+        Set.of("node-003"), 0);
+    assertThat(r.basis()).isEqualTo(PlanReport.Basis.FAILURE);
+    assertThat(r.base().epoch()).as("the rest is planned from the active ring").isEqualTo(1);
+    assertThat(r.plan().target().epoch()).as("failure epoch 2 is published first").isEqualTo(3);
+    assertThat(r.plan().planVersion()).isZero();
     assertThat(r.plan().tasks()).isEqualTo(expected.tasks());
     assertThat(r.plan().tasks()).anySatisfy(t -> assertThat(t.kind()).isEqualTo(PlannedTask.Kind.REPAIR));
-    assertThat(r.alreadyVerified()).isEqualTo(1);
+    assertThat(r.text(0)).anySatisfy(line -> assertThat(line).contains("publishes failure epoch 2 at once"));
   }
 
   @Test
-  void shouldRememberEveryNodeThatFailedDuringTheEpochInFlight() {
-    List<Member> without3 = JOINED.stream().filter(m -> !m.id().equals("node-003")).toList();
-    var replan = EpochPlanner.plan(E1, without3, 2, 1, Set.of("node-003"), 0);
-    EpochRecord superseded = epoch(JOIN_PLAN.target(), EpochState.SUPERSEDED, 0, JOIN_PLANNED.getCause(), 0, T0 + 2);
-    EpochRecord replanned = epoch(replan.target(), EpochState.PLANNED, 1,
-        cause(C, MembershipAction.FAIL, "node-003", "f"), replan.tasks().size(), T0 + 2);
-    var history = List.of(READY, JOIN_PLANNED, superseded, replanned);
+  void shouldReplanUnderTheSameEpochWhenOnlyTheJoiningNodeFails() {
+    var fail = new ChangeSpec(MembershipAction.FAIL, "node-007", null, null);
 
-    assertThat(PlanCommand.deadNodes(history, 2)).containsExactly("node-003");
+    PlanReport r = PlanCommand.plan(fail, view(List.of(READY, JOIN_PLANNED), JOIN_PLAN.tasks(), Set.of()), 0);
+
+    assertThat(r.basis()).isEqualTo(PlanReport.Basis.REPLAN);
+    assertThat(r.plan().target().epoch()).isEqualTo(2);
+    assertThat(r.plan().planVersion()).isEqualTo(1);
+    assertThat(r.plan().tasks()).isEmpty();
+  }
+
+  @Test
+  void shouldRememberEveryNodeThatFailedSinceTheActiveRing() {
+    List<Member> without3 = JOINED.stream().filter(m -> !m.id().equals("node-003")).toList();
+    RingSnapshot failed = E1.toBuilder().epoch(2)
+        .members(E1.members().stream().filter(m -> !m.id().equals("node-003")).toList()).build();
+    var rest = EpochPlanner.plan(E1, without3, 3, 0, Set.of("node-003"), 0);
+    var failCause = cause(C, MembershipAction.FAIL, "node-003", "f");
+    EpochRecord superseded = epoch(JOIN_PLAN.target(), EpochState.SUPERSEDED, 0, JOIN_PLANNED.getCause(), 0, T0 + 2);
+    EpochRecord failurePlanned = epoch(failed, EpochState.PLANNED, 1, failCause, 0, T0 + 2);
+    EpochRecord failureReady = epoch(failed, EpochState.READY, 1, failCause, 0, T0 + 2);
+    EpochRecord restPlanned = epoch(rest.target(), EpochState.PLANNED, 0, failCause, rest.tasks().size(), T0 + 2);
+    var history = List.of(READY, JOIN_PLANNED, superseded, failurePlanned, failureReady, restPlanned);
+    ClusterView view = view(history, List.of(), Set.of());
+
+    assertThat(view.active().getEpoch()).as("clients route by the failure epoch").isEqualTo(2);
+    assertThat(view.planningBase().getEpoch()).as("the orchestrator plans from the complete ring").isEqualTo(1);
+    assertThat(view.inFlight().getEpoch()).isEqualTo(3);
+    assertThat(PlanCommand.deadNodes(history, 1)).containsExactly("node-003");
     var again = new ChangeSpec(MembershipAction.FAIL, "node-003", null, null);
-    assertThatThrownBy(() -> PlanCommand.plan(again, view(history, replan.tasks(), Set.of()), 0))
+    assertThatThrownBy(() -> PlanCommand.plan(again, view, 0))
         .isInstanceOf(BadInputException.class).hasMessage("FAIL of node node-003: it already failed");
 
-    PlanReport r = PlanCommand.plan(new ChangeSpec(MembershipAction.FAIL, "node-005", null, null),
-        view(history, replan.tasks(), Set.of()), 0);
-    assertThat(r.plan().planVersion()).isEqualTo(2);
+    PlanReport r = PlanCommand.plan(new ChangeSpec(MembershipAction.FAIL, "node-005", null, null), view, 0);
+    assertThat(r.basis()).isEqualTo(PlanReport.Basis.FAILURE);
+    assertThat(r.plan().target().epoch()).isEqualTo(4);
     assertThat(r.plan().tasks()).allSatisfy(t -> assertThat(t.sources()).doesNotContain("node-003", "node-005"));
   }
 }
