@@ -34,11 +34,11 @@ import org.awaitility.core.ConditionTimeoutException;
  * and keeps every record with the {@link System#nanoTime()} it was read at, so the pipeline IT can both assert
  * on the history and time its phases. Thread safe.
  */
-final class ControlPlaneTail implements AutoCloseable {
-  static final Duration TIMEOUT = Duration.ofSeconds(60);
+public final class ControlPlaneTail implements AutoCloseable {
+  public static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   /** A record as read: its key, its value (null for a tombstone) and when this tail read it. */
-  record Seen<V>(String key, V value, long readNanos) {}
+  public record Seen<V>(String key, V value, long readNanos) {}
 
   private final Topics topics;
   private final KafkaConsumer<String, byte[]> consumer;
@@ -50,7 +50,7 @@ final class ControlPlaneTail implements AutoCloseable {
   private volatile boolean running = true;
   private volatile Throwable failure;
 
-  ControlPlaneTail(String bootstrapServers, Topics topics) {
+  public ControlPlaneTail(String bootstrapServers, Topics topics) {
     this.topics = topics;
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -107,12 +107,12 @@ final class ControlPlaneTail implements AutoCloseable {
   }
 
   /** Completes with the first record of {@code epoch} in {@code state} (now, if it was already read). */
-  CompletableFuture<EpochRecord> whenEpoch(long epoch, EpochState state) {
+  public CompletableFuture<EpochRecord> whenEpoch(long epoch, EpochState state) {
     return epochWaiters.computeIfAbsent(waiterKey(epoch, state), k -> new CompletableFuture<>());
   }
 
   /** The first record of {@code epoch} in {@code state}, waiting up to {@link #TIMEOUT} for it. */
-  Seen<EpochRecord> awaitEpoch(long epoch, EpochState state) {
+  public Seen<EpochRecord> awaitEpoch(long epoch, EpochState state) {
     try {
       return await("epoch " + epoch + " " + state + " on " + topics.epochs().name()).atMost(TIMEOUT)
           .pollInterval(Duration.ofMillis(20)).until(() -> epoch(epoch, state).orElse(null), s -> s != null);
@@ -122,22 +122,22 @@ final class ControlPlaneTail implements AutoCloseable {
     }
   }
 
-  Optional<Seen<EpochRecord>> epoch(long epoch, EpochState state) {
+  public Optional<Seen<EpochRecord>> epoch(long epoch, EpochState state) {
     return epochs.stream().filter(s -> s.value().getEpoch() == epoch && s.value().getState() == state).findFirst();
   }
 
   /** Every epoch record as {@code STATE@epoch}, in the order read. */
-  List<String> epochSummary() {
+  public List<String> epochSummary() {
     return epochs.stream().map(s -> s.value().getState() + "@" + s.value().getEpoch()).toList();
   }
 
   /** Every record read from {@code ring.tasks}, in the order read (tombstones included). */
-  List<Seen<RangeCopyTask>> taskRecords() {
+  public List<Seen<RangeCopyTask>> taskRecords() {
     return List.copyOf(tasks);
   }
 
   /** The latest record of each task of {@code epoch} of one of {@code kinds}, dropped (tombstoned) tasks left out. */
-  Map<String, RangeCopyTask> latestTasks(long epoch, TaskKind... kinds) {
+  public Map<String, RangeCopyTask> latestTasks(long epoch, TaskKind... kinds) {
     Map<String, RangeCopyTask> latest = new LinkedHashMap<>();
     for (Seen<RangeCopyTask> s : tasks) {
       if (s.value() == null) {
@@ -150,18 +150,18 @@ final class ControlPlaneTail implements AutoCloseable {
   }
 
   /** Every status of {@code taskId}, in the order read. */
-  List<TaskStatus> statuses(String taskId) {
+  public List<TaskStatus> statuses(String taskId) {
     return statuses.stream().filter(s -> s.key().equals(taskId) && s.value() != null).map(Seen::value).toList();
   }
 
   /** The latest status of {@code taskId}, if any. */
-  Optional<TaskStatus> latestStatus(String taskId) {
+  public Optional<TaskStatus> latestStatus(String taskId) {
     List<TaskStatus> all = statuses(taskId);
     return all.isEmpty() ? Optional.empty() : Optional.of(all.get(all.size() - 1));
   }
 
   /** The first status read that matches, with when it was read. */
-  Optional<Seen<TaskStatus>> firstStatus(Predicate<TaskStatus> condition) {
+  public Optional<Seen<TaskStatus>> firstStatus(Predicate<TaskStatus> condition) {
     return statuses.stream().filter(s -> s.value() != null && condition.test(s.value())).findFirst();
   }
 

@@ -11,19 +11,19 @@ import java.util.Map;
 import java.util.Random;
 
 /** The keys and values of the pipeline IT, and loading them into the replicas a ring names. */
-final class LoadedData {
-  static final int MIN_VALUE_BYTES = 100;
-  static final int MAX_VALUE_BYTES = 1000;
+public final class LoadedData {
+  public static final int MIN_VALUE_BYTES = 100;
+  public static final int MAX_VALUE_BYTES = 1000;
   private static final int BATCH = 2000;
 
   private LoadedData() {}
 
-  static String key(int i) {
+  public static String key(int i) {
     return String.format("key-%07d", i);
   }
 
   /** A value of 100 to 1,000 random bytes. */
-  static byte[] value(Random random) {
+  public static byte[] value(Random random) {
     byte[] value = new byte[MIN_VALUE_BYTES + random.nextInt(MAX_VALUE_BYTES - MIN_VALUE_BYTES + 1)];
     random.nextBytes(value);
     return value;
@@ -34,7 +34,7 @@ final class LoadedData {
    * apply (as a restore would, without an epoch), and returns key to value. The store refuses an entry whose
    * position is not the ring hash of its key, so this also checks that the ring and the store position keys alike.
    */
-  static Map<String, byte[]> load(StorageNodes nodes, RingSnapshot ring, int count, Random random) {
+  public static Map<String, byte[]> load(StorageNodes nodes, RingSnapshot ring, int count, Random random) {
     Map<String, byte[]> data = new LinkedHashMap<>();
     Map<String, List<Entry>> byNode = new HashMap<>();
     for (int i = 0; i < count; i++) {
@@ -61,7 +61,7 @@ final class LoadedData {
   }
 
   /** Bytes of keys plus values. */
-  static long bytes(Map<String, byte[]> data) {
+  public static long bytes(Map<String, byte[]> data) {
     long bytes = 0;
     for (Map.Entry<String, byte[]> e : data.entrySet()) {
       bytes += e.getKey().length() + e.getValue().length;

@@ -10,10 +10,10 @@ import java.time.ZoneOffset;
  * The system clock plus an offset the test moves forward, for a worker whose grace period is tested without
  * waiting it out. Time keeps running, so checkpoint intervals and status times behave as in production.
  */
-final class OffsetClock extends Clock {
+public final class OffsetClock extends Clock {
   private volatile Duration offset = Duration.ZERO;
 
-  void advance(Duration by) {
+  public void advance(Duration by) {
     offset = offset.plus(by);
   }
 

@@ -35,9 +35,9 @@ import java.util.function.Function;
  * nothing promises its value; writing the same value again to the new replicas makes it acknowledged and the
  * partial write harmless, as a real client's retry would.
  */
-final class RingWriter implements AutoCloseable {
+public final class RingWriter implements AutoCloseable {
   /** The value the acknowledged map holds for a deleted key (compared by identity). */
-  static final byte[] DELETED = new byte[0];
+  public static final byte[] DELETED = new byte[0];
 
   private final StorageNodes nodes;
   private final ControlPlaneTail tail;
@@ -66,7 +66,7 @@ final class RingWriter implements AutoCloseable {
    * @param ringOf rebuilds the ring of an epoch record (the client's swap)
    * @param clients how many clients write at once; each owns its own keys, so the writes to one key are in order
    */
-  RingWriter(StorageNodes nodes, ControlPlaneTail tail, RingSnapshot ring, Map<String, byte[]> initial,
+  public RingWriter(StorageNodes nodes, ControlPlaneTail tail, RingSnapshot ring, Map<String, byte[]> initial,
       Function<EpochRecord, RingSnapshot> ringOf, long seed, int clients) {
     this.nodes = nodes;
     this.tail = tail;
@@ -90,7 +90,7 @@ final class RingWriter implements AutoCloseable {
   }
 
   /** Starts writing at about {@code writesPerSecond}. */
-  RingWriter start(int writesPerSecond) {
+  public RingWriter start(int writesPerSecond) {
     int perTick = Math.max(1, writesPerSecond / 100);
     ticker.scheduleAtFixedRate(() -> {
       // At most two ticks of backlog: a writer that waited (for an epoch) does not burst afterwards.
@@ -205,18 +205,18 @@ final class RingWriter implements AutoCloseable {
   }
 
   /** Acknowledged writes tagged with {@code epoch} so far. */
-  long acknowledgedAt(long epoch) {
+  public long acknowledgedAt(long epoch) {
     AtomicLong n = ackedByEpoch.get(epoch);
     return n == null ? 0 : n.get();
   }
 
   /** The epoch of the ring the client writes by now. */
-  long epoch() {
+  public long epoch() {
     return ring.epoch();
   }
 
   /** Whether the writer thread stopped on an error (a store error, a timeout waiting for an epoch). */
-  Throwable failure() {
+  public Throwable failure() {
     return failure;
   }
 
@@ -225,7 +225,7 @@ final class RingWriter implements AutoCloseable {
    *
    * @throws AssertionError when the writer failed
    */
-  Report stop() {
+  public Report stop() {
     running = false;
     ticker.shutdownNow();
     for (Thread t : threads) {
@@ -248,7 +248,7 @@ final class RingWriter implements AutoCloseable {
   }
 
   /** The last acknowledged value of every key ({@link #DELETED} for a deleted one); read after {@link #stop()}. */
-  Map<String, byte[]> acknowledged() {
+  public Map<String, byte[]> acknowledged() {
     return Map.copyOf(acknowledged);
   }
 
@@ -270,7 +270,7 @@ final class RingWriter implements AutoCloseable {
    * @param elapsedMillis time the writer ran
    * @param clients clients writing at once
    */
-  record Report(long acknowledged, long atEpoch1, long atLaterEpochs, long refusals, long waitedMillis,
+  public record Report(long acknowledged, long atEpoch1, long atLaterEpochs, long refusals, long waitedMillis,
       long elapsedMillis, int clients) {
     double writesPerSecond() {
       return elapsedMillis == 0 ? 0 : acknowledged * 1000.0 / elapsedMillis;

@@ -23,21 +23,21 @@ import java.util.TreeMap;
  * {@link RocksStore}, and everybody (the test's writer, its checks, the worker) reaches it only through
  * {@link RemoteStore} over HTTP. Closing stops the servers, then the stores.
  */
-final class StorageNodes implements AutoCloseable {
+public final class StorageNodes implements AutoCloseable {
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
 
   /** A running node: its local store (owned here), its server and a client of its HTTP API. */
-  record Node(String id, String zone, Store local, NodeServer server, Store remote) {}
+  public record Node(String id, String zone, Store local, NodeServer server, Store remote) {}
 
   private final Path dir;
   private final Map<String, Node> nodes = new TreeMap<>();
 
-  StorageNodes(Path dir) {
+  public StorageNodes(Path dir) {
     this.dir = dir;
   }
 
   /** Opens a node's RocksDB store in its own directory and serves it on a free port of 127.0.0.1. */
-  Node start(String id, String zone) {
+  public Node start(String id, String zone) {
     Store local = RocksStore.open(dir.resolve(id), id, zone);
     NodeServer server = NodeServer.start(local, new InetSocketAddress("127.0.0.1", 0), 8);
     Node node = new Node(id, zone, local, server, RemoteStore.connect(server.hostPort(), CALL_TIMEOUT));
@@ -46,7 +46,7 @@ final class StorageNodes implements AutoCloseable {
   }
 
   /** The HTTP client of node {@code id}. */
-  Store remote(String id) {
+  public Store remote(String id) {
     Node node = nodes.get(id);
     if (node == null) {
       throw new IllegalArgumentException("node " + id + " was not started; started: " + nodes.keySet());
@@ -55,7 +55,7 @@ final class StorageNodes implements AutoCloseable {
   }
 
   /** Where every node listens, as a worker deployment would be configured. */
-  NodeDirectory directory() {
+  public NodeDirectory directory() {
     NodeDirectory directory = NodeDirectory.empty();
     for (Node n : nodes.values()) {
       directory = directory.with(n.id(), NodeDirectory.Address.parse(n.server().hostPort()));
@@ -67,7 +67,7 @@ final class StorageNodes implements AutoCloseable {
    * Everything node {@code id} holds, read over HTTP with one streamed scan of the whole ring: key (UTF-8) to
    * value. Checks on the way that the node stores each key at the position the ring gives it.
    */
-  Map<String, byte[]> contents(String id) {
+  public Map<String, byte[]> contents(String id) {
     Map<String, byte[]> contents = new HashMap<>();
     try (RangeScan scan = remote(id).scan(RingRange.whole(), null)) {
       while (scan.hasNext()) {
@@ -84,7 +84,7 @@ final class StorageNodes implements AutoCloseable {
   }
 
   /** How many keys node {@code id} holds in {@code range}. */
-  long keysIn(String id, RingRange range) {
+  public long keysIn(String id, RingRange range) {
     return remote(id).digest(range).keys();
   }
 
