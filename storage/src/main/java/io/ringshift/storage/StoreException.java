@@ -1,9 +1,14 @@
 package io.ringshift.storage;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 /**
  * The one exception type of the storage module. Its subclasses say whether retrying can help:
- * {@link BadRequest} and {@link FeedUnavailable} are permanent for the same call, {@link Unavailable} is
- * retriable.
+ * {@link BadRequest} and {@link FeedUnavailable} are permanent for the same call, {@link Unavailable} and
+ * {@link StaleEpoch} are retriable, and {@link ReplicasFailed} is retriable when every replica's failure is.
  */
 public class StoreException extends RuntimeException {
 
@@ -43,6 +48,77 @@ public class StoreException extends RuntimeException {
   public static class FeedUnavailable extends StoreException {
     public FeedUnavailable(String message) {
       super(message);
+    }
+  }
+
+  /**
+   * A {@link RoutedWriter} write was refused for an older epoch and did not land on a newer one: the newer epoch
+   * did not reach the writer's routing in time, or the retry on it was refused too. The message names the key, the
+   * epochs tried and the epoch last asked for. Retriable: the ring converges, and a later attempt routes by it.
+   * Replicas that applied the write on the way keep it (nothing is rolled back); the write is not acknowledged.
+   */
+  public static class StaleEpoch extends StoreException {
+    private final List<Long> triedEpochs;
+    private final long askedEpoch;
+
+    public StaleEpoch(String message, List<Long> triedEpochs, long askedEpoch) {
+      super(message);
+      this.triedEpochs = List.copyOf(triedEpochs);
+      this.askedEpoch = askedEpoch;
+    }
+
+    /** The epochs the write was sent with, in order: one, or two when it was retried. */
+    public List<Long> triedEpochs() {
+      return triedEpochs;
+    }
+
+    /** The epoch the last refusal asked for. */
+    public long askedEpoch() {
+      return askedEpoch;
+    }
+
+    @Override
+    public boolean retriable() {
+      return true;
+    }
+  }
+
+  /**
+   * A {@link RoutedWriter} write failed on one or more of its replicas (each failure is the replica's own
+   * {@link StoreException}, as {@link RemoteStore} raised it, also attached as a suppressed exception). The write is
+   * not acknowledged; the replicas that applied it keep it. Retriable when every failure is.
+   */
+  public static class ReplicasFailed extends StoreException {
+    private final long epoch;
+    private final Map<String, StoreException> failures;
+    private final List<String> applied;
+
+    public ReplicasFailed(String message, long epoch, Map<String, StoreException> failures, List<String> applied) {
+      super(message);
+      this.epoch = epoch;
+      this.failures = Collections.unmodifiableMap(new LinkedHashMap<>(failures));
+      this.applied = List.copyOf(applied);
+      failures.values().forEach(this::addSuppressed);
+    }
+
+    /** The epoch the write was tagged with. */
+    public long epoch() {
+      return epoch;
+    }
+
+    /** Each failed replica's node id and its failure, in the route's preference order. */
+    public Map<String, StoreException> failures() {
+      return failures;
+    }
+
+    /** The replicas that applied the write, in the route's preference order. */
+    public List<String> applied() {
+      return applied;
+    }
+
+    @Override
+    public boolean retriable() {
+      return failures.values().stream().allMatch(StoreException::retriable);
     }
   }
 }

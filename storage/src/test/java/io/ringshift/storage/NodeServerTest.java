@@ -53,6 +53,11 @@ class NodeServerTest {
   private record Answer(int status, String body, HttpResponse<byte[]> response) {}
 
   private Answer send(String method, String path, byte[] body) throws IOException, InterruptedException {
+    return send(server, method, path, body);
+  }
+
+  private static Answer send(NodeServer server, String method, String path, byte[] body)
+      throws IOException, InterruptedException {
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + server.hostPort() + path))
         .timeout(Duration.ofSeconds(10))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body))
@@ -100,8 +105,29 @@ class NodeServerTest {
     Answer refused = send("DELETE", "/v1/keys/6b?epoch=7", null);
 
     assertThat(refused.status()).isEqualTo(409);
-    assertThat(refused.body()).startsWith("{\"error\":\"retry-with-epoch\",\"epoch\":8,"
-        + "\"start\":\"0000000000000000\",\"end\":\"0000000000000000\",\"message\":\"the key's range");
+    assertThat(refused.body()).isEqualTo("{\"error\":\"retry-with-epoch\",\"epoch\":8,\"reason\":\"fenced\","
+        + "\"start\":\"0000000000000000\",\"end\":\"0000000000000000\",\"message\":\"the key's range "
+        + "(0000000000000000, 0000000000000000] is fenced for epochs below 8; refresh the ring to that epoch and write "
+        + "to the owners it names\"}\n");
+  }
+
+  @Test
+  void shouldAnswerAStaleWriteForARangeTheNodeDoesNotReplicateWith409AndTheRingsEpoch() throws Exception {
+    // node-7 is no member of the ring of epoch 5: it replicates nothing there.
+    RingRange range = Rings.rangeOf(Rings.EPOCH_5, "k");
+    try (NodeServer checked = NodeServer.start(OwnershipCheckedStore.wrap(store, () -> Rings.EPOCH_5),
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+
+      Answer refused = send(checked, "PUT", "/v1/keys/6b?epoch=4", bytes("v"));
+      Answer current = send(checked, "PUT", "/v1/keys/6b?epoch=5", bytes("v"));
+
+      assertThat(refused.status()).isEqualTo(409);
+      assertThat(refused.body()).isEqualTo(String.format("{\"error\":\"retry-with-epoch\",\"epoch\":5,"
+          + "\"reason\":\"not-a-replica\",\"start\":\"%016x\",\"end\":\"%016x\",\"message\":\"this node is "
+          + "not a replica of the key's range %s in the ring of epoch 5 it routes by; refresh the ring to that epoch "
+          + "and write to the replicas it names\"}\n", range.start(), range.end(), range));
+      assertThat(current.status()).isEqualTo(200);
+    }
   }
 
   @Test

@@ -250,6 +250,45 @@ class RemoteStoreTest extends StoreContractTest {
     }
   }
 
+  /**
+   * A node from before the ownership check answers retry-with-epoch without a {@code reason}: that is a fence's
+   * answer. A reason the client does not know is an error, not a guess.
+   */
+  @Test
+  void shouldReadARetryWithEpochWithoutAReasonAsAFencesAnswer() throws Exception {
+    List<String> answers = List.of(
+        "{\"error\":\"retry-with-epoch\",\"epoch\":8,\"start\":\"0000000000000010\",\"end\":\"0000000000000020\","
+            + "\"message\":\"fenced\"}",
+        "{\"error\":\"retry-with-epoch\",\"epoch\":8,\"reason\":\"moon-phase\",\"start\":\"0000000000000010\","
+            + "\"end\":\"0000000000000020\",\"message\":\"?\"}");
+    AtomicReference<IOException> nodeFailure = new AtomicReference<>();
+    try (ServerSocket older = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+      Thread node = new Thread(() -> {
+        for (String answer : answers) {
+          try (Socket s = older.accept()) {
+            s.getInputStream().read(new byte[4096]);
+            s.getOutputStream().write(("HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + answer.length() + "\r\nConnection: close\r\n\r\n" + answer).getBytes(UTF_8));
+          } catch (IOException e) {
+            nodeFailure.set(e);
+          }
+        }
+      }, "older-node");
+      node.start();
+      String address = "127.0.0.1:" + older.getLocalPort();
+      try (Store client = RemoteStore.connect(address, Duration.ofSeconds(5))) {
+
+        assertThat(client.put(bytes("k"), bytes("v"), 7)).isEqualTo(new WriteResult.RetryWithEpoch(8,
+            RingRange.of(0x10, 0x20), WriteResult.Reason.FENCED));
+        assertThatThrownBy(() -> client.put(bytes("k"), bytes("v"), 7)).isInstanceOf(StoreException.class)
+            .hasMessage("the node at " + address + " answered retry-with-epoch with an unknown reason moon-phase; "
+                + "expected fenced or not-a-replica");
+      }
+      node.join(10_000);
+      assertThat(nodeFailure).as("the fake node itself").hasNullValue();
+    }
+  }
+
   @Test
   void shouldRefuseAnAddressThatIsNotHostAndPort() {
     for (String bad : new String[] {"", "localhost", "localhost:0", "localhost:70000", "http://x:1/path", "a b:1"}) {

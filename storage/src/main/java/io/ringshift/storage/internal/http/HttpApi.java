@@ -24,6 +24,9 @@ final class HttpApi {
   /** The {@code error} field of a JSON error body, one per outcome a client tells apart. */
   static final String BAD_REQUEST = "bad-request";
   static final String RETRY_WITH_EPOCH = "retry-with-epoch";
+  /** The {@code reason} of a retry-with-epoch answer; an answer without one (an older node) is a fence's. */
+  static final String REASON_FENCED = "fenced";
+  static final String REASON_NOT_A_REPLICA = "not-a-replica";
   static final String FEED_UNAVAILABLE = "feed-unavailable";
   static final String UNAVAILABLE = "unavailable";
   static final String NO_SUCH_KEY = "no-such-key";

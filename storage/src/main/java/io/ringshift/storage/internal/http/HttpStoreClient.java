@@ -150,7 +150,15 @@ public final class HttpStoreClient implements Store {
     }
     RingRange fenced = RingRange.of(HttpApi.parsePosition("start", string(body, "start")),
         HttpApi.parsePosition("end", string(body, "end")));
-    return new WriteResult.RetryWithEpoch(number(body, "epoch"), fenced);
+    Object reason = body.get("reason");
+    if (reason == null || HttpApi.REASON_FENCED.equals(reason)) {
+      return new WriteResult.RetryWithEpoch(number(body, "epoch"), fenced, WriteResult.Reason.FENCED);
+    }
+    if (HttpApi.REASON_NOT_A_REPLICA.equals(reason)) {
+      return new WriteResult.RetryWithEpoch(number(body, "epoch"), fenced, WriteResult.Reason.NOT_A_REPLICA);
+    }
+    throw new StoreException("the node at " + hostPort + " answered retry-with-epoch with an unknown reason "
+        + reason + "; expected " + HttpApi.REASON_FENCED + " or " + HttpApi.REASON_NOT_A_REPLICA);
   }
 
   @Override

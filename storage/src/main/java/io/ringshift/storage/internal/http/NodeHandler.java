@@ -264,12 +264,17 @@ public final class NodeHandler implements HttpHandler {
       json(call.exchange, 200, body);
     } else {
       WriteResult.RetryWithEpoch retry = (WriteResult.RetryWithEpoch) result;
+      boolean fenced = retry.reason() == WriteResult.Reason.FENCED;
       body.put("error", HttpApi.RETRY_WITH_EPOCH);
       body.put("epoch", retry.epoch());
+      body.put("reason", fenced ? HttpApi.REASON_FENCED : HttpApi.REASON_NOT_A_REPLICA);
       body.put("start", HttpApi.position(retry.fencedRange().start()));
       body.put("end", HttpApi.position(retry.fencedRange().end()));
-      body.put("message", "the key's range " + retry.fencedRange() + " is fenced for epochs below " + retry.epoch()
-          + "; refresh the ring to that epoch and write to the owners it names");
+      body.put("message", fenced
+          ? "the key's range " + retry.fencedRange() + " is fenced for epochs below " + retry.epoch()
+              + "; refresh the ring to that epoch and write to the owners it names"
+          : "this node is not a replica of the key's range " + retry.fencedRange() + " in the ring of epoch "
+              + retry.epoch() + " it routes by; refresh the ring to that epoch and write to the replicas it names");
       json(call.exchange, 409, body);
     }
   }

@@ -1,0 +1,165 @@
+package io.ringshift.storage;
+
+import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.storage.internal.Checks;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A node's {@link Store} that refuses client writes for ranges the node no longer replicates: the storage node's
+ * half of "a stale client converges instead of writing to the wrong place" (docs/storage.md, "Ownership").
+ *
+ * <p>The rule, for a {@link #put} or {@link #delete} tagged with epoch {@code e}, against the ring {@code C} the
+ * {@link RingView} holds: when {@code C.epoch() > e} and this node is not one of the key's replicas in {@code C},
+ * the write is refused with {@link WriteResult.RetryWithEpoch} at {@code C.epoch()}, reason
+ * {@link WriteResult.Reason#NOT_A_REPLICA}, naming the ring range of the key in {@code C}, and nothing is written.
+ * Every other write goes to the wrapped store, whose fences still apply: writes tagged with {@code C.epoch()} or
+ * later (a client ahead of the node), writes for keys the node still replicates, and every write while the view
+ * has no ring yet.
+ *
+ * <p>Not restricted: reads ({@link #get}, scans, feeds, digests), and {@link #apply} and {@link #deleteRange},
+ * migration's own writes: a worker fills a new replica before the ring names it, and cleans an old one after.
+ *
+ * <p>Why beside the fences and not instead of them: a fence refuses older epochs while a range moves, from before
+ * the move's verification until the worker lifts it; the ownership check refuses them from the moment the node
+ * routes by the new ring, for as long as it does. Together a stale writer is refused before, during and after
+ * the move. The check and the write are not atomic with a swap of the view; a write checked an instant before the
+ * swap lands as it would have a moment earlier, which the move's fence covers.
+ *
+ * <p>A write the view lets through costs one volatile read (and, for an older epoch, one ring lookup); it allocates
+ * nothing. Input is checked first, so a bad key, value or epoch is {@link StoreException.BadRequest} whatever the
+ * ring says. Thread safe when the wrapped store and the view are.
+ */
+public final class OwnershipCheckedStore implements Store {
+  private final Store delegate;
+  private final RingView view;
+  private final String nodeId;
+
+  private OwnershipCheckedStore(Store delegate, RingView view, String nodeId) {
+    this.delegate = delegate;
+    this.view = view;
+    this.nodeId = nodeId;
+  }
+
+  /**
+   * Wraps {@code store}, whose node id ({@link Store#info()}, asked once, now) is the member id the ring must give
+   * this node. Closing the returned store closes {@code store}.
+   *
+   * @throws IllegalArgumentException when the store or the view is null
+   */
+  public static OwnershipCheckedStore wrap(Store store, RingView view) {
+    if (store == null || view == null) {
+      throw new IllegalArgumentException("an ownership-checked store needs a store and a ring view; was store "
+          + store + ", view " + view + " (use RingView.none() for a node without a ring)");
+    }
+    return new OwnershipCheckedStore(store, view, store.info().nodeId());
+  }
+
+  /** The member id this store checks ownership for. */
+  public String nodeId() {
+    return nodeId;
+  }
+
+  /**
+   * The refusal of a write of {@code key} tagged with {@code epoch}, or {@code null} when it may go to the store.
+   * Reads the view once, so the epoch and the placement come from the same ring.
+   */
+  private WriteResult.RetryWithEpoch refusal(byte[] key, long epoch) {
+    RingSnapshot ring = view.current();
+    if (ring == null || ring.epoch() <= epoch) {
+      return null;
+    }
+    long position = ring.position(key);
+    int range = ring.rangeOf(position);
+    ReplicaSet replicas = ring.replicasOfRange(range);
+    if (replicas.contains(nodeId)) {
+      return null;
+    }
+    return new WriteResult.RetryWithEpoch(ring.epoch(), RingRange.of(ring.rangeStart(range), ring.rangeEnd(range)),
+        WriteResult.Reason.NOT_A_REPLICA);
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch) {
+    Checks.key(key);
+    Checks.value(value);
+    Checks.epoch(epoch);
+    WriteResult.RetryWithEpoch refused = refusal(key, epoch);
+    return refused != null ? refused : delegate.put(key, value, epoch);
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch) {
+    Checks.key(key);
+    Checks.epoch(epoch);
+    WriteResult.RetryWithEpoch refused = refusal(key, epoch);
+    return refused != null ? refused : delegate.delete(key, epoch);
+  }
+
+  @Override
+  public NodeInfo info() {
+    return delegate.info();
+  }
+
+  @Override
+  public long latestSequence() {
+    return delegate.latestSequence();
+  }
+
+  @Override
+  public Optional<byte[]> get(byte[] key) {
+    return delegate.get(key);
+  }
+
+  @Override
+  public RangeScan scan(RingRange range, Cursor after) {
+    return delegate.scan(range, after);
+  }
+
+  @Override
+  public ChangeFeed changes(RingRange range, long afterSequence) {
+    return delegate.changes(range, afterSequence);
+  }
+
+  @Override
+  public long apply(List<Entry> entries) {
+    return delegate.apply(entries);
+  }
+
+  @Override
+  public RangeDigest digest(RingRange range) {
+    return delegate.digest(range);
+  }
+
+  @Override
+  public Fence fence(RingRange range, long epoch) {
+    return delegate.fence(range, epoch);
+  }
+
+  @Override
+  public List<Fence> fences() {
+    return delegate.fences();
+  }
+
+  @Override
+  public void unfence(RingRange range, long epoch) {
+    delegate.unfence(range, epoch);
+  }
+
+  @Override
+  public long deleteRange(RingRange range) {
+    return delegate.deleteRange(range);
+  }
+
+  /** Closes the wrapped store. */
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  @Override
+  public String toString() {
+    return "OwnershipCheckedStore[" + nodeId + ", " + delegate + "]";
+  }
+}

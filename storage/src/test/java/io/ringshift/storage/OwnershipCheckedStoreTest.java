@@ -1,0 +1,218 @@
+package io.ringshift.storage;
+
+import static io.ringshift.storage.TestKeys.bytes;
+import static io.ringshift.storage.TestKeys.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The node's ownership check against a real {@code RocksStore} of node-1: a write tagged with an older epoch for a
+ * range node-1 no longer replicates is refused with the ring's epoch; everything else reaches the store.
+ */
+class OwnershipCheckedStoreTest {
+  @TempDir Path dir;
+  private Store rocks;
+  private Rings.View view;
+  private Store store;
+
+  @BeforeEach
+  void open() {
+    rocks = RocksStore.open(dir.resolve("node-1"), "node-1", "az-1");
+    view = new Rings.View(Rings.EPOCH_5);
+    store = OwnershipCheckedStore.wrap(rocks, view);
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  @Test
+  void refusesAStaleWriteForARangeTheNodeNoLongerReplicatesWithTheRingsEpoch() {
+    String key = Rings.movedAwayFrom("node-1");
+    long before = rocks.latestSequence();
+
+    WriteResult result = store.put(bytes(key), bytes("v"), 4);
+
+    assertThat(result).isEqualTo(new WriteResult.RetryWithEpoch(5, Rings.rangeOf(Rings.EPOCH_5, key),
+        WriteResult.Reason.NOT_A_REPLICA));
+    assertThat(((WriteResult.RetryWithEpoch) result).fencedRange().contains(Rings.EPOCH_5.position(bytes(key))))
+        .isTrue();
+    assertThat(rocks.get(bytes(key))).as("nothing written").isEmpty();
+    assertThat(rocks.latestSequence()).as("nothing in the log").isEqualTo(before);
+  }
+
+  @Test
+  void refusesAStaleDeleteForARangeTheNodeNoLongerReplicates() {
+    String key = Rings.movedAwayFrom("node-1");
+    rocks.apply(List.of(Entry.of(bytes(key), bytes("kept"))));
+
+    WriteResult result = store.delete(bytes(key), 3);
+
+    assertThat(result).isEqualTo(new WriteResult.RetryWithEpoch(5, Rings.rangeOf(Rings.EPOCH_5, key),
+        WriteResult.Reason.NOT_A_REPLICA));
+    assertThat(rocks.get(bytes(key)).map(TestKeys::text)).hasValue("kept");
+  }
+
+  @Test
+  void appliesAStaleWriteForARangeTheNodeStillReplicates() {
+    String key = Rings.keptBy("node-1");
+
+    WriteResult result = store.put(bytes(key), bytes("v"), 4);
+
+    assertThat(result).isInstanceOf(WriteResult.Applied.class);
+    assertThat(rocks.get(bytes(key)).map(TestKeys::text)).hasValue("v");
+  }
+
+  @Test
+  void appliesWritesTaggedWithTheRingsEpochOrANewerOne() {
+    String key = Rings.movedAwayFrom("node-1");
+
+    WriteResult current = store.put(bytes(key), bytes("at-5"), 5);
+    WriteResult ahead = store.put(bytes(key), bytes("at-6"), 6);
+
+    assertThat(current).isInstanceOf(WriteResult.Applied.class);
+    assertThat(ahead).as("a client ahead of the node's view").isInstanceOf(WriteResult.Applied.class);
+    assertThat(rocks.get(bytes(key)).map(TestKeys::text)).hasValue("at-6");
+  }
+
+  @Test
+  void refusesExactlyTheStaleWritesForKeysTheNodeDoesNotReplicate() {
+    List<String> expected = new ArrayList<>();
+    int refused = 0;
+    for (int i = 0; i < 500; i++) {
+      String key = "many-" + i;
+      WriteResult result = store.put(bytes(key), bytes("v"), 4);
+      if (Rings.replicates(Rings.EPOCH_5, "node-1", key)) {
+        expected.add(key);
+        assertThat(result).as(key).isInstanceOf(WriteResult.Applied.class);
+      } else {
+        refused++;
+        assertThat(result).as(key).isEqualTo(new WriteResult.RetryWithEpoch(5, Rings.rangeOf(Rings.EPOCH_5, key),
+            WriteResult.Reason.NOT_A_REPLICA));
+      }
+    }
+
+    List<String> stored = new ArrayList<>();
+    try (RangeScan scan = rocks.scan(RingRange.whole(), null)) {
+      scan.forEachRemaining(e -> stored.add(text(e.key())));
+    }
+    assertThat(stored).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(refused).as("node-1 replicates some keys of 4 nodes at R = 2, not all").isBetween(1, 499);
+  }
+
+  @Test
+  void refusesEveryStaleWriteOnANodeTheRingNoLongerHas() {
+    view.swap(Rings.EPOCH_6);
+    String key = Rings.keptBy("node-1");
+
+    assertThat(store.put(bytes(key), bytes("v"), 5)).isEqualTo(new WriteResult.RetryWithEpoch(6,
+        Rings.rangeOf(Rings.EPOCH_6, key), WriteResult.Reason.NOT_A_REPLICA));
+    assertThat(rocks.get(bytes(key))).isEmpty();
+  }
+
+  @Test
+  void refusesNothingByOwnershipBeforeTheNodeHasARing() {
+    Store noRing = OwnershipCheckedStore.wrap(rocks, RingView.none());
+    String key = Rings.movedAwayFrom("node-1");
+
+    assertThat(noRing.put(bytes(key), bytes("v"), 0)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(noRing.delete(bytes(key), 0)).isInstanceOf(WriteResult.Applied.class);
+  }
+
+  @Test
+  void followsTheViewWhenTheNodeSwapsRings() {
+    view.swap(Rings.EPOCH_4);
+    String key = Rings.movedAwayFrom("node-1");
+    assertThat(store.put(bytes(key), bytes("before"), 4)).isInstanceOf(WriteResult.Applied.class);
+
+    view.swap(Rings.EPOCH_5);
+
+    assertThat(store.put(bytes(key), bytes("after"), 4)).isInstanceOf(WriteResult.RetryWithEpoch.class);
+    assertThat(rocks.get(bytes(key)).map(TestKeys::text)).hasValue("before");
+  }
+
+  @Test
+  void neverRefusesMigrationsApplyOrRangeDelete() {
+    String moved = Rings.movedAwayFrom("node-1");
+    String kept = Rings.keptBy("node-1");
+
+    store.apply(List.of(Entry.of(bytes(moved), bytes("copied")), Entry.of(bytes(kept), bytes("copied"))));
+
+    assertThat(rocks.get(bytes(moved)).map(TestKeys::text)).hasValue("copied");
+    assertThat(store.deleteRange(RingRange.whole())).isEqualTo(2);
+    assertThat(rocks.get(bytes(moved))).isEmpty();
+  }
+
+  @Test
+  void readsKeysTheNodeNoLongerReplicates() {
+    String moved = Rings.movedAwayFrom("node-1");
+    rocks.put(bytes(moved), bytes("old"), 4);
+
+    assertThat(store.get(bytes(moved)).map(TestKeys::text)).hasValue("old");
+    try (RangeScan scan = store.scan(RingRange.whole(), null)) {
+      assertThat(text(scan.next().key())).isEqualTo(moved);
+    }
+    assertThat(store.digest(RingRange.whole()).keys()).isEqualTo(1);
+  }
+
+  @Test
+  void keepsTheFenceRuleForKeysTheNodeStillReplicates() {
+    String kept = Rings.keptBy("node-1");
+    store.fence(RingRange.whole(), 7);
+
+    assertThat(store.put(bytes(kept), bytes("v"), 5)).isEqualTo(new WriteResult.RetryWithEpoch(7,
+        RingRange.whole(), WriteResult.Reason.FENCED));
+    assertThat(store.put(bytes(kept), bytes("v"), 7)).isInstanceOf(WriteResult.Applied.class);
+  }
+
+  @Test
+  void checksTheInputBeforeOwnership() {
+    String moved = Rings.movedAwayFrom("node-1");
+
+    assertThatThrownBy(() -> store.put(bytes(moved), bytes("v"), -1))
+        .isInstanceOf(StoreException.BadRequest.class)
+        .hasMessage("epoch -1 is negative; an epoch must be >= 0");
+    assertThatThrownBy(() -> store.put(bytes(moved), null, 4))
+        .isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("value is missing");
+    assertThatThrownBy(() -> store.delete(new byte[0], 4))
+        .isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("key is empty");
+  }
+
+  @Test
+  void checksOwnershipForTheStoresOwnNodeId() {
+    assertThat(((OwnershipCheckedStore) store).nodeId()).isEqualTo("node-1");
+    assertThatThrownBy(() -> OwnershipCheckedStore.wrap(rocks, null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("use RingView.none()");
+  }
+
+  @Test
+  void carriesTheRefusalAndItsReasonOverHttp() {
+    String moved = Rings.movedAwayFrom("node-1");
+    String kept = Rings.keptBy("node-1");
+    store.fence(Rings.rangeOf(Rings.EPOCH_5, kept), 9);
+    try (NodeServer server = NodeServer.start(store, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        Store remote = RemoteStore.connect(server.hostPort(), Duration.ofSeconds(10))) {
+
+      assertThat(remote.put(bytes(moved), bytes("v"), 4)).isEqualTo(new WriteResult.RetryWithEpoch(5,
+          Rings.rangeOf(Rings.EPOCH_5, moved), WriteResult.Reason.NOT_A_REPLICA));
+      assertThat(remote.delete(bytes(kept), 4)).isEqualTo(new WriteResult.RetryWithEpoch(9,
+          Rings.rangeOf(Rings.EPOCH_5, kept), WriteResult.Reason.FENCED));
+      assertThat(remote.put(bytes(moved), bytes("v"), 5)).isInstanceOf(WriteResult.Applied.class);
+    }
+  }
+}
