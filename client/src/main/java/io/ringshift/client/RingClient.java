@@ -92,6 +92,8 @@ public final class RingClient implements AutoCloseable {
    * {@link #start()} before the tail thread starts, then only by that thread.
    */
   private AcceptedSnapshot latest;
+  /** Epoch of the snapshot loaded from the persist file, or {@link #NO_EPOCH}; written before the tail starts. */
+  private long persistedEpoch = NO_EPOCH;
 
   /**
    * A client that is not started yet: add swap listeners, then {@link #start()} it. Registers the meters.
@@ -304,6 +306,7 @@ public final class RingClient implements AutoCloseable {
     GateOutcome outcome = gate.check(contents.snapshot(), null);
     if (outcome instanceof GateOutcome.Accepted a) {
       latest = new AcceptedSnapshot(a.snapshot(), contents.snapshot(), contents.publishedAtMillis());
+      persistedEpoch = latest.epoch();
       LOG.info("cluster {}: routing by epoch {} from the persisted snapshot {}, published {}", clusterId,
           latest.epoch(), file, Instant.ofEpochMilli(latest.publishedAtMillis()));
       install(latest, false);
@@ -358,6 +361,9 @@ public final class RingClient implements AutoCloseable {
       GateOutcome outcome = gate.check(value, latest);
       if (outcome instanceof GateOutcome.Duplicate d) {
         LOG.debug("cluster {}: {} repeats epoch {} byte for byte; nothing to do", clusterId, origin, d.epoch());
+      } else if (outcome instanceof GateOutcome.Refused r && catchingUp && isHistory(r)) {
+        LOG.debug("cluster {}: {} holds epoch {}, older than the persisted epoch {}; skipping history", clusterId,
+            origin, r.epoch(), persistedEpoch);
       } else if (outcome instanceof GateOutcome.Refused r) {
         metrics.refused(r.reason());
         LOG.warn("cluster {}: refused the snapshot at {} (epoch {}, reason {}): {}; still routing by epoch {}",
@@ -376,6 +382,15 @@ public final class RingClient implements AutoCloseable {
           install(latest, true);
         }
       }
+    }
+
+    /**
+     * A client that starts from its persist file reads the epochs before it again while catching up (compaction
+     * never touches the active segment, so a few usually remain). The gate checks the signature before the
+     * epoch, so such a record is a genuine old snapshot: history, neither routed by nor counted as a refusal.
+     */
+    private boolean isHistory(GateOutcome.Refused r) {
+      return r.reason() == RefusalReason.OLDER_EPOCH && r.epoch() <= persistedEpoch;
     }
 
     @Override
