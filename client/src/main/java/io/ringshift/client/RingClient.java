@@ -7,6 +7,7 @@ import io.ringshift.client.internal.SnapshotFile;
 import io.ringshift.client.internal.SnapshotGate;
 import io.ringshift.client.internal.SnapshotTail;
 import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.RingSnapshotCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -147,6 +148,19 @@ public final class RingClient implements AutoCloseable {
           + config.bootstrapServers() + " and consumer properties " + config.consumerProperties() + ": "
           + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Writes {@code snapshot} as a persist file, as the client itself does after a swap: for provisioning a
+   * cold-start file out of band (baked into an image, copied from a healthy instance). Nothing is verified
+   * here; a client that loads the file verifies it like any snapshot from Kafka.
+   *
+   * @param publishedAt when the snapshot was published; the client reports its age from it
+   * @throws IOException when the file cannot be written
+   */
+  public static void writePersistFile(Path file, PublishedSnapshot snapshot, Instant publishedAt)
+      throws IOException {
+    SnapshotFile.write(file, new RingSnapshotCodec().encode(snapshot), publishedAt.toEpochMilli());
   }
 
   // ---- lookups: no Kafka, no lock, no allocation ----
@@ -377,10 +391,11 @@ public final class RingClient implements AutoCloseable {
               previous, a.snapshot().epoch() - previous - 1);
         }
         long publishedAt = timestampMillis >= 0 ? timestampMillis : config.clock().millis();
-        latest = new AcceptedSnapshot(a.snapshot(), value, publishedAt);
+        AcceptedSnapshot accepted = new AcceptedSnapshot(a.snapshot(), value, publishedAt);
         if (!catchingUp) {
-          install(latest, true);
+          install(accepted, true);
         }
+        latest = accepted; // only once installed: if building the table failed, the chain stays where it was
       }
     }
 
@@ -399,7 +414,12 @@ public final class RingClient implements AutoCloseable {
       if (latest != null && (t == null || t.accepted != latest)) {
         install(latest, true);
       }
-      LOG.info("cluster {}: caught up with topic {}; routing by epoch {}", clusterId, config.topic(), epoch());
+      if (latest == null) {
+        LOG.warn("cluster {}: caught up with topic {} on {}, which holds no verified snapshot of the cluster yet; "
+            + "lookups fail until one is published", clusterId, config.topic(), config.bootstrapServers());
+      } else {
+        LOG.info("cluster {}: caught up with topic {}; routing by epoch {}", clusterId, config.topic(), epoch());
+      }
     }
 
     @Override

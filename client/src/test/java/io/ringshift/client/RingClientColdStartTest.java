@@ -157,6 +157,17 @@ class RingClientColdStartTest {
   }
 
   @Test
+  void routesFromAFileProvisionedOutOfBand() throws IOException {
+    PublishedSnapshot snapshot = TestSnapshots.chain(PUBLISHER, 2).get(1);
+    RingClient.writePersistFile(file, snapshot, Instant.ofEpochMilli(PUBLISHED));
+
+    RingClient client = start();
+
+    assertThat(client.current()).contains(snapshot);
+    assertThat(client.publishedAt()).contains(Instant.ofEpochMilli(PUBLISHED));
+  }
+
+  @Test
   void startsWithoutAPersistFile() {
     RingClient client = start();
 

@@ -3,6 +3,7 @@ package io.ringshift.client.internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
@@ -134,7 +135,7 @@ public final class SnapshotTail implements AutoCloseable {
         if (!topicMissing) {
           topicMissing = true;
           LOG.warn("topic {} does not exist on {}; cluster {} routes by epoch {} until it does (checking every "
-              + "{})", topic, description, key, handler.epoch(), retryBackoff);
+              + "{} ms)", topic, description, key, handler.epoch(), retryBackoff.toMillis());
         }
         pause(retryBackoff);
         return;
@@ -195,16 +196,17 @@ public final class SnapshotTail implements AutoCloseable {
     lastContact = System.nanoTime();
     Duration length = outage.succeeded();
     if (length != null) {
-      LOG.info("Kafka at {} answers again after an outage of about {}; cluster {} routes by epoch {}",
-          description, length, key, handler.epoch());
+      LOG.info("Kafka at {} answers again after an outage of about {} s; cluster {} routes by epoch {}",
+          description, String.format(Locale.ROOT, "%.1f", length.toMillis() / 1000.0), key,
+          handler.epoch());
     }
   }
 
   private void failed(KafkaException e) {
     if (outage.failed()) {
       LOG.warn("Kafka at {} is unreachable ({}); cluster {} keeps routing by epoch {}, its last good snapshot, "
-          + "and retries every {} (logged once per outage)", description, e.toString(), key, handler.epoch(),
-          retryBackoff);
+          + "and retries every {} ms (logged once per outage)", description, e.toString(), key,
+          handler.epoch(), retryBackoff.toMillis());
     } else {
       LOG.debug("Kafka at {} still unreachable: {}", description, e.toString());
     }
