@@ -160,8 +160,8 @@ public record RingClientConfig(
     }
 
     /**
-     * Trusts the public keys in these PEM files ({@code PUBLIC KEY} blocks, as {@code SigningKey.write} and
-     * {@code ringshift keygen} write them), read when {@link #build()} runs. Adds to earlier files.
+     * Trusts the public keys in these PEM files ({@code PUBLIC KEY} blocks, as {@code SigningKey.write} writes
+     * them), read when {@link #build()} runs. Adds to earlier files.
      */
     public Builder trustedKeyFiles(Path... files) {
       for (Path f : files) {
