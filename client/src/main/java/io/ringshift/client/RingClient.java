@@ -121,11 +121,16 @@ public final class RingClient implements AutoCloseable {
             + (state == State.RUNNING ? "started" : "closed") + "; a client starts once");
       }
       KafkaConsumer<String, byte[]> consumer = newConsumer();
-      if (config.persistFile() != null) {
-        loadPersisted(config.persistFile());
-      }
       tail = new SnapshotTail(consumer, config.topic(), clusterId, new TailHandler(), config.requestTimeout(),
           config.retryBackoff(), config.probeInterval(), config.bootstrapServers());
+      try {
+        if (config.persistFile() != null) {
+          loadPersisted(config.persistFile());
+        }
+      } catch (RuntimeException | Error e) {
+        tail.close(); // closes the consumer it was never started with
+        throw e;
+      }
       tail.start();
       state = State.RUNNING;
       return this;
