@@ -1,0 +1,435 @@
+package io.ringshift.client;
+
+import io.ringshift.client.internal.AcceptedSnapshot;
+import io.ringshift.client.internal.ClientMetrics;
+import io.ringshift.client.internal.GateOutcome;
+import io.ringshift.client.internal.SnapshotFile;
+import io.ringshift.client.internal.SnapshotGate;
+import io.ringshift.client.internal.SnapshotTail;
+import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.RingSnapshotCodec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes keys by the latest verified ring snapshot of one cluster, read from {@code ring.snapshots}.
+ *
+ * <pre>{@code
+ * RingClientConfig config = RingClientConfig.builder()
+ *     .bootstrapServers("kafka:9092")
+ *     .clusterId("prod-eu")
+ *     .trustedKeyFiles(Path.of("/etc/ringshift/publisher.pub"))
+ *     .persistFile(Path.of("/var/lib/app/ring-snapshot.bin"))
+ *     .build();
+ * try (RingClient ring = new RingClient(config).start()) {
+ *   ring.awaitEpoch(0, Duration.ofSeconds(30));        // any snapshot
+ *   Placement p = ring.placement(key);                  // local, lock-free, allocation-free
+ *   write(p.owners()); read(p.readable());
+ * }
+ * }</pre>
+ *
+ * <p>Guarantees:
+ * <ul>
+ *   <li>It routes only by snapshots that pass every check of docs/client.md: the checksum of the rebuilt ring,
+ *       the cluster id, a signature by a trusted key, a newer epoch, and the hash chain to the current epoch
+ *       (a gap of epochs, normal on a compacted topic, is accepted on the signature). A snapshot that fails one
+ *       is refused, counted by reason, logged at WARN with its epoch and reason, and changes nothing.
+ *   <li>Lookups never touch Kafka, take no lock and allocate nothing: one volatile read, one search, one array
+ *       read. A swap replaces the whole routing table at once, so a lookup sees one epoch or the next, never a
+ *       mix.
+ *   <li>At start it first reads the topic to its end, verifying the retained snapshots in order, and swaps once.
+ *   <li>While Kafka is unreachable it keeps routing by its last good snapshot and retries for ever, logging at
+ *       WARN once per outage.
+ *   <li>With a persist file, every swap writes the snapshot and its publish time there atomically, and
+ *       {@link #start()} routes from the file at once, re-verified, before Kafka answers.
+ * </ul>
+ *
+ * <p>Thread-safe. Swaps, file writes and swap listeners run on the client's own thread,
+ * {@code ringshift-client-<cluster>}.
+ */
+public final class RingClient implements AutoCloseable {
+  /** What {@link #epoch()} returns before the first snapshot (real epochs are {@code >= 0}). */
+  public static final long NO_EPOCH = -1;
+
+  private static final Logger LOG = LoggerFactory.getLogger(RingClient.class);
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private enum State { NEW, RUNNING, CLOSED }
+
+  private final RingClientConfig config;
+  private final String clusterId;
+  private final SnapshotGate gate;
+  private final ClientMetrics metrics;
+  private final List<Consumer<SnapshotSwap>> listeners = new CopyOnWriteArrayList<>();
+  private final ReentrantLock swapLock = new ReentrantLock();
+  private final Condition swapped = swapLock.newCondition();
+  private final Object lifecycle = new Object();
+  private State state = State.NEW;
+  private SnapshotTail tail;
+
+  /** The table lookups read: one volatile read per lookup. {@code null} before the first snapshot. */
+  private volatile RoutingTable table;
+  /**
+   * The latest accepted snapshot, swapped or not: during catch-up it runs ahead of {@link #table}. Written by
+   * {@link #start()} before the tail thread starts, then only by that thread.
+   */
+  private AcceptedSnapshot latest;
+  /** Epoch of the snapshot loaded from the persist file, or {@link #NO_EPOCH}; written before the tail starts. */
+  private long persistedEpoch = NO_EPOCH;
+
+  /**
+   * A client that is not started yet: add swap listeners, then {@link #start()} it. Registers the meters.
+   */
+  public RingClient(RingClientConfig config) {
+    this.config = Objects.requireNonNull(config, "config");
+    this.clusterId = config.clusterId();
+    this.gate = new SnapshotGate(clusterId, config.trustedKeys());
+    this.metrics = new ClientMetrics(config.meterRegistry(), clusterId, this::epoch, this::ageSeconds);
+  }
+
+  /**
+   * Loads the persist file, if one is configured and holds a verified snapshot of the cluster, and routes by it
+   * at once; then starts tailing the snapshots topic on the client's thread. Returns without waiting for Kafka.
+   *
+   * @return this client
+   * @throws IllegalArgumentException when the extra consumer properties are invalid for Kafka
+   * @throws IllegalStateException when the client was started or closed before
+   */
+  public RingClient start() {
+    synchronized (lifecycle) {
+      if (state != State.NEW) {
+        throw new IllegalStateException("this RingClient for cluster " + clusterId + " was already "
+            + (state == State.RUNNING ? "started" : "closed") + "; a client starts once");
+      }
+      KafkaConsumer<String, byte[]> consumer = newConsumer();
+      tail = new SnapshotTail(consumer, config.topic(), clusterId, new TailHandler(), config.requestTimeout(),
+          config.retryBackoff(), config.probeInterval(), config.bootstrapServers());
+      try {
+        if (config.persistFile() != null) {
+          loadPersisted(config.persistFile());
+        }
+      } catch (RuntimeException | Error e) {
+        tail.close(); // closes the consumer it was never started with
+        throw e;
+      }
+      tail.start();
+      state = State.RUNNING;
+      return this;
+    }
+  }
+
+  private KafkaConsumer<String, byte[]> newConsumer() {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "ringshift-client-" + clusterId + "-" + INSTANCES.incrementAndGet());
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(config.requestTimeout().toMillis()));
+    p.putAll(config.consumerProperties());
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    try {
+      return new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+    } catch (KafkaException e) {
+      throw new IllegalArgumentException("cannot create the Kafka consumer for bootstrap servers "
+          + config.bootstrapServers() + " and consumer properties " + config.consumerProperties() + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Writes {@code snapshot} as a persist file, as the client itself does after a swap: for provisioning a
+   * cold-start file out of band (baked into an image, copied from a healthy instance). Nothing is verified
+   * here; a client that loads the file verifies it like any snapshot from Kafka.
+   *
+   * @param publishedAt when the snapshot was published; the client reports its age from it
+   * @throws IOException when the file cannot be written
+   */
+  public static void writePersistFile(Path file, PublishedSnapshot snapshot, Instant publishedAt)
+      throws IOException {
+    SnapshotFile.write(file, new RingSnapshotCodec().encode(snapshot), publishedAt.toEpochMilli());
+  }
+
+  // ---- lookups: no Kafka, no lock, no allocation ----
+
+  /**
+   * The placement of a key's bytes in the current snapshot.
+   *
+   * @throws RingClientException (retriable) before the first snapshot
+   */
+  public Placement placement(byte[] key) {
+    RoutingTable t = requireTable();
+    return t.at(t.ring.position(key));
+  }
+
+  /**
+   * The placement of a key hashed as UTF-8 in the current snapshot. Keys up to the ring's per-thread buffer
+   * size allocate nothing ({@code RingSnapshot.position(CharSequence)}).
+   *
+   * @throws RingClientException (retriable) before the first snapshot
+   */
+  public Placement placement(CharSequence key) {
+    RoutingTable t = requireTable();
+    return t.at(t.ring.position(key));
+  }
+
+  private RoutingTable requireTable() {
+    RoutingTable t = table;
+    if (t == null) {
+      throw new RingClientException("no verified snapshot of cluster " + clusterId + " yet: none came from "
+          + (config.persistFile() == null ? "" : "the persist file " + config.persistFile() + " or ")
+          + "topic " + config.topic() + " on " + config.bootstrapServers() + "; wait with awaitEpoch(0, timeout)");
+    }
+    return t;
+  }
+
+  // ---- state ----
+
+  /** The cluster this client follows. */
+  public String clusterId() {
+    return clusterId;
+  }
+
+  /** The epoch routed by, or {@link #NO_EPOCH} ({@value #NO_EPOCH}) before the first snapshot. */
+  public long epoch() {
+    RoutingTable t = table;
+    return t == null ? NO_EPOCH : t.epoch();
+  }
+
+  /** The snapshot routed by, empty before the first one. */
+  public Optional<PublishedSnapshot> current() {
+    RoutingTable t = table;
+    return t == null ? Optional.empty() : Optional.of(t.accepted.snapshot());
+  }
+
+  /** When the snapshot routed by was published (its Kafka record timestamp), empty before the first one. */
+  public Optional<Instant> publishedAt() {
+    RoutingTable t = table;
+    return t == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(t.accepted.publishedAtMillis()));
+  }
+
+  /**
+   * Time since the snapshot routed by was published, measured with the configured clock; empty before the
+   * first snapshot. A publish time ahead of the clock (clock skew) reads as zero. It grows while Kafka is
+   * unreachable, and also while the cluster simply has no new epoch.
+   */
+  public Optional<Duration> snapshotAge() {
+    RoutingTable t = table;
+    return t == null ? Optional.empty() : Optional.of(age(t));
+  }
+
+  private Duration age(RoutingTable t) {
+    Duration age = Duration.ofMillis(config.clock().millis() - t.accepted.publishedAtMillis());
+    return age.isNegative() ? Duration.ZERO : age;
+  }
+
+  private double ageSeconds() {
+    RoutingTable t = table;
+    return t == null ? Double.NaN : age(t).toMillis() / 1000.0;
+  }
+
+  /**
+   * Waits until the client routes by {@code epoch} or a later one. {@code awaitEpoch(0, timeout)} waits for
+   * any snapshot. Blocks on a condition signalled by swaps; does not spin.
+   *
+   * @return true when the epoch was reached, false when the timeout passed first
+   * @throws InterruptedException when the waiting thread is interrupted
+   */
+  public boolean awaitEpoch(long epoch, Duration timeout) throws InterruptedException {
+    long nanos = timeout.toNanos();
+    swapLock.lock();
+    try {
+      while (epoch() < epoch) {
+        if (nanos <= 0) {
+          return false;
+        }
+        nanos = swapped.awaitNanos(nanos);
+      }
+      return true;
+    } finally {
+      swapLock.unlock();
+    }
+  }
+
+  /**
+   * Calls {@code listener} after every later swap, on the client's thread, with the old and new epoch. A listener
+   * that throws is logged and does not stop the client; a slow one delays the next swap, not lookups. Add
+   * listeners before {@link #start()} to see the swap to the persisted snapshot and the first one from Kafka.
+   */
+  public void addSwapListener(Consumer<SnapshotSwap> listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Removes a listener added with {@link #addSwapListener}; true when it was there. */
+  public boolean removeSwapListener(Consumer<SnapshotSwap> listener) {
+    return listeners.remove(listener);
+  }
+
+  /**
+   * Stops tailing Kafka and removes the client's meters from the registry. Lookups keep answering from the last
+   * snapshot. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (lifecycle) {
+      if (state == State.CLOSED) {
+        return;
+      }
+      state = State.CLOSED;
+      if (tail != null) {
+        tail.close();
+      }
+      metrics.close();
+    }
+  }
+
+  // ---- accepting snapshots ----
+
+  private void loadPersisted(Path file) {
+    if (!Files.exists(file)) {
+      LOG.info("cluster {}: no persisted snapshot at {} yet; routing starts with the first snapshot from Kafka",
+          clusterId, file);
+      return;
+    }
+    SnapshotFile.Contents contents;
+    try {
+      contents = SnapshotFile.read(file);
+    } catch (SnapshotFile.CorruptFileException e) {
+      metrics.refused(RefusalReason.MALFORMED);
+      LOG.warn("cluster {}: refusing the persisted snapshot (reason {}): {}; ignoring the file and waiting for "
+          + "Kafka", clusterId, RefusalReason.MALFORMED, e.getMessage());
+      return;
+    } catch (IOException e) {
+      LOG.warn("cluster {}: cannot read the persisted snapshot {}: {}; ignoring it and waiting for Kafka",
+          clusterId, file, e.toString());
+      return;
+    }
+    GateOutcome outcome = gate.check(contents.snapshot(), null);
+    if (outcome instanceof GateOutcome.Accepted a) {
+      latest = new AcceptedSnapshot(a.snapshot(), contents.snapshot(), contents.publishedAtMillis());
+      persistedEpoch = latest.epoch();
+      LOG.info("cluster {}: routing by epoch {} from the persisted snapshot {}, published {}", clusterId,
+          latest.epoch(), file, Instant.ofEpochMilli(latest.publishedAtMillis()));
+      install(latest, false);
+    } else if (outcome instanceof GateOutcome.Refused r) {
+      metrics.refused(r.reason());
+      LOG.warn("cluster {}: refusing the persisted snapshot {} (epoch {}, reason {}): {}; ignoring the file and "
+          + "waiting for Kafka", clusterId, file, r.epoch(), r.reason(), r.message());
+    }
+  }
+
+  /** Swaps to the snapshot; persists it (unless it came from the file) and tells the listeners. */
+  private void install(AcceptedSnapshot accepted, boolean persist) {
+    RoutingTable next = RoutingTable.of(accepted);
+    long previous;
+    swapLock.lock();
+    try {
+      previous = epoch();
+      table = next;
+      swapped.signalAll();
+    } finally {
+      swapLock.unlock();
+    }
+    metrics.swapped();
+    LOG.info("cluster {}: routing by epoch {} (was {}), checksum {}, published {}", clusterId, next.epoch(),
+        previous, next.ring.checksumHex(), Instant.ofEpochMilli(accepted.publishedAtMillis()));
+    if (persist && config.persistFile() != null) {
+      persist(config.persistFile(), accepted);
+    }
+    SnapshotSwap swap = new SnapshotSwap(previous, next.epoch(), accepted.snapshot());
+    for (Consumer<SnapshotSwap> listener : listeners) {
+      try {
+        listener.accept(swap);
+      } catch (RuntimeException e) {
+        LOG.warn("cluster {}: a swap listener failed on the swap to epoch {}", clusterId, next.epoch(), e);
+      }
+    }
+  }
+
+  private void persist(Path file, AcceptedSnapshot accepted) {
+    try {
+      SnapshotFile.write(file, accepted.bytes(), accepted.publishedAtMillis());
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("cluster {}: cannot write the persist file {} for epoch {}: {}; a cold start will use an older "
+          + "file or wait for Kafka", clusterId, file, accepted.epoch(), e.toString());
+    }
+  }
+
+  /** What the tail's thread does with the records of the cluster. */
+  private final class TailHandler implements SnapshotTail.Handler {
+    @Override
+    public void onRecord(byte[] value, long timestampMillis, String origin, boolean catchingUp) {
+      GateOutcome outcome = gate.check(value, latest);
+      if (outcome instanceof GateOutcome.Duplicate d) {
+        LOG.debug("cluster {}: {} repeats epoch {} byte for byte; nothing to do", clusterId, origin, d.epoch());
+      } else if (outcome instanceof GateOutcome.Refused r && catchingUp && isHistory(r)) {
+        LOG.debug("cluster {}: {} holds epoch {}, older than the persisted epoch {}; skipping history", clusterId,
+            origin, r.epoch(), persistedEpoch);
+      } else if (outcome instanceof GateOutcome.Refused r) {
+        metrics.refused(r.reason());
+        LOG.warn("cluster {}: refused the snapshot at {} (epoch {}, reason {}): {}; still routing by epoch {}",
+            clusterId, origin, r.epoch() < 0 ? "unknown" : r.epoch(), r.reason(), r.message(), epoch());
+      } else if (outcome instanceof GateOutcome.Accepted a) {
+        long previous = latest == null ? NO_EPOCH : latest.epoch();
+        if (a.gap()) {
+          metrics.gap();
+          LOG.info("cluster {}: epoch {} at {} follows epoch {} with a gap of {} epoch(s) (compacted topic, or a "
+              + "refused snapshot); accepted on its trusted signature", clusterId, a.snapshot().epoch(), origin,
+              previous, a.snapshot().epoch() - previous - 1);
+        }
+        long publishedAt = timestampMillis >= 0 ? timestampMillis : config.clock().millis();
+        AcceptedSnapshot accepted = new AcceptedSnapshot(a.snapshot(), value, publishedAt);
+        if (!catchingUp) {
+          install(accepted, true);
+        }
+        latest = accepted; // only once installed: if building the table failed, the chain stays where it was
+      }
+    }
+
+    /**
+     * A client that starts from its persist file reads the epochs before it again while catching up (compaction
+     * never touches the active segment, so a few usually remain). The gate checks the signature before the
+     * epoch, so such a record is a genuine old snapshot: history, neither routed by nor counted as a refusal.
+     */
+    private boolean isHistory(GateOutcome.Refused r) {
+      return r.reason() == RefusalReason.OLDER_EPOCH && r.epoch() <= persistedEpoch;
+    }
+
+    @Override
+    public void onCaughtUp() {
+      RoutingTable t = table;
+      if (latest != null && (t == null || t.accepted != latest)) {
+        install(latest, true);
+      }
+      if (latest == null) {
+        LOG.warn("cluster {}: caught up with topic {} on {}, which holds no verified snapshot of the cluster yet; "
+            + "lookups fail until one is published", clusterId, config.topic(), config.bootstrapServers());
+      } else {
+        LOG.info("cluster {}: caught up with topic {}; routing by epoch {}", clusterId, config.topic(), epoch());
+      }
+    }
+
+    @Override
+    public long epoch() {
+      return RingClient.this.epoch();
+    }
+  }
+}

@@ -1,0 +1,245 @@
+package io.ringshift.client;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ringshift.schemas.TrustedKeys;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * The configuration of a {@link RingClient}: immutable, validated when built. Build it with {@link #builder()};
+ * every setting but the bootstrap servers, the cluster id and the trusted keys has a default.
+ *
+ * @param bootstrapServers Kafka's {@code bootstrap.servers}
+ * @param clusterId the one cluster whose snapshots the client follows: the record key on the topic, and the
+ *     cluster id inside every accepted snapshot
+ * @param topic the snapshots topic; default {@value #DEFAULT_TOPIC}
+ * @param trustedKeys the publisher public keys whose signatures the client accepts
+ * @param persistFile where the last good snapshot is kept for a cold start without Kafka, or {@code null} for
+ *     none (the default)
+ * @param meterRegistry where the client's meters go; default a new {@link SimpleMeterRegistry}
+ * @param clock the time snapshot ages are measured with; default the system UTC clock
+ * @param consumerProperties extra Kafka consumer properties (security settings, {@code client.id}, ...); the
+ *     ones the client must control are refused, see {@link Builder#consumerProperty}
+ * @param requestTimeout how long one Kafka call (metadata, offsets) may take before it counts as failed;
+ *     default 10 s
+ * @param retryBackoff the wait between retries while Kafka is unreachable; default 1 s
+ * @param probeInterval how long the client reads nothing before it asks Kafka for end offsets to check that it
+ *     still answers; default 15 s
+ * @throws IllegalArgumentException when a value breaks its rule; the message names the value and the rule
+ */
+public record RingClientConfig(
+    String bootstrapServers,
+    String clusterId,
+    String topic,
+    TrustedKeys trustedKeys,
+    Path persistFile,
+    MeterRegistry meterRegistry,
+    Clock clock,
+    Map<String, String> consumerProperties,
+    Duration requestTimeout,
+    Duration retryBackoff,
+    Duration probeInterval) {
+
+  /** The topic the snapshot publisher writes to. */
+  public static final String DEFAULT_TOPIC = "ring.snapshots";
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_RETRY_BACKOFF = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(15);
+  /** Longest cluster id, as for the ring ({@code RingBuilder.MAX_CLUSTER_ID_LENGTH}). */
+  public static final int MAX_CLUSTER_ID_LENGTH = 256;
+
+  /** Consumer properties the client sets itself, with the reason each cannot be overridden. */
+  static final Map<String, String> RESERVED_PROPERTIES = Map.of(
+      "bootstrap.servers", "set it with bootstrapServers(...)",
+      "isolation.level", "the client reads read_committed, because the publisher writes in transactions",
+      "key.deserializer", "the client reads keys as strings (the cluster id)",
+      "value.deserializer", "the client reads values as raw bytes, to verify and count bad ones",
+      "enable.auto.commit", "the client assigns partitions and commits nothing");
+
+  private static final Pattern LEGAL_TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+
+  public RingClientConfig {
+    bootstrapServers = requireText("bootstrapServers", bootstrapServers,
+        "the Kafka bootstrap servers, for example localhost:9092");
+    clusterId = requireText("clusterId", clusterId, "the id of the cluster whose snapshots to follow");
+    if (clusterId.length() > MAX_CLUSTER_ID_LENGTH) {
+      throw new IllegalArgumentException("clusterId was " + clusterId.length() + " characters long; a cluster id "
+          + "is at most " + MAX_CLUSTER_ID_LENGTH + " characters");
+    }
+    Objects.requireNonNull(topic, "topic");
+    if (!LEGAL_TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+      throw new IllegalArgumentException("topic was \"" + topic + "\"; a Kafka topic name is 1 to 249 of "
+          + "[a-zA-Z0-9._-], and not \".\" or \"..\"");
+    }
+    if (trustedKeys == null) {
+      throw new IllegalArgumentException("trustedKeys was not set; the client accepts only snapshots signed by a "
+          + "trusted publisher key: set trustedKeyFiles(...) (PEM public keys) or trustedKeys(...)");
+    }
+    Objects.requireNonNull(meterRegistry, "meterRegistry");
+    Objects.requireNonNull(clock, "clock");
+    consumerProperties = Map.copyOf(Objects.requireNonNull(consumerProperties, "consumerProperties"));
+    for (String key : consumerProperties.keySet()) {
+      String why = RESERVED_PROPERTIES.get(key);
+      if (why != null) {
+        throw new IllegalArgumentException("consumer property " + key + "=" + consumerProperties.get(key)
+            + " cannot be set: " + why);
+      }
+    }
+    requirePositive("requestTimeout", requestTimeout);
+    requirePositive("retryBackoff", retryBackoff);
+    requirePositive("probeInterval", probeInterval);
+  }
+
+  /** A builder with the defaults documented on the record components. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  private static String requireText(String name, String value, String what) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(name + " was " + (value == null ? "not set" : "\"" + value + "\"")
+          + "; it must be " + what);
+    }
+    return value.strip();
+  }
+
+  private static void requirePositive(String name, Duration value) {
+    Objects.requireNonNull(value, name);
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(name + " was " + value + "; it must be positive");
+    }
+  }
+
+  /** Builds a {@link RingClientConfig}; not thread-safe. */
+  public static final class Builder {
+    private String bootstrapServers;
+    private String clusterId;
+    private String topic = DEFAULT_TOPIC;
+    private TrustedKeys trustedKeys;
+    private final List<Path> trustedKeyFiles = new ArrayList<>();
+    private Path persistFile;
+    private MeterRegistry meterRegistry;
+    private Clock clock = Clock.systemUTC();
+    private final Map<String, String> consumerProperties = new LinkedHashMap<>();
+    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private Duration retryBackoff = DEFAULT_RETRY_BACKOFF;
+    private Duration probeInterval = DEFAULT_PROBE_INTERVAL;
+
+    private Builder() {}
+
+    public Builder bootstrapServers(String bootstrapServers) {
+      this.bootstrapServers = bootstrapServers;
+      return this;
+    }
+
+    public Builder clusterId(String clusterId) {
+      this.clusterId = clusterId;
+      return this;
+    }
+
+    public Builder topic(String topic) {
+      this.topic = topic;
+      return this;
+    }
+
+    /** Trusts these keys (replaces earlier ones); the alternative to {@link #trustedKeyFiles}. */
+    public Builder trustedKeys(TrustedKeys trustedKeys) {
+      this.trustedKeys = Objects.requireNonNull(trustedKeys, "trustedKeys");
+      this.trustedKeyFiles.clear();
+      return this;
+    }
+
+    /**
+     * Trusts the public keys in these PEM files ({@code PUBLIC KEY} blocks, as {@code SigningKey.write} writes
+     * them), read when {@link #build()} runs. Adds to earlier files.
+     */
+    public Builder trustedKeyFiles(Path... files) {
+      for (Path f : files) {
+        trustedKeyFiles.add(Objects.requireNonNull(f, "trusted key file"));
+      }
+      this.trustedKeys = null;
+      return this;
+    }
+
+    /** Keeps the last good snapshot in this file and routes from it at start, before Kafka answers. */
+    public Builder persistFile(Path persistFile) {
+      this.persistFile = Objects.requireNonNull(persistFile, "persistFile");
+      return this;
+    }
+
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Adds a Kafka consumer property, for example security settings. {@code bootstrap.servers},
+     * {@code isolation.level}, the deserializers and {@code enable.auto.commit} are the client's own and are
+     * refused by {@link #build()}.
+     */
+    public Builder consumerProperty(String key, String value) {
+      consumerProperties.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+      return this;
+    }
+
+    public Builder requestTimeout(Duration requestTimeout) {
+      this.requestTimeout = requestTimeout;
+      return this;
+    }
+
+    public Builder retryBackoff(Duration retryBackoff) {
+      this.retryBackoff = retryBackoff;
+      return this;
+    }
+
+    public Builder probeInterval(Duration probeInterval) {
+      this.probeInterval = probeInterval;
+      return this;
+    }
+
+    /**
+     * Reads the trusted key files and builds the configuration.
+     *
+     * @throws IllegalArgumentException naming the value when one breaks its rule, or naming the file when a
+     *     trusted key file is missing, unreadable or holds no Ed25519 public key
+     */
+    public RingClientConfig build() {
+      TrustedKeys keys = trustedKeys;
+      if (keys == null && !trustedKeyFiles.isEmpty()) {
+        keys = readKeys(trustedKeyFiles);
+      }
+      return new RingClientConfig(bootstrapServers, clusterId, topic, keys, persistFile,
+          meterRegistry == null ? new SimpleMeterRegistry() : meterRegistry, clock, consumerProperties,
+          requestTimeout, retryBackoff, probeInterval);
+    }
+
+    private static TrustedKeys readKeys(List<Path> files) {
+      for (Path f : files) {
+        if (!Files.isRegularFile(f) || !Files.isReadable(f)) {
+          throw new IllegalArgumentException("trusted key file " + f + " does not exist or cannot be read; "
+              + "it must be a PEM file holding the publisher's PUBLIC KEY");
+        }
+      }
+      try {
+        return TrustedKeys.read(files);
+      } catch (IOException e) {
+        throw new IllegalArgumentException("cannot read trusted key files " + files + ": " + e, e);
+      }
+    }
+  }
+}

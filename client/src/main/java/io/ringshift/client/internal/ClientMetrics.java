@@ -1,0 +1,74 @@
+package io.ringshift.client.internal;
+
+import io.ringshift.client.RefusalReason;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * The client's meters, all tagged {@code cluster} (docs/client.md lists them). Every refusal counter is
+ * registered up front at zero, so a dashboard shows a reason before it first happens. {@link #close()} removes
+ * the meters, so a registry that outlives the client does not report a stopped client's epoch forever.
+ */
+public final class ClientMetrics implements AutoCloseable {
+  public static final String EPOCH = "ringshift.client.epoch";
+  public static final String SNAPSHOT_AGE = "ringshift.client.snapshot.age";
+  public static final String SWAPS = "ringshift.client.swaps";
+  public static final String REFUSALS = "ringshift.client.refusals";
+  public static final String GAPS = "ringshift.client.gaps";
+
+  private final MeterRegistry registry;
+  private final List<Meter> meters = new ArrayList<>();
+  private final Counter swaps;
+  private final Counter gaps;
+  private final Map<RefusalReason, Counter> refusals = new EnumMap<>(RefusalReason.class);
+
+  public ClientMetrics(MeterRegistry registry, String clusterId, LongSupplier epoch, DoubleSupplier ageSeconds) {
+    this.registry = registry;
+    Tags tags = Tags.of("cluster", clusterId);
+    // Strong references: the suppliers are lambdas nothing else holds, and a weakly held one would read NaN.
+    meters.add(Gauge.builder(EPOCH, epoch, s -> s.getAsLong())
+        .description("epoch of the snapshot the client routes by; -1 before the first one")
+        .tags(tags).strongReference(true).register(registry));
+    meters.add(Gauge.builder(SNAPSHOT_AGE, ageSeconds, DoubleSupplier::getAsDouble)
+        .description("time since the routed snapshot was published; NaN before the first one")
+        .baseUnit("seconds").tags(tags).strongReference(true).register(registry));
+    swaps = Counter.builder(SWAPS).description("routing table swaps, the cold-start file's included")
+        .tags(tags).register(registry);
+    gaps = Counter.builder(GAPS).description("accepted snapshots that skipped epochs (compacted topic)")
+        .tags(tags).register(registry);
+    meters.add(swaps);
+    meters.add(gaps);
+    for (RefusalReason reason : RefusalReason.values()) {
+      Counter c = Counter.builder(REFUSALS).description("refused snapshots by reason")
+          .tags(tags.and("reason", reason.name())).register(registry);
+      refusals.put(reason, c);
+      meters.add(c);
+    }
+  }
+
+  public void swapped() {
+    swaps.increment();
+  }
+
+  public void gap() {
+    gaps.increment();
+  }
+
+  public void refused(RefusalReason reason) {
+    refusals.get(reason).increment();
+  }
+
+  @Override
+  public void close() {
+    meters.forEach(registry::remove);
+  }
+}

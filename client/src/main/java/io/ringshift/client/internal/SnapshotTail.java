@@ -1,0 +1,248 @@
+package io.ringshift.client.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tails the snapshots topic on its own thread and hands the records of one key (the cluster id) to a
+ * {@link Handler}: first everything up to the end offsets as of the start (catch-up, after which the handler
+ * swaps once), then every new record as it arrives.
+ *
+ * <p>Design: no consumer group. The tail assigns every partition of the topic, because which partition holds
+ * the cluster's key depends on the producer's partitioner, and reads from the beginning (the compacted topic
+ * keeps little more than the latest snapshot per cluster). Records are read with {@code read_committed}: the
+ * publisher writes the snapshot and its audit record in one transaction.
+ *
+ * <p>Kafka being unreachable never stops the tail: every failed call (metadata, offsets, positions) is
+ * retried after the backoff, for ever. A poll against an unreachable broker just returns nothing, so while no
+ * record arrives the tail asks for the end offsets every probe interval to notice an outage. Outages are
+ * logged at WARN once when they start and at INFO once when they end ({@link OutageTracker}); the consumer's
+ * own network warnings are Kafka's loggers', {@code org.apache.kafka.clients.NetworkClient}.
+ */
+public final class SnapshotTail implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotTail.class);
+  private static final Duration POLL = Duration.ofMillis(200);
+
+  /** Receives the records of the followed key, on the tail's thread. */
+  public interface Handler {
+    /**
+     * One record of the followed key.
+     *
+     * @param value the record value, {@code null} for a tombstone
+     * @param timestampMillis the record timestamp: when the snapshot was published
+     * @param origin {@code topic-partition@offset}, for log messages
+     * @param catchingUp true until the tail has read up to the end offsets it found at start: the handler
+     *     defers its swap to {@link #onCaughtUp()}
+     */
+    void onRecord(byte[] value, long timestampMillis, String origin, boolean catchingUp);
+
+    /** The tail has read everything that was on the topic when it started. Called once. */
+    void onCaughtUp();
+
+    /** The epoch routed by now, for log messages. */
+    long epoch();
+  }
+
+  private final Consumer<String, byte[]> consumer;
+  private final String topic;
+  private final String key;
+  private final Handler handler;
+  private final Duration requestTimeout;
+  private final Duration retryBackoff;
+  private final Duration probeInterval;
+  private final String description;
+  private final OutageTracker outage;
+  private final CountDownLatch closing = new CountDownLatch(1);
+  private final Thread thread;
+  private volatile boolean running = true;
+  private volatile boolean started;
+
+  private List<TopicPartition> partitions;
+  private Map<TopicPartition, Long> catchUpEnd;
+  private boolean catchingUp = true;
+  private boolean topicMissing;
+  /** System.nanoTime() of the last call Kafka answered, or of the start. */
+  private long lastContact = System.nanoTime();
+
+  /**
+   * @param description names the Kafka cluster and topic in log messages, for example the bootstrap servers
+   */
+  public SnapshotTail(Consumer<String, byte[]> consumer, String topic, String key, Handler handler,
+      Duration requestTimeout, Duration retryBackoff, Duration probeInterval, String description) {
+    this.consumer = Objects.requireNonNull(consumer, "consumer");
+    this.topic = Objects.requireNonNull(topic, "topic");
+    this.key = Objects.requireNonNull(key, "key");
+    this.handler = Objects.requireNonNull(handler, "handler");
+    this.requestTimeout = requestTimeout;
+    this.retryBackoff = retryBackoff;
+    this.probeInterval = probeInterval;
+    this.description = description;
+    this.outage = new OutageTracker(System::nanoTime);
+    this.thread = new Thread(this::run, "ringshift-client-" + key);
+    this.thread.setDaemon(true);
+  }
+
+  public void start() {
+    started = true;
+    thread.start();
+  }
+
+  private void run() {
+    try {
+      while (running) {
+        try {
+          step();
+        } catch (WakeupException | InterruptException e) {
+          if (running) {
+            LOG.debug("snapshot tail of cluster {} woken while running; going on", key);
+          }
+        } catch (KafkaException e) {
+          failed(e);
+          pause(retryBackoff);
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      LOG.error("the snapshot tail of cluster {} stopped on an unexpected error; the client keeps routing by "
+          + "epoch {} but will not see new snapshots", key, handler.epoch(), e);
+      throw e;
+    } finally {
+      closeConsumer();
+    }
+  }
+
+  private void step() {
+    if (partitions == null) {
+      List<PartitionInfo> infos = consumer.partitionsFor(topic, requestTimeout);
+      succeeded();
+      if (infos == null || infos.isEmpty()) {
+        if (!topicMissing) {
+          topicMissing = true;
+          LOG.warn("topic {} does not exist on {}; cluster {} routes by epoch {} until it does (checking every "
+              + "{} ms)", topic, description, key, handler.epoch(), retryBackoff.toMillis());
+        }
+        pause(retryBackoff);
+        return;
+      }
+      topicMissing = false;
+      List<TopicPartition> assigned = new ArrayList<>(infos.size());
+      infos.forEach(info -> assigned.add(new TopicPartition(topic, info.partition())));
+      consumer.assign(assigned);
+      consumer.seekToBeginning(assigned);
+      partitions = assigned;
+    }
+    if (catchingUp && catchUpEnd == null) {
+      catchUpEnd = consumer.endOffsets(partitions, requestTimeout);
+      succeeded();
+      LOG.debug("cluster {}: catching up on {} to end offsets {}", key, topic, catchUpEnd);
+    }
+    ConsumerRecords<String, byte[]> records = consumer.poll(POLL);
+    if (!records.isEmpty()) {
+      succeeded();
+    }
+    for (ConsumerRecord<String, byte[]> r : records) {
+      if (key.equals(r.key())) {
+        deliver(r);
+      }
+    }
+    if (catchingUp) {
+      if (caughtUp()) {
+        catchingUp = false;
+        handler.onCaughtUp();
+      }
+    } else if (System.nanoTime() - lastContact >= probeInterval.toNanos()) {
+      consumer.endOffsets(partitions, requestTimeout);
+      succeeded();
+    }
+  }
+
+  private boolean caughtUp() {
+    for (Map.Entry<TopicPartition, Long> end : catchUpEnd.entrySet()) {
+      if (consumer.position(end.getKey(), requestTimeout) < end.getValue()) {
+        return false;
+      }
+    }
+    succeeded();
+    return true;
+  }
+
+  private void deliver(ConsumerRecord<String, byte[]> r) {
+    String origin = r.topic() + "-" + r.partition() + "@" + r.offset();
+    try {
+      handler.onRecord(r.value(), r.timestamp(), origin, catchingUp);
+    } catch (RuntimeException e) {
+      // A bug in the handler must not stop the tail, nor look like a Kafka outage.
+      LOG.error("cluster {}: the record at {} could not be handled; skipping it", key, origin, e);
+    }
+  }
+
+  private void succeeded() {
+    lastContact = System.nanoTime();
+    Duration length = outage.succeeded();
+    if (length != null) {
+      LOG.info("Kafka at {} answers again after an outage of about {} s; cluster {} routes by epoch {}",
+          description, String.format(Locale.ROOT, "%.1f", length.toMillis() / 1000.0), key,
+          handler.epoch());
+    }
+  }
+
+  private void failed(KafkaException e) {
+    if (outage.failed()) {
+      LOG.warn("Kafka at {} is unreachable ({}); cluster {} keeps routing by epoch {}, its last good snapshot, "
+          + "and retries every {} ms (logged once per outage)", description, e.toString(), key,
+          handler.epoch(), retryBackoff.toMillis());
+    } else {
+      LOG.debug("Kafka at {} still unreachable: {}", description, e.toString());
+    }
+  }
+
+  private void pause(Duration duration) {
+    try {
+      closing.await(duration.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      running = false;
+    }
+  }
+
+  private void closeConsumer() {
+    try {
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+    } catch (RuntimeException e) {
+      LOG.warn("closing the snapshot consumer of cluster {} failed: {}", key, e.toString());
+    }
+  }
+
+  /** Stops the thread (waking a poll or a backoff) and closes the consumer; waits up to 10 s. */
+  @Override
+  public void close() {
+    running = false;
+    closing.countDown();
+    if (!started) {
+      closeConsumer();
+      return;
+    }
+    consumer.wakeup();
+    try {
+      thread.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

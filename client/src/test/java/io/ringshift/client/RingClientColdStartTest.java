@@ -1,0 +1,207 @@
+package io.ringshift.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ringshift.client.internal.SnapshotFile;
+import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.TrustedKeys;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Starting from the persist file with no Kafka at all: the bootstrap servers point at a closed port, so every
+ * snapshot the client routes by here came from the file.
+ */
+class RingClientColdStartTest {
+  private static final SigningKey PUBLISHER = SigningKey.generate();
+  private static final long PUBLISHED = 1_700_000_000_000L;
+  private static final Clock NOW = Clock.fixed(Instant.ofEpochMilli(PUBLISHED + 90_000), ZoneOffset.UTC);
+
+  @TempDir
+  Path dir;
+
+  private final MeterRegistry registry = new SimpleMeterRegistry();
+  private final List<RingClient> clients = new ArrayList<>();
+  private Path file;
+  private String nowhere;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    file = dir.resolve("snapshot.bin");
+    try (ServerSocket socket = new ServerSocket(0)) {
+      nowhere = "127.0.0.1:" + socket.getLocalPort();
+    }
+  }
+
+  @AfterEach
+  void closeClients() {
+    clients.forEach(RingClient::close);
+  }
+
+  private RingClient start() {
+    RingClient client = new RingClient(RingClientConfig.builder()
+        .bootstrapServers(nowhere).clusterId(TestSnapshots.CLUSTER)
+        .trustedKeys(TrustedKeys.of(PUBLISHER.publicKey()))
+        .persistFile(file).meterRegistry(registry).clock(NOW)
+        .build());
+    clients.add(client);
+    return client.start();
+  }
+
+  private double refusals(RefusalReason reason) {
+    return registry.get("ringshift.client.refusals").tag("reason", reason.name()).counter().count();
+  }
+
+  @Test
+  void routesFromThePersistFileBeforeKafkaAnswers() throws IOException {
+    PublishedSnapshot snapshot = TestSnapshots.chain(PUBLISHER, 3).get(2);
+    SnapshotFile.write(file, TestSnapshots.encode(snapshot), PUBLISHED);
+
+    RingClient client = start();
+
+    assertThat(client.epoch()).isEqualTo(3);
+    assertThat(client.current()).contains(snapshot);
+    assertThat(client.placement("user:42").ownerIds()).isEqualTo(snapshot.ring().replicasOf("user:42").ids());
+    assertThat(client.snapshotAge()).contains(Duration.ofSeconds(90));
+    assertThat(client.publishedAt()).contains(Instant.ofEpochMilli(PUBLISHED));
+    assertThat(registry.get("ringshift.client.snapshot.age").gauge().value()).isEqualTo(90.0);
+    assertThat(registry.get("ringshift.client.epoch").tag("cluster", TestSnapshots.CLUSTER).gauge().value())
+        .isEqualTo(3.0);
+    assertThat(registry.get("ringshift.client.swaps").counter().count()).isEqualTo(1.0);
+  }
+
+  @Test
+  void tellsSwapListenersAddedBeforeStartAboutThePersistedSnapshot() throws IOException {
+    PublishedSnapshot snapshot = TestSnapshots.chain(PUBLISHER, 2).get(1);
+    SnapshotFile.write(file, TestSnapshots.encode(snapshot), PUBLISHED);
+    List<SnapshotSwap> swaps = new ArrayList<>();
+    RingClient client = new RingClient(RingClientConfig.builder()
+        .bootstrapServers(nowhere).clusterId(TestSnapshots.CLUSTER)
+        .trustedKeys(TrustedKeys.of(PUBLISHER.publicKey())).persistFile(file).build());
+    clients.add(client);
+    client.addSwapListener(swaps::add);
+
+    client.start();
+
+    assertThat(swaps).containsExactly(new SnapshotSwap(RingClient.NO_EPOCH, 2, snapshot));
+  }
+
+  @Test
+  void refusesAPersistFileSignedByAnUntrustedKey() throws IOException {
+    PublishedSnapshot forged = TestSnapshots.chain(SigningKey.generate(), 3).get(2);
+    SnapshotFile.write(file, TestSnapshots.encode(forged), PUBLISHED);
+
+    RingClient client = start();
+
+    assertThat(client.epoch()).isEqualTo(RingClient.NO_EPOCH);
+    assertThat(client.current()).isEmpty();
+    assertThat(client.snapshotAge()).isEmpty();
+    assertThat(refusals(RefusalReason.UNKNOWN_KEY)).isEqualTo(1.0);
+    assertThat(registry.get("ringshift.client.snapshot.age").gauge().value()).isNaN();
+    assertThatThrownBy(() -> client.placement("user:42")).isInstanceOf(RingClientException.class)
+        .hasMessageContaining("no verified snapshot of cluster " + TestSnapshots.CLUSTER)
+        .hasMessageContaining(file.toString());
+  }
+
+  @Test
+  void refusesAPersistFileWhoseSnapshotWasAltered() throws IOException {
+    PublishedSnapshot snapshot = TestSnapshots.chain(PUBLISHER, 3).get(2);
+    byte[] bytes = TestSnapshots.alter(snapshot, r -> r.setReplicas(2));
+    SnapshotFile.write(file, bytes, PUBLISHED); // a valid frame around a snapshot that no longer checks
+
+    RingClient client = start();
+
+    assertThat(client.epoch()).isEqualTo(RingClient.NO_EPOCH);
+    assertThat(refusals(RefusalReason.CHECKSUM)).isEqualTo(1.0);
+  }
+
+  @Test
+  void refusesACorruptPersistFile() throws IOException {
+    SnapshotFile.write(file, TestSnapshots.encode(TestSnapshots.chain(PUBLISHER, 1).get(0)), PUBLISHED);
+    byte[] all = Files.readAllBytes(file);
+    all[all.length / 2] ^= 0x10;
+    Files.write(file, all);
+
+    RingClient client = start();
+
+    assertThat(client.epoch()).isEqualTo(RingClient.NO_EPOCH);
+    assertThat(refusals(RefusalReason.MALFORMED)).isEqualTo(1.0);
+  }
+
+  @Test
+  void refusesAPersistFileOfAnotherCluster() throws IOException {
+    PublishedSnapshot other = PublishedSnapshot.unsigned(TestSnapshots.ring("other", 1, 4), null, List.of())
+        .signedBy(PUBLISHER);
+    SnapshotFile.write(file, TestSnapshots.encode(other), PUBLISHED);
+
+    RingClient client = start();
+
+    assertThat(client.epoch()).isEqualTo(RingClient.NO_EPOCH);
+    assertThat(refusals(RefusalReason.WRONG_CLUSTER)).isEqualTo(1.0);
+  }
+
+  @Test
+  void routesFromAFileProvisionedOutOfBand() throws IOException {
+    PublishedSnapshot snapshot = TestSnapshots.chain(PUBLISHER, 2).get(1);
+    RingClient.writePersistFile(file, snapshot, Instant.ofEpochMilli(PUBLISHED));
+
+    RingClient client = start();
+
+    assertThat(client.current()).contains(snapshot);
+    assertThat(client.publishedAt()).contains(Instant.ofEpochMilli(PUBLISHED));
+  }
+
+  @Test
+  void startsWithoutAPersistFile() {
+    RingClient client = start();
+
+    assertThat(client.epoch()).isEqualTo(RingClient.NO_EPOCH);
+    assertThat(Files.exists(file)).isFalse();
+  }
+
+  @Test
+  void awaitEpochGivesUpAfterTheTimeoutWithoutASnapshot() throws InterruptedException {
+    RingClient client = start();
+
+    assertThat(client.awaitEpoch(0, Duration.ofMillis(50))).isFalse();
+  }
+
+  @Test
+  void awaitEpochReturnsAtOnceForAnEpochAlreadyRoutedBy() throws IOException, InterruptedException {
+    SnapshotFile.write(file, TestSnapshots.encode(TestSnapshots.chain(PUBLISHER, 2).get(1)), PUBLISHED);
+    RingClient client = start();
+
+    assertThat(client.awaitEpoch(2, Duration.ZERO)).isTrue();
+    assertThat(client.awaitEpoch(3, Duration.ZERO)).isFalse();
+  }
+
+  @Test
+  void closeRemovesTheMetersAndKeepsLookupsAnswering() throws IOException {
+    SnapshotFile.write(file, TestSnapshots.encode(TestSnapshots.chain(PUBLISHER, 2).get(1)), PUBLISHED);
+    RingClient client = start();
+
+    client.close();
+    client.close();
+
+    assertThat(registry.find("ringshift.client.epoch").gauge()).isNull();
+    assertThat(registry.find("ringshift.client.refusals").counters()).isEmpty();
+    assertThat(client.placement(new byte[] {1, 2, 3}).epoch()).isEqualTo(2);
+    assertThatThrownBy(client::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+  }
+}

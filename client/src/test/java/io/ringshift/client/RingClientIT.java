@@ -1,0 +1,264 @@
+package io.ringshift.client;
+
+import static io.ringshift.client.TestSnapshots.CLUSTER;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.TrustedKeys;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The client against a real broker: a publisher writes signed chains, forgers write everything else. */
+class RingClientIT {
+  @RegisterExtension
+  static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
+  private static final SigningKey PUBLISHER = SigningKey.generate();
+  private static final SigningKey STRANGER = SigningKey.generate();
+
+  @TempDir
+  Path dir;
+
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final MeterRegistry registry = new SimpleMeterRegistry();
+  private String topic;
+  private SnapshotPublisherStub publisher;
+
+  @BeforeEach
+  void createTopic() {
+    topic = KAFKA.topic("ring.snapshots");
+    KAFKA.kafka().createTopics(List.of(new NewTopic(topic, 1, (short) 1)
+        .configs(Map.of("cleanup.policy", "compact"))));
+    publisher = open(SnapshotPublisherStub.publisher(KAFKA.bootstrapServers(), topic, KAFKA.applicationId()));
+  }
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+  }
+
+  private <T extends AutoCloseable> T open(T closeable) {
+    closeables.add(closeable);
+    return closeable;
+  }
+
+  private RingClientConfig.Builder config() {
+    return RingClientConfig.builder().bootstrapServers(KAFKA.bootstrapServers()).clusterId(CLUSTER).topic(topic)
+        .trustedKeys(TrustedKeys.of(PUBLISHER.publicKey())).meterRegistry(registry);
+  }
+
+  private RingClient start(RingClientConfig config, List<SnapshotSwap> swaps) {
+    RingClient client = open(new RingClient(config));
+    client.addSwapListener(swaps::add);
+    return client.start();
+  }
+
+  private RingClient start(UnaryOperator<RingClientConfig.Builder> settings) {
+    return start(settings.apply(config()).build(), new CopyOnWriteArrayList<>());
+  }
+
+  private double count(String name) {
+    return registry.get(name).counter().count();
+  }
+
+  private double refusals(RefusalReason reason) {
+    return registry.get("ringshift.client.refusals").tag("reason", reason.name()).counter().count();
+  }
+
+  private double allRefusals() {
+    return registry.get("ringshift.client.refusals").counters().stream().mapToDouble(c -> c.count()).sum();
+  }
+
+  private static void awaitEpoch(RingClient client, long epoch) throws InterruptedException {
+    assertThat(client.awaitEpoch(epoch, TIMEOUT)).as("epoch %d within %s; at %d", epoch, TIMEOUT, client.epoch())
+        .isTrue();
+  }
+
+  @Test
+  void catchesUpToTheLastSnapshotOfAChainInOneSwapThenFollowsNewEpochs() throws InterruptedException {
+    List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 6);
+    chain.subList(0, 4).forEach(publisher::publish);
+    List<SnapshotSwap> swaps = new CopyOnWriteArrayList<>();
+
+    RingClient client = start(config().build(), swaps);
+    awaitEpoch(client, 4);
+    // Listeners run right after the swap, on the client's thread: awaitEpoch can return before they do.
+    await("the swap listener saw epoch 4").atMost(TIMEOUT).until(() -> swaps.size() == 1);
+
+    assertThat(swaps).containsExactly(new SnapshotSwap(RingClient.NO_EPOCH, 4, chain.get(3)));
+    assertThat(count("ringshift.client.swaps")).isEqualTo(1.0);
+    assertThat(client.placement("user:42").ownerIds()).isEqualTo(chain.get(3).ring().replicasOf("user:42").ids());
+
+    publisher.publish(chain.get(4));
+    publisher.publish(chain.get(5));
+    awaitEpoch(client, 6);
+    await("the swap listener saw epoch 6").atMost(TIMEOUT).until(() -> swaps.size() == 3);
+
+    assertThat(swaps).extracting(SnapshotSwap::previousEpoch, SnapshotSwap::epoch)
+        .containsExactly(tuple(-1L, 4L), tuple(4L, 5L), tuple(5L, 6L));
+    assertThat(client.current()).contains(chain.get(5));
+    assertThat(client.placement("user:42".getBytes(StandardCharsets.UTF_8)).epoch()).isEqualTo(6);
+    assertThat(count("ringshift.client.swaps")).isEqualTo(3.0);
+    assertThat(registry.get("ringshift.client.epoch").tag("cluster", CLUSTER).gauge().value()).isEqualTo(6.0);
+    assertThat(count("ringshift.client.gaps")).isZero();
+    assertThat(allRefusals()).isZero();
+    assertThat(client.awaitEpoch(7, Duration.ofMillis(100))).isFalse();
+  }
+
+  @Test
+  void refusesForgedSnapshotsCountsThemAndKeepsItsEpoch() throws InterruptedException {
+    List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 4);
+    chain.subList(0, 3).forEach(publisher::publish);
+    RingClient client = start(b -> b);
+    awaitEpoch(client, 3);
+    PublishedSnapshot three = chain.get(2);
+    RingSnapshot fourRing = chain.get(3).ring();
+
+    SnapshotPublisherStub forger = open(SnapshotPublisherStub.forger(KAFKA.bootstrapServers(), topic));
+    forger.publish(PublishedSnapshot.unsigned(fourRing, three.checksum(), List.of()).signedBy(STRANGER));
+    forger.publish(PublishedSnapshot.unsigned(fourRing, three.checksum(), List.of()));
+    forger.publish(PublishedSnapshot.unsigned(fourRing, new byte[32], List.of()).signedBy(PUBLISHER));
+    forger.sendRaw(CLUSTER, TestSnapshots.alter(chain.get(3), r -> {
+      byte[] signature = chain.get(3).signature();
+      signature[0] ^= 1;
+      r.setSignature(ByteBuffer.wrap(signature));
+    }));
+    forger.publish(chain.get(1));
+    forger.sendRaw(CLUSTER, "not a snapshot".getBytes(StandardCharsets.UTF_8));
+    forger.sendRaw(CLUSTER, TestSnapshots.encode(PublishedSnapshot.unsigned(TestSnapshots.ring("other", 4, 5),
+        three.checksum(), List.of()).signedBy(PUBLISHER)));
+    forger.publish(three); // a byte-identical duplicate: ignored, not refused
+
+    await("seven refusals").atMost(TIMEOUT).until(() -> allRefusals() == 7.0);
+    for (RefusalReason reason : List.of(RefusalReason.UNKNOWN_KEY, RefusalReason.UNSIGNED,
+        RefusalReason.BROKEN_CHAIN, RefusalReason.BAD_SIGNATURE, RefusalReason.OLDER_EPOCH, RefusalReason.MALFORMED,
+        RefusalReason.WRONG_CLUSTER)) {
+      assertThat(refusals(reason)).as(reason.name()).isEqualTo(1.0);
+    }
+    assertThat(refusals(RefusalReason.CHECKSUM)).isZero();
+    assertThat(client.epoch()).isEqualTo(3);
+    assertThat(client.current()).contains(three);
+    assertThat(count("ringshift.client.swaps")).isEqualTo(1.0);
+
+    publisher.publish(chain.get(3));
+    awaitEpoch(client, 4);
+    assertThat(client.current()).contains(chain.get(3));
+    assertThat(allRefusals()).isEqualTo(7.0);
+  }
+
+  @Test
+  void ignoresASnapshotOfAnAbortedTransaction() throws InterruptedException {
+    List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 4);
+    chain.subList(0, 3).forEach(publisher::publish);
+    RingClient client = start(b -> b);
+    awaitEpoch(client, 3);
+    // A genuine, signed epoch 4 that the publisher then aborted: it was never published.
+    PublishedSnapshot aborted = PublishedSnapshot.unsigned(TestSnapshots.ring(CLUSTER, 4, 12), chain.get(2).checksum(),
+        List.of()).signedBy(PUBLISHER);
+
+    publisher.publishAborted(aborted);
+    publisher.publish(chain.get(3));
+    awaitEpoch(client, 4);
+
+    assertThat(client.current()).contains(chain.get(3));
+    assertThat(allRefusals()).isZero();
+  }
+
+  @Test
+  void acceptsAGapOnItsSignatureAndCountsIt() throws InterruptedException {
+    List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 5);
+    publisher.publish(chain.get(0));
+    publisher.publish(chain.get(1));
+    RingClient client = start(b -> b);
+    awaitEpoch(client, 2);
+
+    publisher.publish(chain.get(4)); // 3 and 4 compacted away, or never seen
+    awaitEpoch(client, 5);
+
+    assertThat(count("ringshift.client.gaps")).isEqualTo(1.0);
+    assertThat(allRefusals()).isZero();
+  }
+
+  @Test
+  void coldStartsFromThePersistFileWithoutABrokerAndReportsTheAge() throws IOException, InterruptedException {
+    List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 3);
+    long published = 1_700_000_000_000L;
+    for (PublishedSnapshot s : chain) {
+      publisher.publish(s, published + s.epoch());
+    }
+    Path file = dir.resolve("state/snapshot.bin");
+    RingClient first = start(b -> b.persistFile(file));
+    awaitEpoch(first, 3);
+    await("the persist file of epoch 3").atMost(TIMEOUT).until(() -> Files.exists(file));
+    first.close();
+
+    String closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = "127.0.0.1:" + socket.getLocalPort();
+    }
+    MeterRegistry coldRegistry = new SimpleMeterRegistry();
+    Clock clock = Clock.fixed(Instant.ofEpochMilli(published + 3 + 45_000), ZoneOffset.UTC);
+    RingClient cold = start(RingClientConfig.builder().bootstrapServers(closedPort).clusterId(CLUSTER)
+        .trustedKeys(TrustedKeys.of(PUBLISHER.publicKey())).persistFile(file).meterRegistry(coldRegistry)
+        .clock(clock).requestTimeout(Duration.ofMillis(500)).build(), new ArrayList<>());
+
+    assertThat(cold.epoch()).isEqualTo(3);
+    assertThat(cold.placement("user:42").ownerIds()).isEqualTo(chain.get(2).ring().replicasOf("user:42").ids());
+    assertThat(cold.snapshotAge()).contains(Duration.ofSeconds(45));
+    assertThat(coldRegistry.get("ringshift.client.snapshot.age").gauge().value()).isEqualTo(45.0);
+  }
+
+  @Test
+  void restartsFromThePersistFileAndCatchesUpWithoutCountingHistory() throws InterruptedException {
+    List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 5);
+    publisher.publish(chain.get(0));
+    publisher.publish(chain.get(1));
+    Path file = dir.resolve("snapshot.bin");
+    RingClient first = start(b -> b.persistFile(file));
+    awaitEpoch(first, 2);
+    await("the persist file").atMost(TIMEOUT).until(() -> Files.exists(file));
+    first.close();
+    chain.subList(2, 5).forEach(publisher::publish);
+
+    List<SnapshotSwap> swaps = new CopyOnWriteArrayList<>();
+    MeterRegistry restartRegistry = new SimpleMeterRegistry();
+    RingClient restarted = start(config().persistFile(file).meterRegistry(restartRegistry).build(), swaps);
+    assertThat(swaps).as("routes by the file before Kafka answers").hasSize(1);
+    awaitEpoch(restarted, 5);
+    await("the swap listener saw epoch 5").atMost(TIMEOUT).until(() -> swaps.size() == 2);
+
+    assertThat(swaps).extracting(SnapshotSwap::epoch).containsExactly(2L, 5L);
+    assertThat(restartRegistry.get("ringshift.client.refusals").counters().stream().mapToDouble(c -> c.count())
+        .sum()).as("epoch 1 is history, epoch 2 a duplicate").isZero();
+    assertThat(restartRegistry.get("ringshift.client.gaps").counter().count()).isZero();
+  }
+}
