@@ -12,7 +12,12 @@ import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import io.ringshift.client.RingClientConfig;
+import io.ringshift.ring.RingBuilder;
+import io.ringshift.storage.OwnershipCheckedStore;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -38,7 +43,11 @@ import picocli.CommandLine.TypeConversionException;
       "Runs a storage node: opens (or creates) the node's RocksDB store in --data-dir and serves it over HTTP on "
           + "--bind:--port, for migration workers and clients (docs/storage.md). Prints where it serves and runs "
           + "until Ctrl-C or SIGTERM.",
-      "The data dir remembers its node id and zone: another node's data dir is refused."
+      "The data dir remembers its node id and zone: another node's data dir is refused.",
+      "With --bootstrap the node follows the cluster's published ring (ring.snapshots, verified with "
+          + "--trusted-key) and refuses a write tagged with an older epoch for a key it no longer replicates, "
+          + "answering retry-with-epoch with the ring's epoch; it keeps the last good ring in --ring-file for a "
+          + "restart without Kafka."
     })
 public final class NodeCommand implements Callable<Integer> {
   private final CountDownLatch stopRequested;
@@ -80,6 +89,29 @@ public final class NodeCommand implements Callable<Integer> {
       description = "HTTP handler threads; each open scan or change feed holds one (default: ${DEFAULT-VALUE}).")
   private int threads;
 
+  @Option(names = "--bootstrap", paramLabel = "HOST:PORT",
+      description = "Kafka bootstrap servers: follow the cluster's published ring and check ownership of writes "
+          + "(default: none; every write is checked against fences only).")
+  private String bootstrap;
+
+  @Option(names = "--cluster", paramLabel = "ID", defaultValue = RingBuilder.DEFAULT_CLUSTER,
+      description = "The cluster the node belongs to (default: ${DEFAULT-VALUE}).")
+  private String cluster;
+
+  @Option(names = "--trusted-key", paramLabel = "FILE",
+      description = "A publisher public key (PEM) whose signed snapshots the node accepts; repeat for several. "
+          + "Required with --bootstrap.")
+  private List<Path> trustedKeys = new ArrayList<>();
+
+  @Option(names = "--ring-file", paramLabel = "FILE",
+      description = "Where the node keeps its last verified ring snapshot, to check ownership at once after a "
+          + "restart without Kafka (default: ring-snapshot.bin in --data-dir).")
+  private Path ringFile;
+
+  @Option(names = "--topic-prefix", hidden = true, paramLabel = "PREFIX", defaultValue = "",
+      description = "Prefix of the ring.* topic names (tests).")
+  private String topicPrefix;
+
   /** Runs until SIGINT or SIGTERM. */
   public NodeCommand() {
     this(new CountDownLatch(1), true);
@@ -105,6 +137,14 @@ public final class NodeCommand implements Callable<Integer> {
     } catch (UnknownHostException e) {
       throw new BadInputException("--bind " + bind + " is not an address of this machine: " + e.getMessage(), e);
     }
+    if (bootstrap == null && !trustedKeys.isEmpty()) {
+      throw new BadInputException("--trusted-key needs --bootstrap: a node follows the published ring only from "
+          + "Kafka");
+    }
+    if (bootstrap != null && trustedKeys.isEmpty()) {
+      throw new BadInputException("--bootstrap needs at least one --trusted-key: the node accepts only snapshots "
+          + "signed by a publisher key it trusts (ringshift dev writes publisher.pub)");
+    }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     RocksStore.Options options = new RocksStore.Options(walRetention, walSizeLimitMb, syncWrites);
@@ -118,10 +158,25 @@ public final class NodeCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
+    NodeRing ring;
+    try {
+      ring = bootstrap == null ? NodeRing.none() : NodeRing.follow(RingClientConfig.builder()
+          .bootstrapServers(bootstrap)
+          .clusterId(cluster)
+          .topic(topicPrefix + RingClientConfig.DEFAULT_TOPIC)
+          .trustedKeyFiles(trustedKeys.toArray(Path[]::new))
+          .persistFile(ringFile != null ? ringFile : dataDir.resolve("ring-snapshot.bin"))
+          .build());
+    } catch (IllegalArgumentException e) {
+      store.close();
+      throw new BadInputException(e.getMessage(), e);
+    }
     NodeServer server;
     try {
-      server = NodeServer.start(store, new InetSocketAddress(address, port), threads);
+      server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(address, port),
+          threads);
     } catch (StoreException e) {
+      ring.close();
       store.close();
       if (e.getCause() instanceof BindException) {
         throw new BadInputException("port " + port + " on " + bind + " is already in use; stop what uses it or give "
@@ -136,6 +191,7 @@ public final class NodeCommand implements Callable<Integer> {
       if (stopped.compareAndSet(false, true)) {
         try {
           server.close();
+          ring.close();
         } finally {
           // Closing the store also ends a handler still reading it, had the server given up waiting for one.
           store.close();
@@ -156,8 +212,9 @@ public final class NodeCommand implements Callable<Integer> {
     if (trapSignals) {
       SignalTrap.install(stopRequested::countDown);
     }
-    out.printf(Locale.ROOT, "ringshift node: %s (zone %s) serves %s on %s (latest sequence %d); Ctrl-C stops it.%n",
-        id, zone, dataDir.toAbsolutePath().normalize(), server.hostPort(), store.latestSequence());
+    out.printf(Locale.ROOT, "ringshift node: %s (zone %s) serves %s on %s (latest sequence %d); %s; Ctrl-C stops "
+        + "it.%n", id, zone, dataDir.toAbsolutePath().normalize(), server.hostPort(), store.latestSequence(),
+        ring.describe());
     out.flush();
     stopRequested.await();
     stop.run();

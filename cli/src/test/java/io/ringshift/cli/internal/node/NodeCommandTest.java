@@ -17,6 +17,10 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import io.ringshift.client.RingClient;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.SigningKey;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -38,7 +42,7 @@ import picocli.CommandLine;
 class NodeCommandTest {
   private static final Pattern SERVING = Pattern.compile(
       "ringshift node: node-1 \\(zone az-1\\) serves (\\S+) on (127\\.0\\.0\\.1:\\d+) \\(latest sequence (\\d+)\\); "
-          + "Ctrl-C stops it\\.");
+          + "([^;]+); Ctrl-C stops it\\.");
 
   @TempDir Path dir;
 
@@ -154,5 +158,61 @@ class NodeCommandTest {
     assertThat(blank.exitCode()).isEqualTo(2);
     assertThat(blank.stderr()).isEqualTo("ringshift: node id is missing or blank; give a name of 1 to 255 "
         + "characters\n");
+  }
+
+  @Test
+  void shouldRefuseRingOptionsThatDoNotGoTogether() {
+    String data = dir.resolve("data").toString();
+
+    Cli.Result noKey = Cli.run("node", "--id", "n", "--zone", "z", "--data-dir", data, "--port", "0",
+        "--bootstrap", "127.0.0.1:1");
+    assertThat(noKey.exitCode()).isEqualTo(2);
+    assertThat(noKey.stderr()).startsWith("ringshift: --bootstrap needs at least one --trusted-key");
+    Cli.Result noBootstrap = Cli.run("node", "--id", "n", "--zone", "z", "--data-dir", data, "--port", "0",
+        "--trusted-key", data);
+    assertThat(noBootstrap.exitCode()).isEqualTo(2);
+    assertThat(noBootstrap.stderr()).startsWith("ringshift: --trusted-key needs --bootstrap");
+  }
+
+  /**
+   * A node that follows the ring refuses a write tagged with an older epoch for a key it no longer replicates,
+   * answering with the ring's epoch, and applies one for a key it still replicates. Its ring comes from the ring
+   * file here, with Kafka unreachable: the cold start a restarted node makes.
+   */
+  @Test
+  void shouldRefuseAStaleWriteForAKeyTheNodeNoLongerReplicatesByItsRingFile() throws Exception {
+    SigningKey key = SigningKey.generate();
+    Path keyFile = dir.resolve("publisher.key");
+    Path publicKey = dir.resolve("publisher.pub");
+    key.write(keyFile, publicKey);
+    RingSnapshot ring = RingSnapshot.builder().clusterId("c1").epoch(7).vnodes(16).replicas(1)
+        .addMember("node-1", "az-1").addMember("node-2", "az-2").build();
+    Path ringFile = dir.resolve("ring.bin");
+    RingClient.writePersistFile(ringFile, PublishedSnapshot.unsigned(ring, new byte[32], java.util.List.of())
+        .signedBy(key), java.time.Instant.now());
+
+    Node node = start("--id", "node-1", "--zone", "az-1", "--data-dir", dir.resolve("node-1").toString(),
+        "--port", "0", "--bootstrap", "127.0.0.1:1", "--cluster", "c1", "--trusted-key", publicKey.toString(),
+        "--ring-file", ringFile.toString());
+
+    assertThat(node.serving().group(4)).isEqualTo("following the ring of cluster c1 at epoch 7");
+    Store remote = RemoteStore.connect(node.serving().group(2), Duration.ofSeconds(5));
+    String elsewhere = keyOwnedBy(ring, "node-2");
+    String here = keyOwnedBy(ring, "node-1");
+    assertThat(remote.put(elsewhere.getBytes(UTF_8), "v".getBytes(UTF_8), 6))
+        .isInstanceOfSatisfying(WriteResult.RetryWithEpoch.class, r -> assertThat(r.epoch()).isEqualTo(7));
+    assertThat(remote.get(elsewhere.getBytes(UTF_8))).isEmpty();
+    assertThat(remote.put(here.getBytes(UTF_8), "v".getBytes(UTF_8), 6)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(remote.put(elsewhere.getBytes(UTF_8), "v".getBytes(UTF_8), 7)).as("tagged with the ring's epoch")
+        .isInstanceOf(WriteResult.Applied.class);
+    assertThat(node.stopAndWait()).isZero();
+  }
+
+  private static String keyOwnedBy(RingSnapshot ring, String node) {
+    for (int i = 0; ; i++) {
+      if (ring.ownerOf("key-" + i).id().equals(node)) {
+        return "key-" + i;
+      }
+    }
   }
 }

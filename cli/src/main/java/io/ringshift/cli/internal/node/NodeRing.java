@@ -1,0 +1,64 @@
+package io.ringshift.cli.internal.node;
+
+import io.ringshift.client.RingClient;
+import io.ringshift.client.RingClientConfig;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.storage.RingView;
+import java.util.Locale;
+
+/**
+ * The published ring as a storage node sees it: a {@link RingClient} following {@code ring.snapshots}, whose
+ * every swap replaces the ring the node's ownership check reads (one volatile field, so a write is checked
+ * against one whole snapshot and the check allocates nothing), or no ring at all when the node runs without
+ * Kafka.
+ */
+final class NodeRing implements RingView, AutoCloseable {
+  private final RingClient client;
+  private volatile RingSnapshot ring;
+
+  private NodeRing(RingClient client) {
+    this.client = client;
+  }
+
+  /** No ring: ownership is never checked, fences still are. */
+  static NodeRing none() {
+    return new NodeRing(null);
+  }
+
+  /**
+   * Follows the ring of the configured cluster. The persist file, if it holds a verified snapshot, is routed by
+   * at once, before Kafka answers; until the first snapshot the node checks fences only.
+   */
+  static NodeRing follow(RingClientConfig config) {
+    RingClient client = new RingClient(config);
+    NodeRing view = new NodeRing(client);
+    client.addSwapListener(swap -> view.ring = swap.snapshot().ring());
+    client.start();
+    return view;
+  }
+
+  @Override
+  public RingSnapshot current() {
+    return ring;
+  }
+
+  /** One phrase for the start-up line. */
+  String describe() {
+    if (client == null) {
+      return "no ring followed (no --bootstrap): writes are checked against fences only";
+    }
+    RingSnapshot now = ring;
+    return now == null
+        ? String.format(Locale.ROOT, "following the ring of cluster %s (no snapshot yet: ownership is checked "
+            + "from the first one)", client.clusterId())
+        : String.format(Locale.ROOT, "following the ring of cluster %s at epoch %d", client.clusterId(),
+            now.epoch());
+  }
+
+  @Override
+  public void close() {
+    if (client != null) {
+      client.close();
+    }
+  }
+}
