@@ -59,8 +59,8 @@ public final class AuditCommand implements Callable<Integer> {
   @Mixin private KafkaOptions kafka;
 
   @Option(names = "--trusted-key", paramLabel = "FILE",
-      description = "A publisher public key (PEM, as `ringshift keygen` writes it); repeat for rotated keys. "
-          + "Required unless --what-if.")
+      description = "A trusted publisher public key: a PEM file with a PUBLIC KEY block (a key pair file works "
+          + "too); repeat for rotated keys. Required unless --what-if.")
   private List<Path> trustedKeys = new ArrayList<>();
 
   @Option(names = "--what-if", description = "Replay the published memberships under other ring parameters instead "
