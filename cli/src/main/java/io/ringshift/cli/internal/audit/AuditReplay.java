@@ -301,8 +301,9 @@ final class AuditReplay {
     private final TrustedKeys trusted;
     /** The cluster's snapshots on ring.snapshots by the epoch they name. */
     private final Map<Long, List<SnapshotRecord>> snapshotsByEpoch = new TreeMap<>();
-    private final List<SnapshotRecord> undecodable = new ArrayList<>();
-    private final Map<SnapshotRecord, String> decodeErrors = new LinkedHashMap<>();
+    /** The first of the cluster's snapshots that does not decode, and why; null when all decode. */
+    private Failure undecodable;
+    private int snapshotCount;
     private final List<EpochResult> results = new ArrayList<>();
     private int published;
 
@@ -314,6 +315,7 @@ final class AuditReplay {
     ClusterReplay(String cluster, TrustedKeys trusted, List<SnapshotRecord> snapshots) {
       this.cluster = cluster;
       this.trusted = trusted;
+      this.snapshotCount = snapshots.size();
       for (SnapshotRecord s : snapshots) {
         try {
           // The Avro record only, not decodePublished: a tampered snapshot must still be found by its epoch so that
@@ -321,15 +323,15 @@ final class AuditReplay {
           long epoch = RecordSerdes.ringSnapshot().deserialize(s.value()).getEpoch();
           snapshotsByEpoch.computeIfAbsent(epoch, k -> new ArrayList<>()).add(s);
         } catch (CodecException e) {
-          undecodable.add(s);
-          decodeErrors.put(s, e.getMessage());
+          if (undecodable == null) {
+            undecodable = unreadable(cluster, s.position(), e.getMessage());
+          }
         }
       }
     }
 
     ClusterResult result(int records) {
-      int snapshots = undecodable.size() + snapshotsByEpoch.values().stream().mapToInt(List::size).sum();
-      return new ClusterResult(cluster, records, published, snapshots, results);
+      return new ClusterResult(cluster, records, published, snapshotCount, results);
     }
 
     Failure run(List<EpochRecord> records) {
@@ -352,8 +354,8 @@ final class AuditReplay {
           return failure;
         }
       }
-      for (SnapshotRecord s : undecodable) {
-        return unreadable(cluster, s.position(), decodeErrors.get(s));
+      if (undecodable != null) {
+        return undecodable;
       }
       for (var entry : snapshotsByEpoch.entrySet()) {
         if (!publishedAt.containsKey(entry.getKey())) {
