@@ -2,6 +2,7 @@ package io.ringshift.cli;
 
 import io.ringshift.cli.internal.LogSettings;
 import io.ringshift.cli.internal.RingCommand;
+import io.ringshift.cli.internal.audit.AuditCommand;
 import io.ringshift.cli.internal.control.ChangeCommands;
 import io.ringshift.cli.internal.control.DevCommand;
 import io.ringshift.cli.internal.control.EpochsCommand;
@@ -19,7 +20,8 @@ import picocli.CommandLine.Command;
 /**
  * The {@code ringshift} command line. Exit codes: 0 success, 2 bad input (missing or unreadable file,
  * malformed JSON, invalid member, corrupt snapshot, bad option, a change the orchestrator rejected) or Kafka
- * unreachable, 1 an unexpected internal error or a {@code --wait} that saw no outcome in time.
+ * unreachable, 1 an unexpected internal error or a {@code --wait} that saw no outcome in time, 3 an audit that
+ * found a discrepancy ({@link #EXIT_AUDIT_FAILED}).
  */
 @Command(
     name = "ringshift",
@@ -39,11 +41,18 @@ import picocli.CommandLine.Command;
       EpochsCommand.class,
       PlanCommand.class,
       NodeCommand.class,
-      WorkerCommand.class
+      WorkerCommand.class,
+      AuditCommand.class
     })
 public final class Ringshift {
   /** Exit code for bad input: the message names the problem and nothing was written. */
   public static final int EXIT_BAD_INPUT = 2;
+
+  /**
+   * Exit code of {@code ringshift audit} when the audit log does not prove a published snapshot: stderr names the
+   * cluster, the epoch, the check and both values.
+   */
+  public static final int EXIT_AUDIT_FAILED = 3;
 
   private Ringshift() {}
 

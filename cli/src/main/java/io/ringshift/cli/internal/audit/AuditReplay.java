@@ -1,0 +1,565 @@
+package io.ringshift.cli.internal.audit;
+
+import io.ringshift.ring.Member;
+import io.ringshift.ring.MemberState;
+import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingException;
+import io.ringshift.ring.RingHash;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.CodecException;
+import io.ringshift.schemas.FillingRange;
+import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.MemberSpec;
+import io.ringshift.schemas.avro.MemberSpecState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Replays a cluster's audit log and proves every published snapshot from it (DESIGN.md, invariants 3 and 5).
+ * Pure: it takes the records already read, so it is tested without a broker.
+ *
+ * <p>Design: for every {@code PUBLISHED} {@link EpochRecord} of a cluster, in log order, the snapshot is rebuilt from
+ * the record alone, the way a client rebuilds it from {@code ring.snapshots}: the ring from members and parameters
+ * with the ring library, then {@code PublishedSnapshot.unsigned(ring, previousChecksum, filling)} carrying the
+ * record's signature. The rebuilt snapshot must have the record's checksum, follow the previously published one
+ * (epoch + 1, previous checksum; the first has none), place distinct replicas, carry exactly the filling marks
+ * that {@link FillingRange#between} derives from the last complete published ring, and be signed by a trusted key.
+ * Its encoding is then compared byte for byte with every record of that cluster and epoch still on
+ * {@code ring.snapshots}; that topic is compacted, so older epochs are usually gone, which proves nothing either
+ * way ({@link SnapshotBytes#COMPACTED}): the log alone suffices to rebuild them. A snapshot on the topic that no
+ * {@code PUBLISHED} record accounts for, and two {@code PUBLISHED} records for one epoch, are discrepancies too.
+ *
+ * <p>The replay stops at the first discrepancy: everything after it would be measured against a chain that is
+ * already broken. Clusters are replayed in id order.
+ */
+final class AuditReplay {
+  private static final HexFormat HEX = HexFormat.of();
+  private static final RingSnapshotCodec CODEC = new RingSnapshotCodec();
+
+  private AuditReplay() {}
+
+  /** The check a discrepancy broke. */
+  enum Check {
+    /** A record of {@code ring.epochs} or {@code ring.snapshots} that cannot be decoded. */
+    UNREADABLE("unreadable record"),
+    /** A second {@code PUBLISHED} record for an epoch. */
+    DUPLICATE_EPOCH("duplicate epoch"),
+    /** A published epoch that is not the previous published epoch + 1. */
+    EPOCH_SEQUENCE("epoch sequence"),
+    /** The record's membership and parameters do not build a ring. */
+    REBUILD("rebuild"),
+    /** The rebuilt ring does not have the record's target checksum. */
+    CHECKSUM("checksum"),
+    /** The record's previous checksum is not the checksum of the previously published epoch. */
+    CHAIN("hash chain"),
+    /** A range whose replicas repeat a node, or a zone while the ring has at least R zones. */
+    REPLICAS("replicas"),
+    /** Filling marks other than those derived from the last complete published ring. */
+    FILLING("filling marks"),
+    /** The signature is missing, by an untrusted key, or does not verify. */
+    SIGNATURE("signature"),
+    /** A snapshot on {@code ring.snapshots} whose bytes differ from the rebuilt snapshot's encoding. */
+    SNAPSHOT_BYTES("snapshot bytes"),
+    /** A snapshot on {@code ring.snapshots} for which no {@code PUBLISHED} record exists. */
+    UNPUBLISHED_SNAPSHOT("snapshot without PUBLISHED record");
+
+    private final String label;
+
+    Check(String label) {
+      this.label = label;
+    }
+
+    /** How the check is named in output: {@code snapshot bytes}, {@code hash chain}. */
+    String label() {
+      return label;
+    }
+  }
+
+  /** What {@code ring.snapshots} still holds of a verified epoch. */
+  enum SnapshotBytes {
+    /** Every record of the epoch on {@code ring.snapshots} equals the rebuilt encoding byte for byte. */
+    MATCH,
+    /** No record of the epoch is left, and a later epoch's snapshot is: compaction removed it. */
+    COMPACTED,
+    /**
+     * No record of the epoch and none later: the newest published snapshot is not on the topic (it was published
+     * while audit read the topics, or it was deleted).
+     */
+    ABSENT;
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /**
+   * One published epoch as the replay saw it.
+   *
+   * @param ok whether it passed every check; only the last epoch of a failed replay is not ok
+   * @param checksum the record's target checksum, hex
+   * @param signingKeyId the record's key id, or null when unsigned
+   * @param snapshot what {@code ring.snapshots} holds of it; null when the epoch failed
+   */
+  record EpochResult(String cluster, long epoch, boolean ok, String checksum, String signingKeyId, int members,
+      String cause, SnapshotBytes snapshot) {
+    EpochResult {
+      Objects.requireNonNull(cluster, "cluster");
+      Objects.requireNonNull(checksum, "checksum");
+      Objects.requireNonNull(cause, "cause");
+      if (ok && snapshot == null) {
+        throw new IllegalArgumentException("epoch " + epoch + " passed, so what ring.snapshots holds of it is known");
+      }
+    }
+  }
+
+  /**
+   * A discrepancy: which check failed, on which cluster and epoch, and the two values that differ.
+   *
+   * @param epoch the epoch, or null when the record that failed names none (an unreadable record)
+   * @param expected what the check required, with where that value comes from
+   * @param found what the log or the topic holds instead, with where
+   */
+  record Failure(String cluster, Long epoch, Check check, String expected, String found) {
+    Failure {
+      Objects.requireNonNull(cluster, "cluster");
+      Objects.requireNonNull(check, "check");
+      Objects.requireNonNull(expected, "expected");
+      Objects.requireNonNull(found, "found");
+    }
+
+    /** {@code cluster default epoch 4: checksum: expected ..., found ...}. */
+    String message() {
+      return String.format(Locale.ROOT, "cluster %s %s: %s: expected %s, found %s", cluster,
+          epoch == null ? "(epoch unknown)" : "epoch " + epoch, check.label(), expected, found);
+    }
+  }
+
+  /**
+   * The replay of one cluster: its published epochs up to the first failure, and its record counts.
+   *
+   * @param records epoch records of the cluster, any state
+   * @param published PUBLISHED records among them (up to the first failure)
+   * @param snapshots records of the cluster on {@code ring.snapshots}
+   */
+  record ClusterResult(String cluster, int records, int published, int snapshots, List<EpochResult> epochs) {
+    ClusterResult {
+      epochs = List.copyOf(epochs);
+    }
+  }
+
+  /** The whole replay; {@code failure} is null when every check passed. */
+  record Result(List<ClusterResult> clusters, Failure failure) {
+    Result {
+      clusters = List.copyOf(clusters);
+    }
+
+    boolean passed() {
+      return failure == null;
+    }
+
+    /** Epochs verified (passed), over all clusters. */
+    int verified() {
+      return (int) clusters.stream().flatMap(c -> c.epochs().stream()).filter(EpochResult::ok).count();
+    }
+
+    /** Verified epochs whose snapshot was on the topic, over all clusters. */
+    int count(SnapshotBytes bytes) {
+      return (int) clusters.stream().flatMap(c -> c.epochs().stream()).filter(e -> e.snapshot() == bytes).count();
+    }
+  }
+
+  /** An undecodable record, reported as the audit's failure before any replay. */
+  static Failure unreadable(String cluster, String where, String problem) {
+    return new Failure(cluster, null, Check.UNREADABLE, "a record this version can decode",
+        where + ": " + problem);
+  }
+
+  /**
+   * Replays every cluster that appears in {@code epochs} or {@code snapshots}.
+   *
+   * @param epochs records of {@code ring.epochs} in log order (all states; only PUBLISHED ones are replayed)
+   * @param snapshots records of {@code ring.snapshots} in log order
+   * @param trusted the publisher keys whose signatures are accepted
+   */
+  static Result verify(List<EpochRecord> epochs, List<SnapshotRecord> snapshots, TrustedKeys trusted) {
+    Objects.requireNonNull(trusted, "trusted");
+    Map<String, List<EpochRecord>> epochsByCluster = new TreeMap<>();
+    for (EpochRecord e : epochs) {
+      epochsByCluster.computeIfAbsent(e.getClusterId(), c -> new ArrayList<>()).add(e);
+    }
+    Map<String, List<SnapshotRecord>> snapshotsByCluster = new TreeMap<>();
+    for (SnapshotRecord s : snapshots) {
+      snapshotsByCluster.computeIfAbsent(s.key(), c -> new ArrayList<>()).add(s);
+      epochsByCluster.computeIfAbsent(s.key(), c -> new ArrayList<>());
+    }
+    List<ClusterResult> results = new ArrayList<>();
+    for (var entry : epochsByCluster.entrySet()) {
+      ClusterReplay replay = new ClusterReplay(entry.getKey(), trusted,
+          snapshotsByCluster.getOrDefault(entry.getKey(), List.of()));
+      Failure failure = replay.run(entry.getValue());
+      results.add(replay.result(entry.getValue().size()));
+      if (failure != null) {
+        return new Result(results, failure);
+      }
+    }
+    return new Result(results, null);
+  }
+
+  /** {@code INIT}, {@code JOIN node-0013}, {@code SET_WEIGHT node-3 -> 2.0}: what caused an epoch. */
+  static String cause(MembershipEvent cause) {
+    if (cause == null) {
+      return "-";
+    }
+    MembershipAction action = cause.getAction();
+    if (action == MembershipAction.INIT) {
+      return "INIT";
+    }
+    String text = action + " " + cause.getNodeId();
+    if (action == MembershipAction.SET_WEIGHT && cause.getWeight() != null) {
+      text += " -> " + cause.getWeight();
+    }
+    return text;
+  }
+
+  /**
+   * The ring an epoch record describes, built with the ring library from its members and parameters.
+   *
+   * @throws RingException when the record names a hash or policy this version does not implement, a member state
+   *     it does not know, or membership and parameters the ring refuses; the message says which
+   */
+  static RingSnapshot ring(EpochRecord e) {
+    return ring(e, e.getVnodes(), e.getReplicas());
+  }
+
+  /** The ring of the record's membership, placed with other parameters (what-if). */
+  static RingSnapshot ring(EpochRecord e, int vnodes, int replicas) {
+    if (!RingHash.Xxh3.ID.equals(e.getHashId())) {
+      throw new RingException(String.format(Locale.ROOT, "hash \"%s\" is not one this version implements (%s)",
+          e.getHashId(), RingHash.Xxh3.ID));
+    }
+    if (!RingSnapshot.POLICY_ID.equals(e.getPolicyId())) {
+      throw new RingException(String.format(Locale.ROOT,
+          "placement policy \"%s\" is not one this version implements (%s)", e.getPolicyId(),
+          RingSnapshot.POLICY_ID));
+    }
+    List<Member> members = new ArrayList<>(e.getMembers().size());
+    for (MemberSpec s : e.getMembers()) {
+      if (s.getState() == MemberSpecState.UNKNOWN) {
+        throw new RingException("member " + s.getId() + ": state UNKNOWN (written by a newer version); this "
+            + "version knows ACTIVE and FILLING");
+      }
+      members.add(new Member(s.getId(), s.getZone(), s.getWeight(), MemberState.valueOf(s.getState().name())));
+    }
+    return RingSnapshot.builder()
+        .clusterId(e.getClusterId())
+        .epoch(e.getEpoch())
+        .vnodes(vnodes)
+        .replicas(replicas)
+        .members(members)
+        .build();
+  }
+
+  private static String time(EpochRecord e) {
+    return Instant.ofEpochMilli(e.getTimestampMillis()).toString();
+  }
+
+  static String hex(ByteBuffer buffer) {
+    return buffer == null ? "none" : HEX.formatHex(bytes(buffer));
+  }
+
+  static byte[] bytes(ByteBuffer buffer) {
+    if (buffer == null) {
+      return null;
+    }
+    byte[] out = new byte[buffer.remaining()];
+    buffer.duplicate().get(out);
+    return out;
+  }
+
+  /** The replay of one cluster's records; {@link #run} once. */
+  private static final class ClusterReplay {
+    private final String cluster;
+    private final TrustedKeys trusted;
+    /** The cluster's snapshots on ring.snapshots by the epoch they name. */
+    private final Map<Long, List<SnapshotRecord>> snapshotsByEpoch = new TreeMap<>();
+    /** The first of the cluster's snapshots that does not decode, and why; null when all decode. */
+    private Failure undecodable;
+    private int snapshotCount;
+    private final List<EpochResult> results = new ArrayList<>();
+    private int published;
+
+    /** The last published epoch and its ring; null before the first. */
+    private RingSnapshot previous;
+    /** The last published ring without filling marks: the ring whose replicas all hold their data. */
+    private RingSnapshot lastComplete;
+
+    ClusterReplay(String cluster, TrustedKeys trusted, List<SnapshotRecord> snapshots) {
+      this.cluster = cluster;
+      this.trusted = trusted;
+      this.snapshotCount = snapshots.size();
+      for (SnapshotRecord s : snapshots) {
+        try {
+          // The Avro record only, not decodePublished: a tampered snapshot must still be found by its epoch so that
+          // it is compared with (and fails against) that epoch's rebuilt bytes.
+          long epoch = RecordSerdes.ringSnapshot().deserialize(s.value()).getEpoch();
+          snapshotsByEpoch.computeIfAbsent(epoch, k -> new ArrayList<>()).add(s);
+        } catch (CodecException e) {
+          if (undecodable == null) {
+            undecodable = unreadable(cluster, s.position(), e.getMessage());
+          }
+        }
+      }
+    }
+
+    ClusterResult result(int records) {
+      return new ClusterResult(cluster, records, published, snapshotCount, results);
+    }
+
+    Failure run(List<EpochRecord> records) {
+      Map<Long, EpochRecord> publishedAt = new LinkedHashMap<>();
+      for (EpochRecord e : records) {
+        if (e.getState() != EpochState.PUBLISHED) {
+          continue;
+        }
+        published++;
+        EpochRecord earlier = publishedAt.putIfAbsent(e.getEpoch(), e);
+        Failure failure = earlier != null
+            ? new Failure(cluster, e.getEpoch(), Check.DUPLICATE_EPOCH,
+                "one PUBLISHED record per epoch (the first written at " + time(earlier) + ", checksum "
+                    + hex(earlier.getTargetChecksum()) + ")",
+                "a second one written at " + time(e) + ", checksum " + hex(e.getTargetChecksum()))
+            : verify(e);
+        if (failure != null) {
+          results.add(new EpochResult(cluster, e.getEpoch(), false, hex(e.getTargetChecksum()), e.getSigningKeyId(),
+              e.getMembers().size(), cause(e.getCause()), null));
+          return failure;
+        }
+      }
+      if (undecodable != null) {
+        return undecodable;
+      }
+      for (var entry : snapshotsByEpoch.entrySet()) {
+        if (!publishedAt.containsKey(entry.getKey())) {
+          SnapshotRecord s = entry.getValue().get(0);
+          return new Failure(cluster, entry.getKey(), Check.UNPUBLISHED_SNAPSHOT,
+              "a PUBLISHED record on ring.epochs for every snapshot on ring.snapshots",
+              "a snapshot of epoch " + entry.getKey() + " at " + s.position() + " and no PUBLISHED record of it");
+        }
+      }
+      return null;
+    }
+
+    /** Every check of one PUBLISHED record, in order; null when all pass. */
+    private Failure verify(EpochRecord e) {
+      long epoch = e.getEpoch();
+      if (previous != null && epoch != previous.epoch() + 1) {
+        return new Failure(cluster, epoch, Check.EPOCH_SEQUENCE,
+            "epoch " + (previous.epoch() + 1) + " (the previous published epoch " + previous.epoch() + " + 1)",
+            "epoch " + epoch);
+      }
+      RingSnapshot ring;
+      try {
+        ring = ring(e);
+      } catch (RingException ex) {
+        return new Failure(cluster, epoch, Check.REBUILD, "members and parameters that build a ring",
+            ex.getMessage());
+      }
+      byte[] target = bytes(e.getTargetChecksum());
+      if (!Arrays.equals(target, ring.checksum())) {
+        return new Failure(cluster, epoch, Check.CHECKSUM,
+            ring.checksumHex() + " (the ring rebuilt from the record's members and parameters)",
+            HEX.formatHex(target) + " (the record's targetChecksum)");
+      }
+      byte[] previousChecksum = bytes(e.getPreviousChecksum());
+      Failure chain = chain(epoch, previousChecksum);
+      if (chain != null) {
+        return chain;
+      }
+      Failure replicas = replicas(ring);
+      if (replicas != null) {
+        return replicas;
+      }
+      List<FillingRange> filling;
+      try {
+        filling = RingSnapshotCodec.fromAvro(e.getFilling());
+      } catch (CodecException ex) {
+        return new Failure(cluster, epoch, Check.FILLING, "marks sorted by start, then node", ex.getMessage());
+      }
+      Failure marks = filling(epoch, ring, filling);
+      if (marks != null) {
+        return marks;
+      }
+      PublishedSnapshot unsigned = PublishedSnapshot.unsigned(ring, previousChecksum, filling);
+      if (e.getSignature() == null || e.getSigningKeyId() == null) {
+        return new Failure(cluster, epoch, Check.SIGNATURE, "a signature and its key id",
+            e.getSignature() == null && e.getSigningKeyId() == null ? "neither"
+                : e.getSignature() == null ? "key id " + e.getSigningKeyId() + " without a signature"
+                    : "a signature without a key id");
+      }
+      PublishedSnapshot signed = withSignature(unsigned, e);
+      try {
+        trusted.verify(signed);
+      } catch (CodecException ex) {
+        String expected = ex.reason() == CodecException.Reason.UNKNOWN_KEY
+            ? "a key id among the trusted keys " + new TreeSet<>(trusted.ids())
+            : "a signature by " + e.getSigningKeyId() + " over the rebuilt snapshot that verifies";
+        return new Failure(cluster, epoch, Check.SIGNATURE, expected,
+            ex.reason() + ": " + ex.getMessage());
+      }
+      byte[] rebuilt = CODEC.encode(signed);
+      Failure bytes = snapshotBytes(epoch, rebuilt, ring.checksumHex());
+      if (bytes != null) {
+        return bytes;
+      }
+      results.add(new EpochResult(cluster, epoch, true, ring.checksumHex(), e.getSigningKeyId(), ring.memberCount(),
+          cause(e.getCause()), presence(epoch)));
+      previous = ring;
+      if (filling.isEmpty()) {
+        lastComplete = ring;
+      }
+      return null;
+    }
+
+    private Failure chain(long epoch, byte[] previousChecksum) {
+      if (previous == null) {
+        return previousChecksum == null ? null : new Failure(cluster, epoch, Check.CHAIN,
+            "no previous checksum (the cluster's first published epoch follows none)",
+            "previousChecksum " + HEX.formatHex(previousChecksum));
+      }
+      if (!Arrays.equals(previousChecksum, previous.checksum())) {
+        return new Failure(cluster, epoch, Check.CHAIN,
+            previous.checksumHex() + " (the checksum of published epoch " + previous.epoch() + ")",
+            (previousChecksum == null ? "none" : HEX.formatHex(previousChecksum)) + " (the record's previousChecksum)");
+      }
+      return null;
+    }
+
+    /** Distinct nodes in every replica set, and distinct zones when the ring has at least R zones. */
+    private Failure replicas(RingSnapshot ring) {
+      boolean zonesSuffice = ring.zones().size() >= ring.replicas();
+      Set<String> nodes = new HashSet<>();
+      Set<String> zones = new HashSet<>();
+      for (int r = 0; r < ring.tokenCount(); r++) {
+        ReplicaSet set = ring.replicasOfRange(r);
+        nodes.clear();
+        zones.clear();
+        for (int i = 0; i < set.size(); i++) {
+          Member m = set.get(i);
+          if (!nodes.add(m.id()) || (zonesSuffice && !zones.add(m.zone()))) {
+            return new Failure(cluster, ring.epoch(), Check.REPLICAS,
+                zonesSuffice ? "distinct nodes in distinct zones (" + ring.zones().size() + " zones >= R = "
+                    + ring.replicas() + ")" : "distinct nodes",
+                "range (" + HEX.toHexDigits(ring.rangeStart(r)) + ", " + HEX.toHexDigits(ring.rangeEnd(r))
+                    + "] placed on " + set.ids() + " in zones "
+                    + set.members().stream().map(Member::zone).toList());
+          }
+        }
+      }
+      return null;
+    }
+
+    /** Marks, when the record has any, must be those between the last complete published ring and this one. */
+    private Failure filling(long epoch, RingSnapshot ring, List<FillingRange> marks) {
+      if (marks.isEmpty()) {
+        return null;
+      }
+      if (lastComplete == null) {
+        return new Failure(cluster, epoch, Check.FILLING,
+            "no marks (no complete epoch was published before, so no replica can be missing data)",
+            marks.size() + " marks");
+      }
+      List<FillingRange> derived = FillingRange.between(lastComplete, ring);
+      if (!derived.equals(marks)) {
+        return new Failure(cluster, epoch, Check.FILLING,
+            derived.size() + " marks " + describe(derived) + " (derived from published epoch "
+                + lastComplete.epoch() + ", the last complete one)",
+            marks.size() + " marks " + describe(marks) + " (the record's filling)");
+      }
+      return null;
+    }
+
+    private Failure snapshotBytes(long epoch, byte[] rebuilt, String checksumHex) {
+      for (SnapshotRecord s : snapshotsByEpoch.getOrDefault(epoch, List.of())) {
+        if (!Arrays.equals(rebuilt, s.value())) {
+          return new Failure(cluster, epoch, Check.SNAPSHOT_BYTES,
+              rebuilt.length + " bytes of the snapshot rebuilt from ring.epochs (checksum " + checksumHex
+                  + ") and encoded",
+              s.value().length + " bytes at " + s.position() + ", " + difference(rebuilt, s.value(), trusted));
+        }
+      }
+      return null;
+    }
+
+    private SnapshotBytes presence(long epoch) {
+      if (snapshotsByEpoch.containsKey(epoch)) {
+        return SnapshotBytes.MATCH;
+      }
+      return snapshotsByEpoch.keySet().stream().anyMatch(later -> later > epoch) ? SnapshotBytes.COMPACTED
+          : SnapshotBytes.ABSENT;
+    }
+  }
+
+  /**
+   * The snapshot carrying the record's signature. {@link PublishedSnapshot} takes a signature only through its
+   * Avro record (it never signs or accepts one unchecked otherwise), so the rebuilt snapshot goes through that
+   * record; this rebuilds the ring once more, which the codec insists on.
+   */
+  private static PublishedSnapshot withSignature(PublishedSnapshot unsigned, EpochRecord e) {
+    io.ringshift.schemas.avro.RingSnapshot record = CODEC.toRecord(unsigned);
+    record.setSignature(e.getSignature().duplicate());
+    record.setSigningKeyId(e.getSigningKeyId());
+    return CODEC.fromPublishedRecord(record);
+  }
+
+  /**
+   * Where two encodings first differ, what the found bytes decode to and whether their signature verifies: a
+   * forgery clients refuse is a different finding from a trusted key having signed a snapshot the log does not
+   * record.
+   */
+  private static String difference(byte[] expected, byte[] found, TrustedKeys trusted) {
+    int at = Arrays.mismatch(expected, found);
+    PublishedSnapshot s;
+    try {
+      s = CODEC.decodePublished(found);
+    } catch (CodecException e) {
+      return "first difference at byte " + at + "; they do not decode (" + e.reason() + "): " + e.getMessage();
+    }
+    String signature;
+    try {
+      trusted.verify(s);
+      signature = "its signature verifies with trusted key " + s.signingKeyId();
+    } catch (CodecException e) {
+      signature = "its signature does not verify (" + e.reason() + ")";
+    }
+    return "first difference at byte " + at + "; they decode to epoch " + s.epoch() + " with checksum "
+        + s.ring().checksumHex() + " and " + s.filling().size() + " filling marks; " + signature;
+  }
+
+  private static String describe(List<FillingRange> marks) {
+    int shown = Math.min(3, marks.size());
+    StringBuilder text = new StringBuilder("[");
+    for (int i = 0; i < shown; i++) {
+      text.append(i == 0 ? "" : ", ").append(marks.get(i));
+    }
+    return text.append(marks.size() > shown ? ", ...]" : "]").toString();
+  }
+}

@@ -1,0 +1,234 @@
+package io.ringshift.cli.internal.audit;
+
+import io.ringshift.ring.Member;
+import io.ringshift.ring.MemberState;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.FillingRange;
+import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.avro.DiffSummary;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.MemberSpec;
+import io.ringshift.schemas.avro.MemberSpecState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.ring.RingDiff;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+
+/**
+ * One cluster's history as the orchestrator and the publisher write it, for tests: for each epoch a PLANNED, a
+ * READY and a PUBLISHED {@link EpochRecord} (filled as the orchestrator's AvroMapping fills them, plus the
+ * publisher's signature), and the signed snapshot the publisher puts on {@code ring.snapshots}. A failure epoch
+ * carries the filling marks {@link FillingRange#between} derives from the last complete epoch; the repair epoch
+ * after it has the same members and none.
+ */
+final class History {
+  static final long T0 = 1_780_000_000_000L;
+
+  private final String cluster;
+  private SigningKey key;
+  private final int vnodes;
+  private final int replicas;
+  private final RingSnapshotCodec codec = new RingSnapshotCodec();
+  private final List<EpochRecord> records = new ArrayList<>();
+  private final List<SnapshotRecord> snapshots = new ArrayList<>();
+  private final Map<Long, PublishedSnapshot> published = new TreeMap<>();
+  private List<Member> members = List.of();
+  private RingSnapshot previous;
+  private RingSnapshot lastComplete;
+  private long epoch;
+
+  History(String cluster, SigningKey key, int vnodes, int replicas) {
+    this.cluster = cluster;
+    this.key = key;
+    this.vnodes = vnodes;
+    this.replicas = replicas;
+  }
+
+  /** INIT of 9 nodes in 3 zones, JOIN node-010, FAIL node-002, its repair, DRAIN node-005: epochs 1 to 5. */
+  static History standard(String cluster, SigningKey key) {
+    return new History(cluster, key, 16, 3).init(9, 3).join("node-010", "az-1").fail("node-002").repair()
+        .drain("node-005");
+  }
+
+  /** Later epochs are signed by {@code next}: the publisher's key was rotated. */
+  History rotateTo(SigningKey next) {
+    this.key = next;
+    return this;
+  }
+
+  History init(int nodes, int zones) {
+    List<Member> initial = new ArrayList<>();
+    for (int i = 1; i <= nodes; i++) {
+      initial.add(Member.of(String.format(Locale.ROOT, "node-%03d", i), "az-" + (1 + (i - 1) % zones)));
+    }
+    return publish(MembershipAction.INIT, "", initial, UnaryOperator.identity(), false);
+  }
+
+  History join(String node, String zone) {
+    List<Member> next = new ArrayList<>(members);
+    next.add(Member.of(node, zone));
+    return publish(MembershipAction.JOIN, node, next, UnaryOperator.identity(), false);
+  }
+
+  History drain(String node) {
+    return publish(MembershipAction.DRAIN, node, without(node), UnaryOperator.identity(), false);
+  }
+
+  History setWeight(String node, double weight) {
+    List<Member> next = members.stream().map(m -> m.id().equals(node) ? m.withWeight(weight) : m).toList();
+    return publish(MembershipAction.SET_WEIGHT, node, next, UnaryOperator.identity(), false);
+  }
+
+  /** A failure epoch: published at once, with filling marks. */
+  History fail(String node) {
+    return fail(node, UnaryOperator.identity());
+  }
+
+  /** A failure epoch whose publisher got the filling marks wrong: {@code tamper} changes them before signing. */
+  History fail(String node, UnaryOperator<List<FillingRange>> tamper) {
+    return publish(MembershipAction.FAIL, node, without(node), tamper, true);
+  }
+
+  /** The repair epoch after a failure: the same members, no marks. */
+  History repair() {
+    return publish(MembershipAction.FAIL, records.get(records.size() - 1).getCause().getNodeId(), members,
+        UnaryOperator.identity(), false);
+  }
+
+  private List<Member> without(String node) {
+    return members.stream().filter(m -> !m.id().equals(node)).toList();
+  }
+
+  private History publish(MembershipAction action, String node, List<Member> next,
+      UnaryOperator<List<FillingRange>> tamper, boolean failure) {
+    epoch++;
+    RingSnapshot ring = RingSnapshot.builder().clusterId(cluster).epoch(epoch).vnodes(vnodes).replicas(replicas)
+        .members(next).build();
+    List<FillingRange> filling = failure ? tamper.apply(FillingRange.between(lastComplete, ring)) : List.of();
+    PublishedSnapshot signed =
+        PublishedSnapshot.unsigned(ring, previous == null ? null : previous.checksum(), filling).signedBy(key);
+    MembershipEvent cause = MembershipEvent.newBuilder()
+        .setClusterId(cluster)
+        .setNodeId(node)
+        .setAction(action)
+        .setRequestId(UUID.nameUUIDFromBytes((cluster + "/" + epoch).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            .toString())
+        .setRequestedBy("test")
+        .setTimestampMillis(T0 + epoch * 1000)
+        .build();
+    EpochRecord planned = record(signed, EpochState.PLANNED, cause, previous);
+    records.add(planned);
+    records.add(EpochRecord.newBuilder(planned).setState(EpochState.READY).build());
+    records.add(EpochRecord.newBuilder(planned)
+        .setState(EpochState.PUBLISHED)
+        .setSignature(ByteBuffer.wrap(signed.signature()))
+        .setSigningKeyId(signed.signingKeyId())
+        .setTimestampMillis(planned.getTimestampMillis() + 2)
+        .build());
+    snapshots.add(new SnapshotRecord(cluster, codec.encode(signed), 0, snapshots.size()));
+    published.put(epoch, signed);
+    members = next;
+    previous = ring;
+    if (filling.isEmpty()) {
+      lastComplete = ring;
+    }
+    return this;
+  }
+
+  /** The record of a snapshot in a state, as AvroMapping.epochRecord fills it (no signature). */
+  private static EpochRecord record(PublishedSnapshot s, EpochState state, MembershipEvent cause,
+      RingSnapshot previous) {
+    RingSnapshot ring = s.ring();
+    List<MemberSpec> specs = new ArrayList<>();
+    for (Member m : ring.members()) {
+      specs.add(new MemberSpec(m.id(), m.zone(), m.weight(),
+          m.state() == MemberState.ACTIVE ? MemberSpecState.ACTIVE : MemberSpecState.FILLING));
+    }
+    RingDiff diff = previous == null ? null : RingDiff.between(previous, ring);
+    byte[] previousChecksum = s.previousChecksum();
+    return EpochRecord.newBuilder()
+        .setClusterId(ring.clusterId())
+        .setEpoch(ring.epoch())
+        .setPlanVersion(0)
+        .setState(state)
+        .setCause(cause)
+        .setMembers(specs)
+        .setVnodes(ring.vnodes())
+        .setReplicas(ring.replicas())
+        .setHashId(ring.hashId())
+        .setPolicyId(ring.policyId())
+        .setMembershipDigest(ByteBuffer.wrap(new byte[32]))
+        .setTargetChecksum(ByteBuffer.wrap(ring.checksum()))
+        .setPreviousChecksum(previousChecksum == null ? null : ByteBuffer.wrap(previousChecksum))
+        .setDiffSummary(diff == null ? null : DiffSummary.newBuilder()
+            .setChangedRanges(diff.changes().size())
+            .setChangedFraction(diff.changedFraction())
+            .setMovedReplicaFraction(diff.movedReplicaFraction())
+            .setPrimaryMovedFraction(diff.primaryMovedFraction())
+            .setIdealMovedFraction(diff.idealMovedFraction())
+            .setTasks(diff.changes().size())
+            .setEstimatedBytes(0)
+            .build())
+        .setTimestampMillis(cause.getTimestampMillis() + 1)
+        .setFilling(RingSnapshotCodec.toAvro(s.filling()))
+        .build();
+  }
+
+  /**
+   * The snapshot bytes with one character of the signing key id changed ('0' and '1' swap places in ASCII): the
+   * bytes still decode, to the same epoch, but are not what the publisher wrote.
+   */
+  static byte[] withKeyIdAltered(byte[] encoded, String keyId) {
+    byte[] id = keyId.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    for (int at = encoded.length - id.length; at >= 0; at--) {
+      if (java.util.Arrays.equals(encoded, at, at + id.length, id, 0, id.length)) {
+        byte[] altered = encoded.clone();
+        altered[at + id.length - 1] ^= 0x01;
+        return altered;
+      }
+    }
+    throw new IllegalArgumentException("the bytes do not contain key id " + keyId);
+  }
+
+  String cluster() {
+    return cluster;
+  }
+
+  long latestEpoch() {
+    return epoch;
+  }
+
+  /** Every record written to ring.epochs, in order (fresh copies: tests change them). */
+  List<EpochRecord> epochs() {
+    return records.stream().map(r -> EpochRecord.newBuilder(r).build()).toList();
+  }
+
+  /** The PUBLISHED record of an epoch (a fresh copy). */
+  EpochRecord publishedRecord(long e) {
+    return epochs().stream().filter(r -> r.getEpoch() == e && r.getState() == EpochState.PUBLISHED).findFirst()
+        .orElseThrow();
+  }
+
+  /** One snapshot record per epoch, as the publisher wrote them (before any compaction). */
+  List<SnapshotRecord> snapshots() {
+    return List.copyOf(snapshots);
+  }
+
+  PublishedSnapshot snapshot(long e) {
+    return published.get(e);
+  }
+
+  SigningKey key() {
+    return key;
+  }
+}
