@@ -20,6 +20,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
@@ -163,8 +164,7 @@ public final class SnapshotPublisher implements AutoCloseable {
         LOG.debug("publisher {}: woken to stop", config.transactionalId());
       } catch (RuntimeException e) {
         if (isFatal(e) || !caughtUp.isDone()) {
-          // Fenced, refused, or unable to start at all: retrying would not help (and a fenced publisher that
-          // retried would fence its successor in turn).
+          // Fenced, refused, or unable to start at all: retrying would not help.
           fatal = e;
           running = false;
           if (caughtUp.isDone()) {
@@ -189,10 +189,17 @@ public final class SnapshotPublisher implements AutoCloseable {
     }
   }
 
+  /**
+   * Errors a new session would not cure. With transaction protocol v2 a producer whose transactional id another
+   * producer has taken over gets {@link InvalidProducerEpochException} rather than {@link ProducerFencedException};
+   * a new session would take the id back and fence the newer publisher in turn, and the two would take turns, so
+   * both mean "fenced". (The other cause, the coordinator aborting a transaction that outlived its 10 s timeout,
+   * cannot be told apart and is as rare as it is harmless to stop for.)
+   */
   private static boolean isFatal(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ProducerFencedException || t instanceof AuthorizationException
-          || t instanceof UnsupportedVersionException) {
+      if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException
+          || t instanceof AuthorizationException || t instanceof UnsupportedVersionException) {
         return true;
       }
     }

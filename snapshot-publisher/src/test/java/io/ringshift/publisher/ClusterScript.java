@@ -56,14 +56,21 @@ public final class ClusterScript {
   }
 
   private final String cluster;
+  private final int vnodes;
   private List<Member> members = new ArrayList<>();
   private RingSnapshot active;
   private RingSnapshot lastComplete;
   private final Set<String> dead = new java.util.HashSet<>();
   private long epoch;
 
+  /** A cluster of {@value #VNODES} tokens per node and {@value #REPLICAS} replicas. */
   public ClusterScript(String cluster) {
+    this(cluster, VNODES);
+  }
+
+  public ClusterScript(String cluster, int vnodes) {
     this.cluster = cluster;
+    this.vnodes = vnodes;
   }
 
   public String cluster() {
@@ -76,7 +83,7 @@ public final class ClusterScript {
       members.add(Member.of(String.format("node-%02d", i), "az-" + ((i - 1) % 3 + 1)));
     }
     epoch = 1;
-    RingSnapshot ring = RingSnapshot.builder().clusterId(cluster).epoch(epoch).vnodes(VNODES).replicas(REPLICAS)
+    RingSnapshot ring = RingSnapshot.builder().clusterId(cluster).epoch(epoch).vnodes(vnodes).replicas(REPLICAS)
         .members(members).build();
     return advance(ring, cause(MembershipAction.INIT, ""), null, List.of(), List.of(), true);
   }

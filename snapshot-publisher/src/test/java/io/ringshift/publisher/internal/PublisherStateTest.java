@@ -137,6 +137,30 @@ class PublisherStateTest {
     }
   }
 
+  @Test
+  void decidesAJoinAndAFailureAtTheReferenceScale() {
+    ClusterScript reference = new ClusterScript("reference", 256); // 120 nodes x 256 tokens, R = 3
+    PublisherState s = new PublisherState();
+    TaskBook book = new TaskBook();
+    Step init = reference.init(120);
+    s.onRecord(init.ready());
+    s.onRecord(((Verdict.Publish) s.decide(s.takePending().get(0), book, KEY, NOW)).record());
+    for (Step step : List.of(reference.join("node-121", "az-1"), reference.fail("node-07"))) {
+      step.tasks().forEach(t -> book.onTask(t.getTaskId(), t));
+      step.verified().forEach(v -> book.onStatus(v.getTaskId(), v));
+      s.onRecord(step.ready());
+      EpochRecord ready = s.takePending().get(0);
+      long t0 = System.nanoTime();
+      Verdict v = s.decide(ready, book, KEY, NOW);
+      long micros = (System.nanoTime() - t0) / 1_000;
+      assertThat(v).isInstanceOf(Verdict.Publish.class);
+      s.onRecord(((Verdict.Publish) v).record());
+      System.out.printf("PublisherStateTest: %s epoch %d at 120 x 256, R = 3 (%d tasks, %d filling marks): "
+          + "decided in %d ms%n", ready.getCause().getAction(), ready.getEpoch(), step.tasks().size(),
+          ready.getFilling().size(), micros / 1_000);
+    }
+  }
+
   // ---- one test per failed check ----
 
   @Test
