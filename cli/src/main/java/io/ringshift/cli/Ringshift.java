@@ -9,6 +9,8 @@ import io.ringshift.cli.internal.control.InitCommand;
 import io.ringshift.cli.internal.control.PlanCommand;
 import io.ringshift.cli.internal.control.StatusCommand;
 import io.ringshift.cli.internal.node.NodeCommand;
+import io.ringshift.cli.internal.publisher.KeygenCommand;
+import io.ringshift.cli.internal.publisher.PublisherCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.cli.internal.worker.WorkerCommand;
 import io.ringshift.ring.RingException;
@@ -39,7 +41,9 @@ import picocli.CommandLine.Command;
       EpochsCommand.class,
       PlanCommand.class,
       NodeCommand.class,
-      WorkerCommand.class
+      WorkerCommand.class,
+      PublisherCommand.class,
+      KeygenCommand.class
     })
 public final class Ringshift {
   /** Exit code for bad input: the message names the problem and nothing was written. */

@@ -220,6 +220,8 @@ public final class SnapshotPublisher implements AutoCloseable {
     long timeout = config.timeout().toMillis();
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    // The admin client refuses an API timeout below its request timeout: lower both.
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout);
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout);
     try (Admin admin = Admin.create(p)) {
       Set<String> existing = admin.listTopics().names().get(timeout, TimeUnit.MILLISECONDS);
