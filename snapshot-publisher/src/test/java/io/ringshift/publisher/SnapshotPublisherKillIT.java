@@ -40,7 +40,7 @@ class SnapshotPublisherKillIT {
   @RegisterExtension static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
 
   private static final int EPOCHS = 10;
-  private static final int KILLS = 4;
+  private static final int KILLS = 5;
   private static final long WRITE_INTERVAL_MS = 400;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
@@ -58,10 +58,12 @@ class SnapshotPublisherKillIT {
     List<String> childArgs = List.of(KAFKA.bootstrapServers(), KAFKA.topicPrefix(), KAFKA.applicationId(),
         keyFile.toString());
 
-    ClusterScript script = new ClusterScript("killed");
+    // 40 nodes x 256 tokens: a decision takes the child (C1 only) a good share of a second, a window the kills can
+    // land in.
+    ClusterScript script = new ClusterScript("killed", 256);
     List<Step> steps = new ArrayList<>();
-    steps.add(script.init(6));
-    for (int i = 7; steps.size() < EPOCHS; i++) {
+    steps.add(script.init(40));
+    for (int i = 41; steps.size() < EPOCHS; i++) {
       steps.add(script.join(String.format("node-%02d", i), "az-" + (i % 3 + 1)));
     }
 
@@ -76,7 +78,7 @@ class SnapshotPublisherKillIT {
       try {
         for (int round = 0; round <= KILLS; round++) {
           // Each round writes its share of the epochs, one every WRITE_INTERVAL_MS, while a child runs; then the
-          // child is killed at a random moment: before, between or during its transactions, or after them.
+          // child is killed at a random moment.
           int until = (round + 1) * EPOCHS / (KILLS + 1);
           for (int i = 0; scheduled < until; i++, scheduled++) {
             Step step = steps.get(scheduled);
@@ -88,7 +90,13 @@ class SnapshotPublisherKillIT {
           if (round == KILLS) {
             break;
           }
-          long delay = random.nextInt((int) (2 * WRITE_INTERVAL_MS + 300));
+          // 0-90 ms after one of the round's READY records is acknowledged: mostly while the publisher reads,
+          // checks or commits it, sometimes just before or after.
+          int first = round * EPOCHS / (KILLS + 1);
+          int target = first + random.nextInt(until - first);
+          long delay = random.nextInt(90);
+          await("READY of epoch " + (target + 1) + " written").atMost(Duration.ofSeconds(30))
+              .pollInterval(Duration.ofMillis(1)).until(() -> written.get() > target);
           await().pollDelay(Duration.ofMillis(delay)).atMost(Duration.ofMillis(delay + 1000)).until(() -> true);
           child.destroyForcibly();
           assertThat(child.waitFor(30, TimeUnit.SECONDS)).as("killed child ended").isTrue();
@@ -97,8 +105,8 @@ class SnapshotPublisherKillIT {
           if (publishedThen < writtenThen) {
             midPublication++;
           }
-          System.out.printf("  kill %d, %3d ms into its round: %2d READY written, %2d PUBLISHED%n", round, delay,
-              writtenThen, publishedThen);
+          System.out.printf("  kill %d, %3d ms after the READY of epoch %2d: %2d READY written, %2d PUBLISHED%n",
+              round, delay, target + 1, writtenThen, publishedThen);
           child = startChild(childArgs);
         }
         await("every epoch written").atMost(Duration.ofSeconds(30)).until(() -> written.get() == EPOCHS);
