@@ -2,6 +2,7 @@ package io.ringshift.publisher.internal;
 
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,7 +19,7 @@ public final class TaskBook {
   /** A live COPY or REPAIR task and its latest status, or null when no worker has reported one. */
   public record Entry(RangeCopyTask task, TaskStatus status) {
     boolean verified() {
-      return status != null && status.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED;
+      return status != null && status.getState() == TaskState.VERIFIED;
     }
 
     String stateName() {
