@@ -10,6 +10,8 @@ import io.ringshift.cli.internal.control.InitCommand;
 import io.ringshift.cli.internal.control.PlanCommand;
 import io.ringshift.cli.internal.control.StatusCommand;
 import io.ringshift.cli.internal.node.NodeCommand;
+import io.ringshift.cli.internal.publisher.KeygenCommand;
+import io.ringshift.cli.internal.publisher.PublisherCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.cli.internal.worker.WorkerCommand;
 import io.ringshift.ring.RingException;
@@ -42,6 +44,8 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       NodeCommand.class,
       WorkerCommand.class,
+      PublisherCommand.class,
+      KeygenCommand.class,
       AuditCommand.class
     })
 public final class Ringshift {

@@ -25,9 +25,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code ringshift dev}: a local control plane in one JVM, a single-node Kafka broker and the orchestrator, and
- * with {@code --nodes N} also N storage nodes and a migration worker, until Ctrl-C. Stopping closes the worker,
- * the orchestrator, the nodes and the broker, in that order ({@link DevControlPlane#close}).
+ * {@code ringshift dev}: a local control plane in one JVM, a single-node Kafka broker, the orchestrator and the
+ * snapshot publisher, and with {@code --nodes N} also N storage nodes and a migration worker, until Ctrl-C.
+ * Stopping closes the worker, the publisher, the orchestrator, the nodes and the broker, in that order
+ * ({@link DevControlPlane#close}).
  *
  * <p>{@code --nodes} defaults to 0, which runs exactly what {@code dev} ran before nodes existed: a newcomer
  * trying the control plane's commands needs no data plane, and nodes take ports (7101 and up) and memory that
@@ -40,17 +41,20 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     description = {
       "Runs a local control plane in this process: a single-node Kafka broker (KRaft, 127.0.0.1 only, one replica "
-          + "of everything: not for production) and the orchestrator, which creates the ring.* topics. Prints the "
-          + "bootstrap address and runs until Ctrl-C, which stops the orchestrator and then the broker.",
+          + "of everything: not for production), the orchestrator, which creates the ring.* topics, and the snapshot "
+          + "publisher, which checks, signs and publishes every READY epoch to ring.snapshots. Prints the bootstrap "
+          + "address and the publisher's public key file, and runs until Ctrl-C, which stops the publisher, the "
+          + "orchestrator and then the broker.",
       "With --nodes N it also runs N storage nodes node-01..node-NN (RocksDB, HTTP on 127.0.0.1 from --node-port, "
           + "zones az-1..az-3 in turn) and one migration worker (dev-worker, unlimited copy rates) that copies "
           + "between them; it writes their nodes file (nodes.txt) and a members file for 'ringshift init' "
           + "(members.json, all N nodes) and prints both paths and the nodes' addresses. Ctrl-C then stops the worker, the orchestrator, the nodes and the broker, in that "
           + "order.",
       "Without --data-dir everything lives in temporary directories deleted on exit. With --data-dir the broker "
-          + "keeps its log in DIR/kafka, the orchestrator its state in DIR/streams and the nodes their stores in "
-          + "DIR/nodes/ID: a restart on the same DIR has the same clusters, epochs, tasks and data.",
-      "Logs WARN and ERROR of the broker, the orchestrator, the nodes and the worker on stderr."
+          + "keeps its log in DIR/kafka, the orchestrator its state in DIR/streams, the nodes their stores in "
+          + "DIR/nodes/ID and the publisher its key in DIR/publisher.key (made on the first start; clients trust "
+          + "DIR/publisher.pub): a restart on the same DIR has the same clusters, epochs, tasks, data and key.",
+      "Logs WARN and ERROR of the broker, the orchestrator, the publisher, the nodes and the worker on stderr."
     })
 public final class DevCommand implements Callable<Integer> {
   private final CountDownLatch stopRequested;
@@ -138,7 +142,7 @@ public final class DevCommand implements Callable<Integer> {
       err.println("ringshift: dev: the storage nodes did not start: " + e.getMessage());
       err.flush();
       return 1;
-    } catch (DevControlPlane.WorkerStartException e) {
+    } catch (DevControlPlane.PublisherStartException | DevControlPlane.WorkerStartException e) {
       err.println("ringshift: dev: " + e.getMessage());
       err.flush();
       return 1;
@@ -149,11 +153,12 @@ public final class DevCommand implements Callable<Integer> {
       if (reported.compareAndSet(false, true)) {
         DevControlPlane.Stopped s = plane.stopped();
         if (plane.nodes().isPresent()) {
-          err.printf(Locale.ROOT, "ringshift dev: stopped (worker %d ms, orchestrator %d ms, nodes %d ms, broker %d ms)"
-              + "%n", s.workerMillis(), s.orchestratorMillis(), s.nodesMillis(), s.brokerMillis());
+          err.printf(Locale.ROOT, "ringshift dev: stopped (worker %d ms, publisher %d ms, orchestrator %d ms, nodes %d "
+              + "ms, broker %d ms)%n", s.workerMillis(), s.publisherMillis(), s.orchestratorMillis(), s.nodesMillis(),
+              s.brokerMillis());
         } else {
-          err.printf(Locale.ROOT, "ringshift dev: stopped (orchestrator %d ms, broker %d ms)%n",
-              s.orchestratorMillis(), s.brokerMillis());
+          err.printf(Locale.ROOT, "ringshift dev: stopped (publisher %d ms, orchestrator %d ms, broker %d ms)%n",
+              s.publisherMillis(), s.orchestratorMillis(), s.brokerMillis());
         }
         err.flush();
       }
@@ -218,7 +223,7 @@ public final class DevCommand implements Callable<Integer> {
     String b = plane.bootstrapServers();
     List<String> lines = new ArrayList<>();
     Optional<DevNodes> nodes = plane.nodes();
-    lines.add("ringshift dev: Kafka at " + b + " and the orchestrator are running"
+    lines.add("ringshift dev: Kafka at " + b + ", the orchestrator and the snapshot publisher are running"
         + nodes.map(n -> ", with " + n.nodes().size() + " storage nodes and a migration worker.").orElse("."));
     if (plane.temporary()) {
       lines.add("  data:   temporary, deleted on exit (--data-dir DIR keeps it)");
@@ -227,6 +232,8 @@ public final class DevCommand implements Callable<Integer> {
           + nodes.map(n -> ", " + n.dir().resolve("nodes") + " (nodes)").orElse("") + ": kept");
     }
     lines.add("  topics: " + String.join(", ", plane.topics().all().stream().map(t -> t.name()).toList()));
+    lines.add("  publisher: signs with key " + plane.publisher().config().signingKey().id() + " (" + plane.keyFile()
+        + "); clients trust " + plane.publicKeyFile());
     if (nodes.isEmpty()) {
       lines.add("Try, in another terminal:");
       lines.add("  ringshift init --members members.json --bootstrap " + b + " --wait");

@@ -10,6 +10,7 @@ import io.ringshift.cli.internal.MembersFile;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.SigningKey;
 import io.ringshift.storage.RemoteStore;
 import io.ringshift.storage.Store;
 import io.ringshift.worker.NodeDirectory;
@@ -46,7 +47,7 @@ import picocli.CommandLine;
  */
 class DevCommandIT {
   private static final int KEYS = 500;
-  private static final Pattern BOOTSTRAP = Pattern.compile("Kafka at (127\\.0\\.0\\.1:\\d+) and the orchestrator");
+  private static final Pattern BOOTSTRAP = Pattern.compile("Kafka at (127\\.0\\.0\\.1:\\d+), the orchestrator");
 
   @TempDir Path dir;
 
@@ -96,12 +97,20 @@ class DevCommandIT {
     assertThat(first.out().toString()).contains("  data:   " + data.resolve("kafka").toAbsolutePath() + " (broker), "
         + data.resolve("streams").toAbsolutePath() + " (orchestrator): kept",
         "  ringshift status --bootstrap " + bootstrap);
+    String keyId = SigningKey.read(data.resolve("publisher.key")).id();
+    assertThat(first.out().toString()).contains("  publisher: signs with key " + keyId + " ("
+        + data.resolve("publisher.key").toAbsolutePath() + "); clients trust "
+        + data.resolve("publisher.pub").toAbsolutePath());
     Cli.Result init = Cli.run("init", "--members", members.toString(), "--vnodes", "16", "--bootstrap", bootstrap,
         "--wait");
     assertThat(init.stdout()).as(init.toString()).contains("epoch 1 READY");
+    await("epoch 1 published by the publisher dev runs").atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> Cli.run("status", "--bootstrap", bootstrap).stdout().contains("active     epoch 1 PUBLISHED"));
 
     assertThat(first.stopAndWait()).isZero();
-    assertThat(first.err().toString()).matches("ringshift dev: stopped \\(orchestrator \\d+ ms, broker \\d+ ms\\)\n");
+    assertThat(first.err().toString())
+        .matches("ringshift dev: stopped \\(publisher \\d+ ms, orchestrator \\d+ ms, broker \\d+ ms\\)\n");
     assertThat(portIsFree(bootstrap)).as("the broker let go of its port").isTrue();
 
     long restarting = System.nanoTime();
@@ -109,7 +118,8 @@ class DevCommandIT {
     long restartMillis = (System.nanoTime() - restarting) / 1_000_000;
     String again = second.bootstrap();
     Cli.Result status = Cli.run("status", "--bootstrap", again);
-    assertThat(status.stdout()).as(status.toString()).contains("active     epoch 1 READY: 6 members in 3 zones");
+    assertThat(status.stdout()).as(status.toString()).contains("active     epoch 1 PUBLISHED: 6 members in 3 zones");
+    assertThat(second.out().toString()).as("the key kept in the data dir").contains("signs with key " + keyId);
     // The orchestrator's state came back too: a join is planned from epoch 1, and a duplicate one is refused.
     Cli.Result join = Cli.run("join", "node-007", "--zone", "az-1", "--bootstrap", again, "--wait");
     assertThat(join.stdout()).as(join.toString()).contains("epoch 2 PLANNED");
@@ -140,7 +150,8 @@ class DevCommandIT {
     assertThat(written).extracting(Member::id, Member::zone).containsExactly(tuple("node-01", "az-1"),
         tuple("node-02", "az-2"), tuple("node-03", "az-3"), tuple("node-04", "az-1"), tuple("node-05", "az-2"));
     assertThat(dev.out().toString()).contains(
-        "Kafka at " + bootstrap + " and the orchestrator are running, with 5 storage nodes and a migration worker.",
+        "Kafka at " + bootstrap + ", the orchestrator and the snapshot publisher are running, with 5 storage nodes "
+            + "and a migration worker.",
         "  node:   node-05 (az-2) at " + directory.address("node-05").orElseThrow(),
         "  worker: dev-worker, unlimited copy rates, cleanup grace 1h, nodes file "
             + data.resolve("nodes.txt").toAbsolutePath(),
@@ -176,11 +187,12 @@ class DevCommandIT {
       assertThat(join.stdout()).as(join.toString()).contains("epoch 2 PLANNED");
       AtomicReference<String> status = new AtomicReference<>("");
       try {
-        await("epoch 2 READY: the worker copied, fenced and verified every range node-05 gains")
+        await("epoch 2 PUBLISHED: the worker copied, fenced and verified every range node-05 gains, and the "
+            + "publisher checked and published the epoch")
             .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
             .until(() -> {
               status.set(Cli.run("status", "--bootstrap", bootstrap).stdout());
-              return status.get().contains("active     epoch 2 READY") || dev.exit().isDone();
+              return status.get().contains("active     epoch 2 PUBLISHED") || dev.exit().isDone();
             });
       } catch (ConditionTimeoutException e) {
         throw new AssertionError(e.getMessage() + "; last status:\n" + status.get() + "dev: " + dev.err(), e);
@@ -200,7 +212,7 @@ class DevCommandIT {
         }
       }
       assertThat(gained).as("keys node-05 gained").isGreaterThan(KEYS / 10);
-      System.out.printf("dev --nodes 5: serving after %d ms; node-05 gained %d of %d keys; join READY after %d ms "
+      System.out.printf("dev --nodes 5: serving after %d ms; node-05 gained %d of %d keys; join PUBLISHED after %d ms "
           + "in all%n", startMillis, gained, KEYS, (System.nanoTime() - begin) / 1_000_000);
     } finally {
       nodes.values().forEach(Store::close);
@@ -208,7 +220,8 @@ class DevCommandIT {
 
     assertThat(dev.stopAndWait()).isZero();
     assertThat(dev.err().toString())
-        .matches("ringshift dev: stopped \\(worker \\d+ ms, orchestrator \\d+ ms, nodes \\d+ ms, broker \\d+ ms\\)\n");
+        .matches("ringshift dev: stopped \\(worker \\d+ ms, publisher \\d+ ms, orchestrator \\d+ ms, nodes \\d+ ms, "
+            + "broker \\d+ ms\\)\n");
     for (NodeDirectory.Address address : directory.nodes().values()) {
       assertThat(portIsFree(address.toString())).as("%s is free again", address).isTrue();
     }
@@ -241,11 +254,15 @@ class DevCommandIT {
     Path brokerData;
     Path state;
     Path nodes;
+    Path key;
     try (DevControlPlane plane = DevControlPlane.start(DevControlPlane.Settings.of(0, null, 0)
         .withNodes(2, 0, Duration.ofMinutes(10)))) {
       brokerData = plane.brokerDataDir();
       state = plane.stateDir();
       nodes = plane.nodes().orElseThrow().dir();
+      key = plane.keyFile();
+      assertThat(key).isRegularFile();
+      assertThat(plane.publicKeyFile()).isRegularFile();
       assertThat(DevCommand.banner(plane)).contains("  data:   temporary, deleted on exit (--data-dir DIR keeps it)",
           "  ringshift init --members " + nodes.resolve("members.json") + " --replicas 2 --bootstrap "
               + plane.bootstrapServers() + " --wait")
@@ -257,6 +274,7 @@ class DevCommandIT {
     assertThat(brokerData).doesNotExist();
     assertThat(state).doesNotExist();
     assertThat(nodes).doesNotExist();
+    assertThat(key).doesNotExist();
   }
 
   @Test

@@ -1,0 +1,199 @@
+package io.ringshift.cli.internal.publisher;
+
+import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.cli.internal.control.KafkaOptions;
+import io.ringshift.publisher.PublisherConfig;
+import io.ringshift.publisher.PublisherListener;
+import io.ringshift.publisher.SnapshotPublisher;
+import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.avro.EpochRecord;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ringshift publisher}: runs the snapshot publisher (docs/publisher.md) until SIGINT or SIGTERM, printing a
+ * line per epoch it publishes or rejects. Stopping lets a transaction in progress finish; an epoch not decided yet
+ * is decided by the next publisher to start.
+ */
+@Command(
+    name = "publisher",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs the snapshot publisher: for every READY epoch on ring.epochs it rebuilds the ring from the epoch's "
+          + "membership and parameters, checks it (checksum, distinct replicas and zones, epoch = last published "
+          + "+ 1 with the previous checksum, every task VERIFIED, every added replica filled or marked filling), "
+          + "and in one Kafka transaction publishes the signed snapshot to ring.snapshots and writes the epoch "
+          + "PUBLISHED; or it writes the epoch REJECTED with the reason. Prints a line per decision; runs until "
+          + "Ctrl-C or SIGTERM.",
+      "Run one per deployment: a publisher started with the same --transactional-id fences the one running, which "
+          + "then stops with exit code 1. Make a key with 'ringshift keygen --out FILE'."
+    })
+public final class PublisherCommand implements Callable<Integer> {
+  private final CountDownLatch stopRequested;
+  private final boolean onSignals;
+
+  @Spec private CommandSpec spec;
+
+  @Mixin private KafkaOptions kafka;
+
+  @Option(names = "--signing-key", required = true, paramLabel = "FILE",
+      description = "The publisher's signing key, as 'ringshift keygen' writes it.")
+  private Path signingKey;
+
+  @Option(names = "--transactional-id", paramLabel = "ID", defaultValue = PublisherConfig.DEFAULT_TRANSACTIONAL_ID,
+      description = "The producer's transactional id, the same across restarts (default: ${DEFAULT-VALUE}).")
+  private String transactionalId;
+
+  @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
+      description = "Partitions of ring.snapshots, if the publisher has to create it (default: ${DEFAULT-VALUE}).")
+  private int partitions;
+
+  @Option(names = "--replication-factor", paramLabel = "R", defaultValue = "1",
+      description = "Replication factor of ring.snapshots, if the publisher has to create it (default: "
+          + "${DEFAULT-VALUE}; use 3 in production).")
+  private short replicationFactor;
+
+  /** Runs until SIGINT or SIGTERM. */
+  public PublisherCommand() {
+    this(new CountDownLatch(1), true);
+  }
+
+  /** Runs until {@code stopRequested} opens, or a signal when {@code onSignals} (tests stop it directly). */
+  PublisherCommand(CountDownLatch stopRequested, boolean onSignals) {
+    this.stopRequested = stopRequested;
+    this.onSignals = onSignals;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    PublisherConfig config = config();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    SnapshotPublisher publisher = new SnapshotPublisher(config, new PublisherListener() {
+      @Override
+      public void published(EpochRecord r) {
+        out.printf(Locale.ROOT, "published epoch %d of cluster %s (checksum %s, %d members, %d filling marks)%n",
+            r.getEpoch(), r.getClusterId(), shortHex(r.getTargetChecksum()), r.getMembers().size(),
+            r.getFilling().size());
+        out.flush();
+      }
+
+      @Override
+      public void rejected(EpochRecord r) {
+        out.printf(Locale.ROOT, "REJECTED epoch %d of cluster %s: %s%n", r.getEpoch(), r.getClusterId(),
+            r.getReason());
+        out.flush();
+      }
+    });
+    try {
+      publisher.start();
+    } catch (IllegalStateException | org.apache.kafka.common.KafkaException e) {
+      publisher.close();
+      throw new KafkaUnavailableException("the publisher could not start against Kafka at "
+          + config.bootstrapServers() + ": " + e.getMessage(), e);
+    }
+    AtomicBoolean closed = new AtomicBoolean();
+    Runnable stop = () -> {
+      if (closed.compareAndSet(false, true)) {
+        publisher.close();
+        err.printf(Locale.ROOT, "ringshift publisher: stopped after publishing %d and rejecting %d epochs%n",
+            publisher.publishedCount(), publisher.rejectedCount());
+        err.flush();
+      }
+    };
+    // SIGINT and SIGTERM run the JVM's shutdown hooks: close the publisher there, so that a transaction in
+    // progress commits or aborts before the JVM exits (a killed one is aborted by the next publisher anyway).
+    Thread hook = new Thread(() -> {
+      stop.run();
+      stopRequested.countDown();
+    }, "ringshift-publisher-shutdown");
+    if (onSignals) {
+      Runtime.getRuntime().addShutdownHook(hook);
+    }
+    out.printf(Locale.ROOT, "ringshift publisher: signing with key %s (%s), transactional id %s, Kafka at %s; "
+            + "%s -> %s%n", config.signingKey().id(), signingKey, config.transactionalId(), config.bootstrapServers(),
+        config.topics().epochs().name(), config.topics().snapshots().name());
+    out.println("Ctrl-C stops it.");
+    out.flush();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    publisher.terminated().whenComplete((ok, error) -> {
+      failure.set(error);
+      stopRequested.countDown();
+    });
+    stopRequested.await();
+    stop.run();
+    if (onSignals) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // The JVM is already exiting (the hook woke us); the hook found the publisher closed.
+        LoggerFactory.getLogger(PublisherCommand.class).debug("JVM exiting; the shutdown hook closed the publisher",
+            e);
+      }
+    }
+    if (failure.get() != null) {
+      err.println("ringshift publisher: stopped by an error: " + failure.get()
+          + " (another publisher with transactional id " + config.transactionalId() + " may have taken over)");
+      err.flush();
+      return 1;
+    }
+    return 0;
+  }
+
+  /** The validated configuration; bad options are {@link BadInputException}s naming the option. */
+  PublisherConfig config() {
+    SigningKey key = readKey(signingKey);
+    if (partitions < 1) {
+      throw new BadInputException("--partitions was " + partitions + "; it must be at least 1");
+    }
+    if (replicationFactor < 1) {
+      throw new BadInputException("--replication-factor was " + replicationFactor + "; it must be at least 1");
+    }
+    if (transactionalId.isBlank()) {
+      throw new BadInputException("--transactional-id was empty; give the id every run of this publisher shares");
+    }
+    return PublisherConfig.of(kafka.bootstrap(), key)
+        .withTopics(kafka.topics())
+        .withTransactionalId(transactionalId)
+        .withTopicCreation(partitions, replicationFactor)
+        .withTimeout(kafka.timeout());
+  }
+
+  /** The key of a key file; an unreadable or wrong file is a {@link BadInputException} naming it. */
+  static SigningKey readKey(Path file) {
+    try {
+      return SigningKey.read(file);
+    } catch (NoSuchFileException e) {
+      throw new BadInputException("--signing-key: " + file + " does not exist; make one with 'ringshift keygen "
+          + "--out " + file + "'", e);
+    } catch (IOException e) {
+      throw new BadInputException("--signing-key: cannot read " + file + ": " + e, e);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException("--signing-key: " + e.getMessage(), e);
+    }
+  }
+
+  private static String shortHex(ByteBuffer checksum) {
+    ByteBuffer b = checksum.duplicate();
+    byte[] bytes = new byte[Math.min(6, b.remaining())];
+    b.get(bytes);
+    return HexFormat.of().formatHex(bytes);
+  }
+}

@@ -1,0 +1,111 @@
+package io.ringshift.publisher;
+
+import io.ringshift.orchestrator.Topics;
+import io.ringshift.schemas.SigningKey;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to run a {@link SnapshotPublisher}.
+ *
+ * @param bootstrapServers Kafka bootstrap servers
+ * @param topics the control plane's topics; it reads {@code epochs}, {@code tasks} and {@code taskStatus} and writes
+ *     {@code snapshots} and {@code epochs}
+ * @param signingKey the Ed25519 key that signs every published snapshot; clients trust its public half
+ * @param transactionalId the producer's transactional id: stable across restarts, so that a new publisher fences
+ *     the one it replaces; one per deployment (two publishers with different ids would both publish)
+ * @param clock gives the written records' {@code timestampMillis}
+ * @param partitions partitions of {@code ring.snapshots} when the publisher has to create it
+ * @param replicationFactor replication factor of {@code ring.snapshots} when the publisher has to create it
+ * @param timeout how long to wait for Kafka: connecting, each request, and a read of a topic to its end that makes
+ *     no progress
+ */
+public record PublisherConfig(
+    String bootstrapServers,
+    Topics topics,
+    SigningKey signingKey,
+    String transactionalId,
+    Clock clock,
+    int partitions,
+    short replicationFactor,
+    Duration timeout) {
+
+  /** The transactional id of a deployment's publisher unless configured otherwise. */
+  public static final String DEFAULT_TRANSACTIONAL_ID = "ringshift-publisher";
+
+  /**
+   * Checks every setting.
+   *
+   * @throws IllegalArgumentException naming the setting when the transactional id is blank, the partitions or
+   *     replication factor are below 1 or the timeout is not positive
+   */
+  public PublisherConfig {
+    Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+    Objects.requireNonNull(topics, "topics");
+    Objects.requireNonNull(signingKey, "signingKey");
+    Objects.requireNonNull(transactionalId, "transactionalId");
+    Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(timeout, "timeout");
+    if (transactionalId.isBlank()) {
+      throw new IllegalArgumentException("transactionalId was \"" + transactionalId + "\"; it must not be blank");
+    }
+    if (partitions < 1) {
+      throw new IllegalArgumentException("partitions was " + partitions + "; partitions must be >= 1");
+    }
+    if (replicationFactor < 1) {
+      throw new IllegalArgumentException("replicationFactor was " + replicationFactor
+          + "; replicationFactor must be >= 1");
+    }
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout was " + timeout + "; it must be positive");
+    }
+  }
+
+  /**
+   * Defaults for one local broker: standard topics, transactional id {@value #DEFAULT_TRANSACTIONAL_ID}, the
+   * system clock, {@code ring.snapshots} created with 3 partitions and replication factor 1, a 30 s timeout.
+   */
+  public static PublisherConfig of(String bootstrapServers, SigningKey signingKey) {
+    return new PublisherConfig(bootstrapServers, Topics.defaults(), signingKey, DEFAULT_TRANSACTIONAL_ID,
+        Clock.systemUTC(), 3, (short) 1, Duration.ofSeconds(30));
+  }
+
+  /**
+   * {@link #of(String, SigningKey)} with the key read from a key file ({@link SigningKey#read}).
+   *
+   * @throws IllegalArgumentException naming the file when it does not hold an Ed25519 key pair
+   * @throws IOException when the file cannot be read
+   */
+  public static PublisherConfig of(String bootstrapServers, Path signingKeyFile) throws IOException {
+    return of(bootstrapServers, SigningKey.read(signingKeyFile));
+  }
+
+  public PublisherConfig withTopics(Topics newTopics) {
+    return new PublisherConfig(bootstrapServers, newTopics, signingKey, transactionalId, clock, partitions,
+        replicationFactor, timeout);
+  }
+
+  public PublisherConfig withTransactionalId(String id) {
+    return new PublisherConfig(bootstrapServers, topics, signingKey, id, clock, partitions, replicationFactor,
+        timeout);
+  }
+
+  public PublisherConfig withClock(Clock newClock) {
+    return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, newClock, partitions,
+        replicationFactor, timeout);
+  }
+
+  /** Partitions and replication factor of {@code ring.snapshots}, if the publisher creates it. */
+  public PublisherConfig withTopicCreation(int newPartitions, short newReplicationFactor) {
+    return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, newPartitions,
+        newReplicationFactor, timeout);
+  }
+
+  public PublisherConfig withTimeout(Duration newTimeout) {
+    return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
+        replicationFactor, newTimeout);
+  }
+}

@@ -1,0 +1,24 @@
+package io.ringshift.publisher.internal;
+
+/**
+ * The checks a READY epoch must pass before it is published, in the order they run. A REJECTED record's reason
+ * starts with the name of the check that failed, then a colon (docs/publisher.md lists them).
+ */
+public enum Check {
+  /** The epoch is the last published epoch of its cluster + 1 (any epoch for a cluster's first publication). */
+  SEQUENCE,
+  /** {@code previousChecksum} is the checksum of the last published epoch (null for a cluster's first). */
+  CHAIN,
+  /** The membership and parameters rebuild to a ring at all (known hash, policy and member states). */
+  REBUILD,
+  /** The rebuilt ring's checksum is the record's {@code targetChecksum}. */
+  CHECKSUM,
+  /** Every range's replicas are distinct nodes, and distinct zones when the ring has at least R zones. */
+  PLACEMENT,
+  /** Every live COPY/REPAIR task of the epoch is VERIFIED, and there are {@code diffSummary.tasks} of them. */
+  TASKS,
+  /** Every replica added since the last complete epoch is filled by a VERIFIED task or marked filling. */
+  ADDITIONS,
+  /** The filling marks are exactly the added replicas that no VERIFIED task filled. */
+  FILLING
+}

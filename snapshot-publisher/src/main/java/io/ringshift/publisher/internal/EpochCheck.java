@@ -1,0 +1,313 @@
+package io.ringshift.publisher.internal;
+
+import io.ringshift.ring.Member;
+import io.ringshift.ring.RangeChange;
+import io.ringshift.ring.RingDiff;
+import io.ringshift.ring.RingException;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.CodecException;
+import io.ringshift.schemas.FillingRange;
+import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * Decides what to do with one READY epoch record, given what the cluster has published and the epoch's tasks.
+ * Pure: no Kafka, no clock (the time is passed in), no I/O; {@link PublisherState} feeds it.
+ *
+ * <p>Design. The checks run in the order of {@link Check}, cheapest and most fundamental first, and the first
+ * that fails decides the reason. The sequence comes first because a replayed READY of an epoch already published
+ * with the same ring is not a failure at all: it is ignored, and nothing is written (idempotent replay). The
+ * replica-addition check is the safety argument of the whole protocol: a client reads from the replicas of the
+ * published ring, so every replica that the ring adds relative to the last <em>complete</em> published ring (the
+ * latest one with no filling marks, the last ring whose replicas all held their data) must either have been
+ * filled by a VERIFIED copy or repair task of this epoch, or be marked filling so that clients do not read from
+ * it. The marks must be exactly the replicas that no task filled: a mark on a filled replica would keep clients
+ * off a good copy until the next epoch, and a missing one would send them to an empty one. Ranges are compared as
+ * sets of ring positions ({@link Arc}), since diffs, coalesced tasks and coalesced marks cut the ring at
+ * different places.
+ */
+public final class EpochCheck {
+  /** At most this many offending items are named in a reason; the count says how many there are. */
+  static final int NAMED = 3;
+
+  private EpochCheck() {}
+
+  /**
+   * What the cluster has published, as the checks need it.
+   *
+   * @param publishedChecksums checksum of every epoch the cluster has published, by epoch; empty if none
+   * @param lastEpoch the last published epoch, -1 if none
+   * @param lastChecksum its checksum, null if none
+   * @param lastComplete the latest published epoch record with no filling marks; null if none
+   * @param lastCompleteRing rebuilds {@code lastComplete} (and may keep the ring); throws {@link RingException}
+   *     when it does not rebuild
+   */
+  public record History(Map<Long, byte[]> publishedChecksums, long lastEpoch, byte[] lastChecksum,
+      EpochRecord lastComplete, Supplier<RingSnapshot> lastCompleteRing) {
+    /** A cluster that has published nothing. */
+    public static History none() {
+      return new History(Map.of(), -1, null, null, () -> null);
+    }
+
+    boolean any() {
+      return lastChecksum != null;
+    }
+  }
+
+  /**
+   * The verdict on {@code ready}.
+   *
+   * @param tasks the live COPY and REPAIR tasks of the record's cluster and epoch, with their latest statuses, as
+   *     read from {@code ring.tasks} and {@code ring.task-status} after the record
+   * @param nowMillis the time for the written record's {@code timestampMillis}
+   * @throws IllegalArgumentException when {@code ready} is not a READY record
+   */
+  public static Verdict decide(EpochRecord ready, History history, List<TaskBook.Entry> tasks, SigningKey key,
+      long nowMillis) {
+    if (ready.getState() != EpochState.READY) {
+      throw new IllegalArgumentException("only READY records are decided; this one is " + ready.getState());
+    }
+    String cluster = ready.getClusterId();
+    long epoch = ready.getEpoch();
+    byte[] target = Rings.bytes(ready.getTargetChecksum());
+    byte[] previous = Rings.bytes(ready.getPreviousChecksum());
+
+    // SEQUENCE and CHAIN.
+    if (history.any()) {
+      long last = history.lastEpoch();
+      if (epoch <= last) {
+        byte[] published = history.publishedChecksums().get(epoch);
+        if (published != null && Arrays.equals(published, target)) {
+          return new Verdict.Ignore("epoch " + epoch + " of cluster " + cluster + " is already published with "
+              + "this ring (checksum " + Rings.hex(target) + ")");
+        }
+        return reject(ready, nowMillis, Check.SEQUENCE, "epoch %d is older than the last published epoch %d of "
+            + "cluster %s, and %s; only epoch %d can be published next", epoch, last, cluster, published == null
+            ? "was never published" : "was published with checksum " + Rings.hex(published) + ", not "
+            + Rings.hex(target), last + 1);
+      }
+      if (epoch != last + 1) {
+        return reject(ready, nowMillis, Check.SEQUENCE, "epoch %d does not follow the last published epoch %d of "
+            + "cluster %s; published epochs are consecutive, so only epoch %d can be published next", epoch, last,
+            cluster, last + 1);
+      }
+      if (!Arrays.equals(previous, history.lastChecksum())) {
+        return reject(ready, nowMillis, Check.CHAIN, "epoch %d names previousChecksum %s, but the last published "
+            + "epoch %d of cluster %s has checksum %s", epoch, Rings.hex(previous), last, cluster,
+            Rings.hex(history.lastChecksum()));
+      }
+    } else if (previous != null) {
+      return reject(ready, nowMillis, Check.CHAIN, "epoch %d would be the first published epoch of cluster %s, so "
+          + "its previousChecksum must be null; it names %s", epoch, cluster, Rings.hex(previous));
+    }
+
+    // REBUILD and CHECKSUM.
+    RingSnapshot ring;
+    try {
+      ring = Rings.rebuild(ready);
+    } catch (RingException e) {
+      return reject(ready, nowMillis, Check.REBUILD, "the membership and parameters of epoch %d do not rebuild to "
+          + "a ring: %s", epoch, e.getMessage());
+    }
+    if (!Arrays.equals(ring.checksum(), target)) {
+      return reject(ready, nowMillis, Check.CHECKSUM, "the membership and parameters of epoch %d rebuild to "
+          + "checksum %s, but the record's targetChecksum is %s", epoch, ring.checksumHex(), Rings.hex(target));
+    }
+
+    // PLACEMENT.
+    String misplaced = placementViolation(ring);
+    if (misplaced != null) {
+      return reject(ready, nowMillis, Check.PLACEMENT, "epoch %d: %s", epoch, misplaced);
+    }
+
+    // TASKS.
+    List<TaskBook.Entry> unverified = tasks.stream().filter(t -> !t.verified()).toList();
+    if (!unverified.isEmpty()) {
+      return reject(ready, nowMillis, Check.TASKS, "%d of the %d COPY/REPAIR tasks of epoch %d are not VERIFIED on "
+          + "ring.task-status: %s", unverified.size(), tasks.size(), epoch, name(unverified.stream()
+          .map(t -> t.task().getTaskId() + " (" + t.stateName() + ")").toList()));
+    }
+    if (ready.getDiffSummary() != null && ready.getDiffSummary().getTasks() != tasks.size()) {
+      return reject(ready, nowMillis, Check.TASKS, "ring.tasks holds %d live COPY/REPAIR tasks of epoch %d, but "
+          + "its diffSummary.tasks is %d", tasks.size(), epoch, ready.getDiffSummary().getTasks());
+    }
+
+    // ADDITIONS and FILLING.
+    List<FillingRange> filling;
+    PublishedSnapshot unsigned;
+    try {
+      filling = RingSnapshotCodec.fromAvro(ready.getFilling());
+      unsigned = PublishedSnapshot.unsigned(ring, history.lastChecksum(), filling);
+    } catch (CodecException e) {
+      return reject(ready, nowMillis, Check.FILLING, "epoch %d: %s", epoch, e.getMessage());
+    }
+    Verdict additions = checkAdditions(ready, ring, history, tasks, filling, nowMillis);
+    if (additions != null) {
+      return additions;
+    }
+
+    PublishedSnapshot signed = unsigned.signedBy(key);
+    EpochRecord published = EpochRecord.newBuilder(ready)
+        .setState(EpochState.PUBLISHED)
+        .setSignature(ByteBuffer.wrap(signed.signature()))
+        .setSigningKeyId(signed.signingKeyId())
+        .setTimestampMillis(nowMillis)
+        .build();
+    return new Verdict.Publish(signed, published);
+  }
+
+  /** The ADDITIONS and FILLING checks; null when both pass. */
+  private static Verdict checkAdditions(EpochRecord ready, RingSnapshot ring, History history,
+      List<TaskBook.Entry> tasks, List<FillingRange> filling, long nowMillis) {
+    long epoch = ready.getEpoch();
+    // Added (range, node) pairs, per node. A cluster's first published ring follows no complete ring: a new
+    // cluster holds no data, so nothing in it is missing.
+    Map<String, List<Arc>> added = new LinkedHashMap<>();
+    if (history.lastComplete() != null) {
+      RingSnapshot complete;
+      try {
+        complete = history.lastCompleteRing().get();
+      } catch (RingException e) {
+        return reject(ready, nowMillis, Check.REBUILD, "the last complete published epoch %d, against which epoch "
+            + "%d's added replicas are found, does not rebuild: %s", history.lastComplete().getEpoch(), epoch,
+            e.getMessage());
+      }
+      for (RangeChange change : RingDiff.between(complete, ring).changes()) {
+        for (String node : change.added()) {
+          added.computeIfAbsent(node, n -> new ArrayList<>()).add(new Arc(change.start(), change.end()));
+        }
+      }
+    }
+    Map<String, List<Arc>> filledByTasks = new LinkedHashMap<>();
+    for (TaskBook.Entry t : tasks) {
+      filledByTasks.computeIfAbsent(t.task().getTarget(), n -> new ArrayList<>())
+          .add(new Arc(t.task().getRangeStart(), t.task().getRangeEnd()));
+    }
+    Map<String, List<Arc>> marked = new LinkedHashMap<>();
+    for (FillingRange f : filling) {
+      marked.computeIfAbsent(f.node(), n -> new ArrayList<>()).add(new Arc(f.start(), f.end()));
+    }
+    String since = history.lastComplete() == null ? "(no complete epoch published before)"
+        : "relative to the last complete epoch " + history.lastComplete().getEpoch();
+
+    // Every addition is filled by a task or marked.
+    List<String> gaps = new ArrayList<>();
+    added.forEach((node, arcs) -> {
+      List<Arc> cover = new ArrayList<>(filledByTasks.getOrDefault(node, List.of()));
+      cover.addAll(marked.getOrDefault(node, List.of()));
+      for (Arc arc : arcs) {
+        OptionalLong gap = arc.firstGap(cover);
+        if (gap.isPresent()) {
+          gaps.add(node + " on " + arc + " (first uncovered position " + Long.toUnsignedString(gap.getAsLong())
+              + ")");
+        }
+      }
+    });
+    if (!gaps.isEmpty()) {
+      return reject(ready, nowMillis, Check.ADDITIONS, "epoch %d adds %d replica range(s) %s that no VERIFIED "
+          + "COPY/REPAIR task of epoch %d targeting the node covers and no filling mark covers: %s", epoch,
+          gaps.size(), since, epoch, name(gaps));
+    }
+
+    // Every mark is an addition, and no task filled it.
+    List<String> notAdded = new ArrayList<>();
+    List<String> filled = new ArrayList<>();
+    for (FillingRange f : filling) {
+      Arc mark = new Arc(f.start(), f.end());
+      OptionalLong outside = mark.firstGap(added.getOrDefault(f.node(), List.of()));
+      if (outside.isPresent()) {
+        notAdded.add(f + " (position " + Long.toUnsignedString(outside.getAsLong()) + ")");
+        continue;
+      }
+      for (TaskBook.Entry t : tasks) {
+        if (t.task().getTarget().equals(f.node())
+            && mark.intersects(new Arc(t.task().getRangeStart(), t.task().getRangeEnd()))) {
+          filled.add(f + " (VERIFIED task " + t.task().getTaskId() + ")");
+          break;
+        }
+      }
+    }
+    if (!notAdded.isEmpty()) {
+      return reject(ready, nowMillis, Check.FILLING, "%d filling mark(s) of epoch %d name replicas the ring does "
+          + "not add %s; only added replicas can be incomplete: %s", notAdded.size(), epoch, since, name(notAdded));
+    }
+    if (!filled.isEmpty()) {
+      return reject(ready, nowMillis, Check.FILLING, "%d filling mark(s) of epoch %d cover replicas that a VERIFIED "
+          + "task of the epoch filled; marks must be exactly the added replicas no task filled: %s", filled.size(),
+          epoch, name(filled));
+    }
+    return null;
+  }
+
+  /** The first placement rule a range of {@code ring} breaks, or null. */
+  static String placementViolation(RingSnapshot ring) {
+    return placementViolation(ring.tokenCount(), r -> new Arc(ring.rangeStart(r), ring.rangeEnd(r)),
+        r -> ring.replicasOfRange(r).members(), ring.replicasPerRange(), ring.zones().size() >= ring.replicas());
+  }
+
+  /**
+   * The first placement rule a range breaks, or null: each range has {@code expected} replicas, all distinct
+   * nodes, and when {@code distinctZones} all in distinct zones. Checked range by range rather than trusted to
+   * the ring library, whose output is what is being checked.
+   */
+  static String placementViolation(int ranges, IntFunction<Arc> range, IntFunction<List<Member>> replicas,
+      int expected, boolean distinctZones) {
+    for (int r = 0; r < ranges; r++) {
+      List<Member> set = replicas.apply(r);
+      List<String> ids = set.stream().map(Member::id).toList();
+      if (set.size() != expected) {
+        return String.format(Locale.ROOT, "range %s has %d replicas %s; it must have min(R, nodes) = %d",
+            range.apply(r), set.size(), ids, expected);
+      }
+      if (new HashSet<>(ids).size() != ids.size()) {
+        return String.format(Locale.ROOT, "range %s names a node twice among its replicas %s; replicas must be "
+            + "distinct nodes", range.apply(r), ids);
+      }
+      if (distinctZones) {
+        Set<String> zones = new HashSet<>();
+        for (Member m : set) {
+          if (!zones.add(m.zone())) {
+            return String.format(Locale.ROOT, "range %s places two of its replicas %s in zone %s; the ring has at "
+                + "least R zones, so replicas must be in distinct zones", range.apply(r), ids, m.zone());
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private static Verdict.Reject reject(EpochRecord ready, long nowMillis, Check check, String format,
+      Object... args) {
+    String reason = check.name() + ": " + String.format(Locale.ROOT, format, args);
+    EpochRecord rejected = EpochRecord.newBuilder(ready)
+        .setState(EpochState.REJECTED)
+        .setReason(reason)
+        .setSignature(null)
+        .setSigningKeyId(null)
+        .setTimestampMillis(nowMillis)
+        .build();
+    return new Verdict.Reject(check, rejected);
+  }
+
+  /** The first {@link #NAMED} items, and how many more. */
+  private static String name(List<String> items) {
+    String named = items.stream().limit(NAMED).collect(Collectors.joining(", "));
+    return items.size() > NAMED ? named + " and " + (items.size() - NAMED) + " more" : named;
+  }
+}

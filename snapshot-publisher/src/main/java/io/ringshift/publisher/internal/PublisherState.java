@@ -1,0 +1,146 @@
+package io.ringshift.publisher.internal;
+
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the publisher knows, rebuilt from {@code ring.epochs} alone: per cluster, the checksum of every published
+ * epoch and the last complete one (published with no filling marks); and the READY records that no PUBLISHED or
+ * REJECTED record has answered yet. Pure: no Kafka; not thread-safe (the publisher's one thread owns it).
+ *
+ * <p>Design. The log is the only state. A publisher reads {@code ring.epochs} from the beginning on every start and
+ * feeds every record to {@link #onRecord} in log order, deciding nothing until it has read to the end: by then a
+ * READY that was already published has met its PUBLISHED record (which follows it in the same partition, since
+ * both are keyed by cluster) and left the pending list, and so has one already rejected. Because the snapshot and
+ * the PUBLISHED record are written in one transaction, "published" on {@code ring.epochs} means "published" on
+ * {@code ring.snapshots}: a publisher killed anywhere and restarted publishes each epoch exactly once. Its own
+ * PUBLISHED and REJECTED records come back through its consumer later; {@link #onRecord} finds them already
+ * applied and changes nothing.
+ */
+public final class PublisherState {
+  private static final Logger LOG = LoggerFactory.getLogger(PublisherState.class);
+
+  /** One cluster's published history. */
+  private static final class Cluster {
+    final TreeMap<Long, byte[]> published = new TreeMap<>();
+    EpochRecord lastComplete;
+    RingSnapshot lastCompleteRing; // built from lastComplete when first needed
+  }
+
+  private final Map<String, Cluster> clusters = new HashMap<>();
+  private final List<EpochRecord> pending = new ArrayList<>();
+
+  /**
+   * Takes in one record of {@code ring.epochs}, in log order: READY waits to be decided; PUBLISHED becomes the
+   * cluster's history and answers the matching READY; REJECTED answers the matching READY. Other states are the
+   * orchestrator's business and change nothing.
+   */
+  public void onRecord(EpochRecord record) {
+    switch (record.getState()) {
+      case READY -> pending.add(record);
+      case PUBLISHED -> {
+        applyPublished(record);
+        pending.removeIf(p -> p.getEpoch() == record.getEpoch() && p.getClusterId().equals(record.getClusterId())
+            && Objects.equals(p.getTargetChecksum(), record.getTargetChecksum()));
+      }
+      case REJECTED -> pending.removeIf(p -> answers(record, p));
+      default -> {
+        // PLANNED, SUPERSEDED and states of newer writers: nothing to publish.
+      }
+    }
+  }
+
+  /**
+   * Whether {@code rejected} is the publisher's answer to {@code ready}: the READY record with only the state, the
+   * reason and the time changed ({@link EpochCheck} writes it so).
+   */
+  private static boolean answers(EpochRecord rejected, EpochRecord ready) {
+    return ready.getEpoch() == rejected.getEpoch() && ready.getClusterId().equals(rejected.getClusterId())
+        && asDecided(ready).equals(asDecided(rejected));
+  }
+
+  private static EpochRecord asDecided(EpochRecord r) {
+    return EpochRecord.newBuilder(r).setState(EpochState.REJECTED).setReason(null).setTimestampMillis(0)
+        .setSignature(null).setSigningKeyId(null).build();
+  }
+
+  /** The READY records not answered yet, in log order; the list is emptied. */
+  public List<EpochRecord> takePending() {
+    List<EpochRecord> out = List.copyOf(pending);
+    pending.clear();
+    return out;
+  }
+
+  /** How many READY records wait to be decided. */
+  public int pendingCount() {
+    return pending.size();
+  }
+
+  /**
+   * The verdict on a READY record ({@link EpochCheck#decide}), against the cluster's history as it stands. A
+   * {@link Verdict.Publish} changes nothing here until its record is written and passed to {@link #onRecord}.
+   */
+  public Verdict decide(EpochRecord ready, TaskBook tasks, SigningKey key, long nowMillis) {
+    return EpochCheck.decide(ready, history(ready.getClusterId()), tasks.tasksOf(ready.getClusterId(),
+        ready.getEpoch()), key, nowMillis);
+  }
+
+  /** The cluster's published history, as {@link EpochCheck} reads it. */
+  EpochCheck.History history(String clusterId) {
+    Cluster c = clusters.get(clusterId);
+    if (c == null || c.published.isEmpty()) {
+      return EpochCheck.History.none();
+    }
+    Map.Entry<Long, byte[]> last = c.published.lastEntry();
+    return new EpochCheck.History(Collections.unmodifiableMap(c.published), last.getKey(), last.getValue(),
+        c.lastComplete, () -> {
+          // Rebuilt once per complete epoch, when first needed: replaying a long log rebuilds nothing.
+          if (c.lastCompleteRing == null && c.lastComplete != null) {
+            c.lastCompleteRing = Rings.rebuild(c.lastComplete);
+          }
+          return c.lastCompleteRing;
+        });
+  }
+
+  /** The last published epoch of the cluster, or -1. */
+  public long lastPublished(String clusterId) {
+    Cluster c = clusters.get(clusterId);
+    return c == null || c.published.isEmpty() ? -1 : c.published.lastKey();
+  }
+
+  private void applyPublished(EpochRecord record) {
+    Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
+    long epoch = record.getEpoch();
+    byte[] checksum = Rings.bytes(record.getTargetChecksum());
+    if (!c.published.isEmpty() && epoch <= c.published.lastKey()) {
+      byte[] known = c.published.get(epoch);
+      if (known == null || !Arrays.equals(known, checksum)) {
+        LOG.warn("ring.epochs holds a PUBLISHED record of epoch {} of cluster {} with checksum {}, after epoch {} "
+            + "was published with checksum {}; keeping the first", epoch, record.getClusterId(),
+            Rings.hex(checksum), epoch, Rings.hex(known));
+      }
+      return; // our own record read back, or a repeat: already applied
+    }
+    if (!c.published.isEmpty() && epoch != c.published.lastKey() + 1) {
+      LOG.warn("ring.epochs holds PUBLISHED epoch {} of cluster {} after epoch {}: the published chain has a gap",
+          epoch, record.getClusterId(), c.published.lastKey());
+    }
+    c.published.put(epoch, checksum);
+    if (record.getFilling().isEmpty()) {
+      c.lastComplete = record;
+      c.lastCompleteRing = null;
+    }
+  }
+}

@@ -1,0 +1,316 @@
+package io.ringshift.publisher.internal;
+
+import io.ringshift.orchestrator.Topics;
+import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One life of the publisher against Kafka, from fencing its predecessor to the first error or {@link #close}: the
+ * transactional producer, a reader of {@code ring.epochs} and a reader of {@code ring.tasks} and
+ * {@code ring.task-status}, all partitions assigned (no consumer group) from the beginning, read_committed. The
+ * state ({@link PublisherState}, {@link TaskBook}) is built afresh by every session, so a session that fails is
+ * simply replaced by a new one.
+ *
+ * <p>Order of {@link #open} matters: {@code initTransactions} with the stable transactional id fences any earlier
+ * producer with that id and settles its open transaction (committed or aborted) <em>before</em> this session reads
+ * {@code ring.epochs}. Reading first could miss a PUBLISHED record that a zombie commits a moment later and
+ * publish that epoch again.
+ *
+ * <p>Not thread-safe, except {@link #wakeup}: one thread drives a session.
+ */
+public final class PublishingSession implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(PublishingSession.class);
+  private static final Duration POLL = Duration.ofMillis(100);
+
+  /** What a session needs. */
+  public record Settings(String bootstrapServers, Topics topics, String transactionalId, SigningKey key,
+      Clock clock, Duration timeout) {
+    public Settings {
+      Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+      Objects.requireNonNull(topics, "topics");
+      Objects.requireNonNull(transactionalId, "transactionalId");
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(clock, "clock");
+      Objects.requireNonNull(timeout, "timeout");
+    }
+  }
+
+  /** Told of every record the session commits, after the commit. */
+  public interface Outcomes {
+    void published(EpochRecord record);
+
+    void rejected(EpochRecord record);
+  }
+
+  private final Settings settings;
+  private final Outcomes outcomes;
+  private final PublisherState state = new PublisherState();
+  private final TaskBook tasks = new TaskBook();
+  private final RingSnapshotCodec codec = new RingSnapshotCodec();
+  private final Deserializer<EpochRecord> epochDecoder;
+  private final Serializer<EpochRecord> epochEncoder;
+  private final Deserializer<RangeCopyTask> taskDecoder;
+  private final Deserializer<TaskStatus> statusDecoder;
+  private KafkaProducer<String, byte[]> producer;
+  // Volatile: wakeup() reads them from another thread.
+  private volatile KafkaConsumer<String, byte[]> epochs;
+  private volatile KafkaConsumer<String, byte[]> control;
+
+  public PublishingSession(Settings settings, Outcomes outcomes) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
+    Topics topics = settings.topics();
+    this.epochDecoder = topics.epochs().valueSerde().deserializer();
+    this.epochEncoder = topics.epochs().valueSerde().serializer();
+    this.taskDecoder = topics.tasks().valueSerde().deserializer();
+    this.statusDecoder = topics.taskStatus().valueSerde().deserializer();
+  }
+
+  /**
+   * Fences earlier producers with the transactional id and assigns the readers.
+   *
+   * @throws IllegalStateException when a topic is missing
+   * @throws org.apache.kafka.common.KafkaException when Kafka cannot be reached or refuses the producer
+   */
+  public void open() {
+    producer = new KafkaProducer<>(producerProperties(), new StringSerializer(), new ByteArraySerializer());
+    producer.initTransactions();
+    Topics topics = settings.topics();
+    epochs = new KafkaConsumer<>(consumerProperties("epochs"), new StringDeserializer(),
+        new ByteArrayDeserializer());
+    assignFromBeginning(epochs, List.of(topics.epochs().name()));
+    control = new KafkaConsumer<>(consumerProperties("tasks"), new StringDeserializer(),
+        new ByteArrayDeserializer());
+    assignFromBeginning(control, List.of(topics.tasks().name(), topics.taskStatus().name()));
+  }
+
+  /** Reads {@code ring.epochs} to its end as of now, then decides the READY records no one has answered yet. */
+  public void catchUp() {
+    readToEnd(epochs, this::onEpochRecord, "ring.epochs");
+    LOG.info("publisher {}: read {} to its end; {} READY record(s) to decide", settings.transactionalId(),
+        settings.topics().epochs().name(), state.pendingCount());
+    decidePending();
+  }
+
+  /** Polls {@code ring.epochs} once and decides the READY records read. */
+  public void step() {
+    for (ConsumerRecord<String, byte[]> r : epochs.poll(POLL)) {
+      onEpochRecord(r);
+    }
+    decidePending();
+  }
+
+  /** Makes a blocked poll of this session throw {@link org.apache.kafka.common.errors.WakeupException}. */
+  public void wakeup() {
+    KafkaConsumer<String, byte[]> e = epochs;
+    KafkaConsumer<String, byte[]> c = control;
+    if (e != null) {
+      e.wakeup();
+    }
+    if (c != null) {
+      c.wakeup();
+    }
+  }
+
+  private void decidePending() {
+    if (state.pendingCount() == 0) {
+      return;
+    }
+    List<EpochRecord> batch = state.takePending();
+    // Every READY record of the batch was read before this point, and the orchestrator wrote it after the
+    // statuses that made it ready: reading the control topics to their end offsets of now sees them all.
+    readToEnd(control, this::onControlRecord, "ring.tasks and ring.task-status");
+    for (EpochRecord ready : batch) {
+      Verdict verdict = state.decide(ready, tasks, settings.key(), settings.clock().millis());
+      if (verdict instanceof Verdict.Publish p) {
+        publish(p);
+      } else if (verdict instanceof Verdict.Reject r) {
+        reject(r);
+      } else if (verdict instanceof Verdict.Ignore i) {
+        LOG.info("publisher {}: nothing to do for READY epoch {} of cluster {}: {}", settings.transactionalId(),
+            ready.getEpoch(), ready.getClusterId(), i.why());
+      }
+    }
+  }
+
+  private void publish(Verdict.Publish p) {
+    EpochRecord record = p.record();
+    String cluster = record.getClusterId();
+    Topics topics = settings.topics();
+    commit(List.of(
+        new ProducerRecord<>(topics.snapshots().name(), cluster, codec.encode(p.snapshot())),
+        new ProducerRecord<>(topics.epochs().name(), cluster, epochEncoder.serialize(topics.epochs().name(),
+            record))));
+    state.onRecord(record);
+    tasks.forget(cluster, record.getEpoch());
+    LOG.info("publisher {}: published epoch {} of cluster {} (checksum {}, key {}, {} filling marks)",
+        settings.transactionalId(), record.getEpoch(), cluster, Rings.hex(Rings.bytes(record.getTargetChecksum())),
+        record.getSigningKeyId(), record.getFilling().size());
+    outcomes.published(record);
+  }
+
+  private void reject(Verdict.Reject r) {
+    EpochRecord record = r.record();
+    Topics topics = settings.topics();
+    commit(List.of(new ProducerRecord<>(topics.epochs().name(), record.getClusterId(),
+        epochEncoder.serialize(topics.epochs().name(), record))));
+    state.onRecord(record);
+    LOG.warn("publisher {}: rejected epoch {} of cluster {}: {}", settings.transactionalId(), record.getEpoch(),
+        record.getClusterId(), record.getReason());
+    outcomes.rejected(record);
+  }
+
+  /** Sends the records in one transaction; they become visible together or not at all. */
+  private void commit(List<ProducerRecord<String, byte[]>> records) {
+    producer.beginTransaction();
+    for (ProducerRecord<String, byte[]> r : records) {
+      producer.send(r);
+    }
+    // Throws if any send failed; the session then ends, and its successor's initTransactions aborts what is open.
+    producer.commitTransaction();
+  }
+
+  private void onEpochRecord(ConsumerRecord<String, byte[]> r) {
+    if (r.value() == null) {
+      return;
+    }
+    EpochRecord record;
+    try {
+      record = epochDecoder.deserialize(r.topic(), r.value());
+    } catch (RuntimeException e) {
+      LOG.warn("publisher: skipping an unreadable epoch record at {}-{}@{}: {}", r.topic(), r.partition(),
+          r.offset(), e.toString());
+      return;
+    }
+    state.onRecord(record);
+  }
+
+  private void onControlRecord(ConsumerRecord<String, byte[]> r) {
+    try {
+      if (r.topic().equals(settings.topics().tasks().name())) {
+        tasks.onTask(r.key(), r.value() == null ? null : taskDecoder.deserialize(r.topic(), r.value()));
+      } else {
+        tasks.onStatus(r.key(), r.value() == null ? null : statusDecoder.deserialize(r.topic(), r.value()));
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("publisher: skipping an unreadable record at {}-{}@{}: {}", r.topic(), r.partition(), r.offset(),
+          e.toString());
+    }
+  }
+
+  /**
+   * Reads every assigned partition up to its end offset as of the call (the last stable offset, with
+   * read_committed).
+   *
+   * @throws IllegalStateException when no record arrives for {@code timeout} while the end is not reached
+   */
+  private void readToEnd(KafkaConsumer<String, byte[]> consumer, Consumer<ConsumerRecord<String, byte[]>> handler,
+      String what) {
+    Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), settings.timeout());
+    long lastProgress = System.nanoTime();
+    while (!reached(consumer, ends)) {
+      var records = consumer.poll(POLL);
+      if (!records.isEmpty()) {
+        lastProgress = System.nanoTime();
+      } else if (System.nanoTime() - lastProgress > settings.timeout().toNanos()) {
+        throw new IllegalStateException("could not read " + what + " to its end: nothing arrived for "
+            + settings.timeout() + " (end offsets " + ends + ")");
+      }
+      records.forEach(handler);
+    }
+  }
+
+  private static boolean reached(KafkaConsumer<String, byte[]> consumer, Map<TopicPartition, Long> ends) {
+    for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+      if (consumer.position(e.getKey()) < e.getValue()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void assignFromBeginning(KafkaConsumer<String, byte[]> consumer, List<String> topics) {
+    List<TopicPartition> partitions = new ArrayList<>();
+    for (String topic : topics) {
+      List<PartitionInfo> infos = consumer.partitionsFor(topic, settings.timeout());
+      if (infos == null || infos.isEmpty()) {
+        throw new IllegalStateException("topic " + topic + " does not exist; start the orchestrator (it creates "
+            + "the ring.* topics) or check the topic prefix");
+      }
+      infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+    }
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
+  }
+
+  private Properties producerProperties() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, settings.transactionalId() + "-producer");
+    p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.transactionalId());
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) settings.timeout().toMillis());
+    // A publisher that dies inside a transaction holds back read_committed readers of ring.snapshots until the
+    // transaction is aborted: by its successor's initTransactions, or by the coordinator after this long.
+    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10_000);
+    return p;
+  }
+
+  private Properties consumerProperties(String role) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.transactionalId() + "-" + role);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    // ring.epochs and ring.tasks are written in transactions (the orchestrator's and this publisher's).
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.timeout().toMillis());
+    return p;
+  }
+
+  /** Closes the clients; an open transaction is left to the next session's {@code initTransactions}. */
+  @Override
+  public void close() {
+    if (epochs != null) {
+      epochs.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+      epochs = null;
+    }
+    if (control != null) {
+      control.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+      control = null;
+    }
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(5));
+      producer = null;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package io.ringshift.publisher.internal;
+
+import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.avro.EpochRecord;
+import java.util.Objects;
+
+/** What the publisher does with one READY epoch record. */
+public sealed interface Verdict {
+  /**
+   * Publish: {@code snapshot} to {@code ring.snapshots} and {@code record} (state PUBLISHED) to {@code ring.epochs},
+   * in one transaction.
+   */
+  record Publish(PublishedSnapshot snapshot, EpochRecord record) implements Verdict {
+    public Publish {
+      Objects.requireNonNull(snapshot, "snapshot");
+      Objects.requireNonNull(record, "record");
+    }
+  }
+
+  /** Write {@code record} (state REJECTED, reason starting with the check's name) and publish nothing. */
+  record Reject(Check check, EpochRecord record) implements Verdict {
+    public Reject {
+      Objects.requireNonNull(check, "check");
+      Objects.requireNonNull(record, "record");
+    }
+  }
+
+  /** Write nothing: the epoch is already published with this very ring (a replayed or repeated READY). */
+  record Ignore(String why) implements Verdict {
+    public Ignore {
+      Objects.requireNonNull(why, "why");
+    }
+  }
+}

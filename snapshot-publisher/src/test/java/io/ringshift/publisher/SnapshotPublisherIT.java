@@ -1,0 +1,232 @@
+package io.ringshift.publisher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
+import io.ringshift.orchestrator.Topics;
+import io.ringshift.publisher.ClusterScript.Step;
+import io.ringshift.schemas.FillingRange;
+import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The publisher against a real broker, fed the records the orchestrator and the workers would write (no
+ * orchestrator runs): what it publishes, what it rejects, and that restarting or replacing it publishes nothing
+ * twice.
+ */
+class SnapshotPublisherIT {
+  @RegisterExtension static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final SigningKey KEY = SigningKey.generate();
+  private static final RingSnapshotCodec CODEC = new RingSnapshotCodec();
+
+  private final List<SnapshotPublisher> publishers = new ArrayList<>();
+  private ItKafka kafka;
+  private ClusterScript script;
+
+  @BeforeEach
+  void setUp() {
+    kafka = new ItKafka(KAFKA.bootstrapServers(), Topics.withPrefix(KAFKA.topicPrefix()));
+    script = new ClusterScript("cache");
+  }
+
+  @AfterEach
+  void tearDown() {
+    publishers.forEach(SnapshotPublisher::close);
+    kafka.close();
+  }
+
+  @Test
+  void shouldPublishEachReadyEpochSignedAndChainedWithItsPublishedRecord() throws Exception {
+    kafka.createTopics(false);
+    Map<Long, Long> publishedAt = new ConcurrentHashMap<>();
+    SnapshotPublisher publisher = start(new PublisherListener() {
+      @Override
+      public void published(EpochRecord record) {
+        publishedAt.put(record.getEpoch(), System.nanoTime());
+      }
+    });
+    // The broker may not describe a topic created a moment ago yet.
+    await("ring.snapshots created by the publisher, compacted").atMost(WAIT).ignoreExceptions()
+        .until(() -> cleanupPolicy(kafka.topics().snapshots().name()), TopicConfig.CLEANUP_POLICY_COMPACT::equals);
+
+    Step init = script.init(6);
+    kafka.write(init);
+    Step join = script.join("node-07", "az-2");
+    long written = System.nanoTime();
+    kafka.write(join);
+    awaitPublished(2);
+    System.out.printf("SnapshotPublisherIT: epoch 2 written (PLANNED, %d tasks and statuses, READY; %d members) "
+        + "to its snapshot and PUBLISHED record committed: %d ms%n", join.tasks().size(), join.ring().memberCount(),
+        (publishedAt.get(2L) - written) / 1_000_000);
+
+    List<PublishedSnapshot> snapshots = snapshots();
+    assertThat(snapshots).extracting(PublishedSnapshot::epoch).containsExactly(1L, 2L);
+    TrustedKeys trusted = TrustedKeys.of(KEY.publicKey());
+    snapshots.forEach(trusted::verify);
+    assertThat(snapshots.get(0).previousChecksum()).isNull();
+    assertThat(snapshots.get(1).follows(snapshots.get(0))).isTrue();
+    assertThat(snapshots.get(1).ring()).isEqualTo(join.ring());
+    assertThat(kafka.snapshots()).extracting(ConsumerRecord::key).containsOnly("cache");
+
+    List<EpochRecord> published = kafka.epochs(EpochState.PUBLISHED);
+    assertThat(published).extracting(EpochRecord::getEpoch).containsExactly(1L, 2L);
+    EpochRecord second = published.get(1);
+    assertThat(second.getSigningKeyId()).isEqualTo(KEY.id());
+    assertThat(bytes(second.getSignature())).isEqualTo(snapshots.get(1).signature());
+    assertThat(second.getTargetChecksum()).isEqualTo(join.ready().getTargetChecksum());
+    assertThat(second.getPreviousChecksum()).isEqualTo(join.ready().getPreviousChecksum());
+    assertThat(publisher.publishedCount()).isEqualTo(2);
+    assertThat(publisher.rejectedCount()).isZero();
+  }
+
+  @Test
+  void shouldRejectAnEpochWithAnUnverifiedTaskAndPublishNothingForIt() {
+    kafka.createTopics(true);
+    SnapshotPublisher publisher = start();
+    kafka.write(script.init(6));
+    awaitPublished(1);
+
+    Step join = script.join("node-07", "az-1");
+    List<TaskStatus> statuses = new ArrayList<>(join.verified());
+    statuses.set(0, Step.status(join.tasks().get(0), TaskState.FENCED));
+    kafka.write(join, statuses, join.ready());
+    await("the REJECTED record").atMost(WAIT).until(() -> !kafka.epochs(EpochState.REJECTED).isEmpty());
+
+    EpochRecord rejected = kafka.epochs(EpochState.REJECTED).get(0);
+    assertThat(rejected.getEpoch()).isEqualTo(2);
+    assertThat(rejected.getReason()).startsWith("TASKS: 1 of the " + join.tasks().size() + " COPY/REPAIR tasks of "
+        + "epoch 2 are not VERIFIED on ring.task-status: " + join.tasks().get(0).getTaskId() + " (FENCED)");
+    assertThat(rejected.getSignature()).isNull();
+    assertThat(snapshots()).extracting(PublishedSnapshot::epoch).containsExactly(1L);
+    assertThat(kafka.epochs(EpochState.PUBLISHED)).extracting(EpochRecord::getEpoch).containsExactly(1L);
+    assertThat(publisher.rejectedCount()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldPublishAFailureEpochWithItsFillingAtOnceAndTheRepairEpochWithout() {
+    kafka.createTopics(true);
+    start();
+    kafka.write(script.init(6));
+    Step join = script.join("node-07", "az-1");
+    kafka.write(join);
+    Step failure = script.fail("node-05");
+    kafka.write(failure);
+    awaitPublished(3);
+    Step repair = script.repair();
+    kafka.write(repair);
+    awaitPublished(4);
+
+    List<PublishedSnapshot> snapshots = snapshots();
+    assertThat(snapshots).extracting(PublishedSnapshot::epoch).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(snapshots.get(2).filling()).isNotEmpty()
+        .isEqualTo(FillingRange.between(join.ring(), failure.ring()));
+    assertThat(snapshots.get(3).filling()).isEmpty();
+    for (int i = 1; i < snapshots.size(); i++) {
+      assertThat(snapshots.get(i).follows(snapshots.get(i - 1))).as("epoch %d chains", i + 1).isTrue();
+    }
+  }
+
+  @Test
+  void shouldPublishNothingTwiceWhenRestartedOrReplacedUnderTheSameTransactionalId() throws Exception {
+    kafka.createTopics(true);
+    SnapshotPublisher first = start();
+    kafka.write(script.init(6));
+    kafka.write(script.join("node-07", "az-1"));
+    awaitPublished(2);
+    first.close();
+
+    // Written while no publisher runs; the restarted one publishes it, and nothing it published before.
+    kafka.write(script.join("node-08", "az-2"));
+    SnapshotPublisher second = start();
+    awaitPublished(3);
+    assertThat(second.publishedCount()).isEqualTo(1);
+
+    // A third instance fences the second, which learns it when it next tries to commit, and stops. (It does not
+    // try if it reads the READY record together with the third's PUBLISHED record; another epoch is then written.)
+    SnapshotPublisher third = start();
+    CompletableFuture<Void> fenced = second.terminated().toCompletableFuture();
+    long epoch = 3;
+    while (!fenced.isDone() && epoch < 8) {
+      epoch++;
+      kafka.write(script.join(String.format("node-%02d", epoch + 5), "az-" + (epoch % 3 + 1)));
+      awaitPublished(epoch);
+      // Up to 2 s for the second to fail its commit (it reads the READY record at the same time as the third).
+      fenced.handle((ok, error) -> null).completeOnTimeout(null, 2, TimeUnit.SECONDS).join();
+    }
+    await("the fenced publisher stops").atMost(WAIT).until(fenced::isDone);
+    assertThat(fenced).isCompletedExceptionally();
+    assertThat(third.publishedCount()).isEqualTo(epoch - 3);
+
+    List<Long> all = new ArrayList<>();
+    for (long e = 1; e <= epoch; e++) {
+      all.add(e);
+    }
+    assertThat(snapshots()).extracting(PublishedSnapshot::epoch).containsExactlyElementsOf(all);
+    assertThat(kafka.epochs(EpochState.PUBLISHED)).extracting(EpochRecord::getEpoch).containsExactlyElementsOf(all);
+    assertThat(kafka.epochs(EpochState.REJECTED)).isEmpty();
+  }
+
+  private SnapshotPublisher start() {
+    return start(PublisherListener.NONE);
+  }
+
+  private SnapshotPublisher start(PublisherListener listener) {
+    PublisherConfig config = PublisherConfig.of(KAFKA.bootstrapServers(), KEY)
+        .withTopics(kafka.topics())
+        .withTransactionalId(KAFKA.applicationId());
+    SnapshotPublisher publisher = new SnapshotPublisher(config, listener);
+    publishers.add(publisher);
+    return publisher.start();
+  }
+
+  private void awaitPublished(long epoch) {
+    await("epoch " + epoch + " PUBLISHED").atMost(WAIT).pollInterval(Duration.ofMillis(50))
+        .until(() -> kafka.epochs(EpochState.PUBLISHED).stream().anyMatch(e -> e.getEpoch() == epoch));
+  }
+
+  private List<PublishedSnapshot> snapshots() {
+    return kafka.snapshots().stream().map(r -> CODEC.decodePublished(r.value())).toList();
+  }
+
+  private static String cleanupPolicy(String topic) throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()))) {
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+      return config.get(TopicConfig.CLEANUP_POLICY_CONFIG).value();
+    }
+  }
+
+  private static byte[] bytes(ByteBuffer b) {
+    ByteBuffer d = b.duplicate();
+    byte[] out = new byte[d.remaining()];
+    d.get(out);
+    return out;
+  }
+}
