@@ -83,6 +83,8 @@ public final class Orchestrator implements AutoCloseable {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+    // The admin client refuses a default API timeout below the request timeout (30 s unless set).
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 30_000));
     try (Admin admin = Admin.create(p)) {
       Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       List<NewTopic> missing = new ArrayList<>();

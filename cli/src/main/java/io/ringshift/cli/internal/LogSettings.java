@@ -21,10 +21,11 @@ public final class LogSettings {
 
   /** Sets the simple logger's defaults for the command that {@code args} runs. */
   public static void configure(String[] args) {
-    // Storage nodes and migration workers are long-running servers too: their warnings (a request that failed in
-    // the store, a task's failure, a digest mismatch) stay visible.
+    // Storage nodes, migration workers and the publisher are long-running servers too: their warnings (a request
+    // that failed in the store, a task's failure, a digest mismatch, a rejected epoch) stay visible.
     String command = firstCommand(args);
-    boolean dev = "dev".equals(command) || "node".equals(command) || "worker".equals(command);
+    boolean dev = "dev".equals(command) || "node".equals(command) || "worker".equals(command)
+        || "publisher".equals(command);
     boolean keptState = Arrays.stream(args).anyMatch(a -> a.equals("--data-dir") || a.startsWith("--data-dir="));
     for (Map.Entry<String, String> e : defaults(dev, keptState).entrySet()) {
       if (System.getProperty(e.getKey()) == null) {
