@@ -242,8 +242,8 @@ class PublishedRingIT {
     Random random = new Random(seed);
     RingSnapshot ring1 = initCluster();
     Map<String, byte[]> loaded = LoadedData.load(nodes, ring1, KEYS, random);
-    startWorker();
 
+    // No worker yet, so that the repair cannot complete (and epoch 3 be published) while epoch 2 is checked.
     long failed = send(change(MembershipAction.FAIL, "node-05", null));
     awaitClientsAt(2);
     RingSnapshot ring2 = ringOf(tail.awaitEpoch(2, EpochState.READY).value());
@@ -264,6 +264,10 @@ class PublishedRingIT {
       filling += placement.readableCount() < placement.ownerCount() ? 1 : 0;
     }
     assertThat(filling).as("keys with a replica being filled").isPositive();
+    for (RingClient client : clients) {
+      assertThat(client.epoch()).as("nothing repairs without a worker").isEqualTo(2);
+    }
+    startWorker();
 
     // The repair epoch: the REPAIR tasks of epoch 3 verified, published with the marks cleared.
     awaitClientsAt(3);

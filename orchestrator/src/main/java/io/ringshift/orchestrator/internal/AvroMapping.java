@@ -252,13 +252,13 @@ public final class AvroMapping {
           .setMembers(specs(target.members()))
           .setChecksum(ByteBuffer.wrap(target.checksum()))
           .setCause(event(active.clusterId(), f.cause()))
-          .setDeadNodes(new ArrayList<>(new java.util.TreeSet<>(f.deadNodes())))
+          .setDeadNodes(new ArrayList<>(f.deadNodes()))
           .setVerifiedTaskIds(new ArrayList<>(new java.util.TreeSet<>(f.verified())))
           .setCaughtUpTaskIds(new ArrayList<>(new java.util.TreeSet<>(f.caughtUp())))
           .setFenceRequested(f.fenceRequested())
           .build();
       plans.computeIfAbsent(target.clusterId(), c -> new ConcurrentHashMap<>())
-          .putIfAbsent(planKey(active, f.plan().planVersion(), target, f.deadNodes()), f.plan());
+          .putIfAbsent(planKey(active, f.plan().planVersion(), target, Set.copyOf(f.deadNodes())), f.plan());
     }
     List<MembershipEvent> queue = new ArrayList<>();
     for (MembershipChange c : a.queue()) {
@@ -296,7 +296,9 @@ public final class AvroMapping {
           EpochPlanner.plan(active, members(f.getMembers()), f.getEpoch(), f.getPlanVersion(), dead, clusterBytes));
       requireChecksum("in-flight epoch " + f.getEpoch(), plan.target(), f.getChecksum());
       // A version 1 state has no caught-up tasks and no fence request: its defaults, [] and false.
-      inFlight = new InFlight(plan, change(f.getCause()), dead, new HashSet<>(f.getVerifiedTaskIds()),
+      // In the order they failed, which says which failure epochs were published (ClusterAggregate.InFlight).
+      inFlight = new InFlight(plan, change(f.getCause()), List.copyOf(f.getDeadNodes()),
+          new HashSet<>(f.getVerifiedTaskIds()),
           new HashSet<>(f.getCaughtUpTaskIds()), f.getFenceRequested());
     }
     List<MembershipChange> queue = new ArrayList<>();

@@ -71,22 +71,24 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    *
    * @param plan the current plan of the epoch
    * @param cause the change that the current plan carries out (the FAIL, after a re-plan)
-   * @param deadNodes nodes confirmed dead since the active epoch: never sources
+   * @param deadNodes nodes confirmed dead since the active epoch, in the order they failed: never sources. The
+   *     first {@code plan epoch - active epoch - 1} of them that are members of the active ring each made a
+   *     failure epoch, in this order
    * @param verified ids of the plan's tasks reported VERIFIED
    * @param caughtUp ids of the plan's tasks whose latest status is CAUGHT_UP or FENCED, not VERIFIED
    * @param fenceRequested whether the fence of this plan was requested (its unverified tasks re-emitted with
    *     {@code fenceRequested})
    */
-  public record InFlight(Plan plan, MembershipChange cause, Set<String> deadNodes, Set<String> verified,
+  public record InFlight(Plan plan, MembershipChange cause, List<String> deadNodes, Set<String> verified,
       Set<String> caughtUp, boolean fenceRequested) {
     public InFlight {
-      deadNodes = Set.copyOf(deadNodes);
+      deadNodes = List.copyOf(deadNodes);
       verified = Set.copyOf(verified);
       caughtUp = Set.copyOf(caughtUp);
     }
 
     /** A new plan's progress: nothing caught up, no fence requested, the tasks it kept VERIFIED. */
-    static InFlight started(Plan plan, MembershipChange cause, Set<String> deadNodes, Set<String> verified) {
+    static InFlight started(Plan plan, MembershipChange cause, List<String> deadNodes, Set<String> verified) {
       return new InFlight(plan, cause, deadNodes, verified, Set.of(), false);
     }
 
@@ -213,11 +215,12 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     List<Member> members = ((MembershipChange.Applied) outcome).members();
     if (inFlight == null) {
-      if (change.isFailure()) {
-        return publishFailureThenPlan(change, members, Set.of(change.nodeId()), active.epoch() + 1, 0, List.of(),
-            null, clusterBytes, origin);
+      List<String> dead = change.isFailure() ? List.of(change.nodeId()) : List.of();
+      if (change.isFailure() && keepsEnoughZones(dead)) {
+        return publishFailureThenPlan(change, members, dead, active.epoch() + 1, 0, List.of(), null, clusterBytes,
+            origin);
       }
-      return plan(members, change, Set.of(), 0, Set.of(), List.of(), null, clusterBytes, origin);
+      return plan(members, change, dead, 0, Set.of(), List.of(), null, clusterBytes, origin);
     }
     try {
       // Queued changes are checked against the ring rules now, so a refusal reaches the requester at once.
@@ -329,7 +332,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     return new Transition(state, effects);
   }
 
-  private Transition plan(List<Member> members, MembershipChange cause, Set<String> dead, int planVersion,
+  private Transition plan(List<Member> members, MembershipChange cause, List<String> dead, int planVersion,
       Set<String> carriedVerified, List<Effect> before, Long supersedes, long clusterBytes, MembershipChange origin) {
     return plan(members, cause, dead, active.epoch() + 1, active.checksum(), planVersion, carriedVerified, before,
         supersedes, clusterBytes, origin);
@@ -341,12 +344,12 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * @param previousChecksum checksum of the ring published before this epoch (the active ring, or the latest
    *     failure epoch)
    */
-  private Transition plan(List<Member> members, MembershipChange cause, Set<String> dead, long epoch,
+  private Transition plan(List<Member> members, MembershipChange cause, List<String> dead, long epoch,
       byte[] previousChecksum, int planVersion, Set<String> carriedVerified, List<Effect> before, Long supersedes,
       long clusterBytes, MembershipChange origin) {
     Plan plan;
     try {
-      plan = EpochPlanner.plan(active, members, epoch, planVersion, dead, clusterBytes);
+      plan = EpochPlanner.plan(active, members, epoch, planVersion, Set.copyOf(dead), clusterBytes);
     } catch (RingException e) {
       return reject(e.getMessage(), origin);
     }
@@ -384,12 +387,12 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     List<Member> members = new ArrayList<>(target.members());
     members.removeIf(m -> m.id().equals(node));
-    Set<String> dead = new HashSet<>(inFlight.deadNodes());
+    List<String> dead = new ArrayList<>(inFlight.deadNodes());
     dead.add(node);
     Plan old = inFlight.plan();
     String supersededBecause = "node " + node + " failed while plan " + old.planVersion() + " of epoch "
         + target.epoch() + " was in flight";
-    if (active.member(node) != null) {
+    if (active.member(node) != null && everyFailureWasPublished() && keepsEnoughZones(dead)) {
       // A node clients route to: the failure epoch takes this epoch's number, and the plan moves to the next.
       List<Effect> before = new ArrayList<>();
       before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), lastReadyRing().checksum(),
@@ -400,7 +403,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     Set<String> kept = new HashSet<>();
     try {
-      EpochPlanner.plan(active, members, target.epoch(), old.planVersion() + 1, dead, clusterBytes).tasks()
+      EpochPlanner.plan(active, members, target.epoch(), old.planVersion() + 1, Set.copyOf(dead), clusterBytes)
+          .tasks()
           .forEach(task -> kept.add(task.taskId()));
     } catch (RingException e) {
       return reject(e.getMessage(), origin);
@@ -424,7 +428,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * @param dead every node that died since the active epoch, this one included
    * @param supersedes the epoch whose in-flight plan the failure epoch replaces, or null
    */
-  private Transition publishFailureThenPlan(MembershipChange failure, List<Member> members, Set<String> dead,
+  private Transition publishFailureThenPlan(MembershipChange failure, List<Member> members, List<String> dead,
       long failureEpoch, int failurePlanVersion, List<Effect> before, Long supersedes, long clusterBytes,
       MembershipChange origin) {
     RingSnapshot previous = lastReadyRing();
@@ -453,14 +457,48 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * later number than active + 1).
    */
   RingSnapshot lastReadyRing() {
-    if (inFlight == null || inFlight.plan().target().epoch() == active.epoch() + 1) {
+    int published = publishedFailureEpochs();
+    if (published == 0) {
       return active;
     }
-    return failureRing(inFlight.deadNodes(), inFlight.plan().target().epoch() - 1);
+    return failureRing(failedMembers(inFlight.deadNodes()).subList(0, published), active.epoch() + published);
+  }
+
+  /** How many failure epochs were published since the active epoch: the plan in flight comes after them. */
+  private int publishedFailureEpochs() {
+    return inFlight == null ? 0 : (int) (inFlight.plan().target().epoch() - active.epoch() - 1);
+  }
+
+  /** Whether every node of the active ring that died since it made a failure epoch. */
+  private boolean everyFailureWasPublished() {
+    return publishedFailureEpochs() == failedMembers(inFlight.deadNodes()).size();
+  }
+
+  /**
+   * Whether the active ring without {@code dead} still has at least R zones. Only then can a failure epoch be
+   * published before the repair: with at least R zones, removing a node never takes another survivor out of a
+   * range's replicas (docs/placement.md section 7), so every survivor that replicated a range in the active ring
+   * still does, kept receiving its writes, and is complete. With fewer zones a survivor can leave a range in the
+   * failure epoch, miss writes there, and come back later looking complete; then the failure is re-planned and
+   * published only once repaired, as a join or a drain is.
+   */
+  private boolean keepsEnoughZones(List<String> dead) {
+    RingSnapshot without;
+    try {
+      without = failureRing(failedMembers(dead), active.epoch() + 1);
+    } catch (RingException e) {
+      return false;
+    }
+    return without.zones().size() >= without.replicas();
+  }
+
+  /** The dead nodes that are members of the active ring, in the order they failed. */
+  private List<String> failedMembers(List<String> dead) {
+    return dead.stream().filter(id -> active.member(id) != null).toList();
   }
 
   /** The active membership without the dead nodes, as {@code epoch}. */
-  private RingSnapshot failureRing(Set<String> dead, long epoch) {
+  private RingSnapshot failureRing(List<String> dead, long epoch) {
     List<Member> alive = active.members().stream().filter(m -> !dead.contains(m.id())).toList();
     return active.toBuilder().epoch(epoch).members(alive).build();
   }

@@ -52,8 +52,8 @@ class AvroMappingTest {
 
   @Test
   void shouldRestoreARepairPlannedAfterTwoFailureEpochsWithTheChainIntact() {
-    ClusterAggregate repairing = initialised().onChange(change(Action.FAIL, "node-05", null), BYTES).next()
-        .onChange(change(Action.FAIL, "node-07", null), BYTES).next();
+    ClusterAggregate repairing = initialised().onChange(change(Action.FAIL, "node-07", null), BYTES).next()
+        .onChange(change(Action.FAIL, "node-05", null), BYTES).next();
     assertThat(repairing.inFlight().plan().target().epoch()).isEqualTo(4);
 
     ClusterAggregate loaded = restarted(repairing);
@@ -62,6 +62,7 @@ class AvroMappingTest {
     assertThat(loaded.inFlight().plan().tasks()).isEqualTo(repairing.inFlight().plan().tasks());
     assertThat(loaded.lastReadyRing()).isEqualTo(repairing.lastReadyRing());
     assertThat(loaded.lastReadyRing().epoch()).isEqualTo(3);
+    assertThat(loaded.inFlight().deadNodes()).as("in the order they failed").containsExactly("node-07", "node-05");
   }
 
   @Test

@@ -314,6 +314,57 @@ class ClusterAggregateTest {
     assertThat(t.next().lastReadyRing()).isEqualTo(second.plan().target());
   }
 
+  /** 4 nodes in az-1, 4 in az-2, {@code node-x} alone in az-3; R = 3. */
+  private static ClusterAggregate threeZonesOneThin() {
+    var builder = RingSnapshot.builder().clusterId("c1").epoch(1).vnodes(16).replicas(3);
+    for (int i = 0; i < 8; i++) {
+      builder.addMember(String.format("node-%02d", i), "az-" + (i % 2 + 1));
+    }
+    builder.addMember("node-x", "az-3");
+    return ClusterAggregate.uninitialised().init(builder.build(), null).next();
+  }
+
+  @Test
+  void shouldNotPublishAFailureBeforeItsRepairWhenFewerZonesThanReplicasRemain() {
+    Transition t = threeZonesOneThin().onChange(change(Action.FAIL, "node-x", null), BYTES);
+
+    // Without az-3 a survivor can leave a range it replicated, so the repair must complete first.
+    assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch()).containsExactly("PLANNED@2");
+    assertThat(epochs(t).get(0).filling()).isEmpty();
+    assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> assertThat(task.task().sources()).doesNotContain("node-x"));
+    assertThat(t.next().lastReadyRing().epoch()).isEqualTo(1);
+    assertThat(epochs(verifyAll(t.next()))).extracting(e -> e.state() + "@" + e.plan().target().epoch())
+        .containsExactly("READY@2");
+  }
+
+  @Test
+  void shouldStopPublishingFailureEpochsOnceAFailureLeavesFewerZonesThanReplicas() {
+    ClusterAggregate repairing = threeZonesOneThin().onChange(change(Action.FAIL, "node-00", null), BYTES).next();
+    RingSnapshot firstFailure = repairing.lastReadyRing();
+    assertThat(firstFailure.epoch()).as("3 zones remain: published at once").isEqualTo(2);
+
+    Transition t = repairing.onChange(change(Action.FAIL, "node-x", null), BYTES);
+
+    assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch() + "/p" + e.plan().planVersion())
+        .containsExactly("SUPERSEDED@3/p0", "PLANNED@3/p1");
+    assertThat(epochs(t).get(1).previousChecksum()).as("chained to the failure epoch clients route by")
+        .isEqualTo(firstFailure.checksum());
+    assertThat(t.next().lastReadyRing()).isEqualTo(firstFailure);
+    assertThat(t.next().inFlight().deadNodes()).containsExactly("node-00", "node-x");
+
+    Transition third = t.next().onChange(change(Action.FAIL, "node-03", null), BYTES);
+    assertThat(epochs(third)).extracting(e -> e.state() + "@" + e.plan().target().epoch() + "/p" + e.plan().planVersion())
+        .containsExactly("SUPERSEDED@3/p1", "PLANNED@3/p2");
+    assertThat(third.next().lastReadyRing()).isEqualTo(firstFailure);
+    assertThat(tasks(third)).allSatisfy(task -> assertThat(task.task().sources())
+        .doesNotContain("node-00", "node-x", "node-03"));
+    Transition repaired = verifyAll(third.next());
+    assertThat(epochs(repaired)).singleElement().satisfies(e -> {
+      assertThat(e.state()).isEqualTo(EpochEvent.State.READY);
+      assertThat(e.previousChecksum()).isEqualTo(firstFailure.checksum());
+    });
+  }
+
   @Test
   void shouldReplanUnderTheSameEpochWhenOnlyAJoiningNodeFails() {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();

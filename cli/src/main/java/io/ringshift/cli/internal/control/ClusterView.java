@@ -117,6 +117,33 @@ record ClusterView(
     return new ClusterView(clusterId, history, active, inFlight, superseded, tasks, cleanups, latest, total);
   }
 
+  /** The latest PUBLISHED epoch record: what clients route by. Null when the publisher published nothing yet. */
+  EpochRecord published() {
+    EpochRecord published = null;
+    for (EpochRecord e : history) {
+      if (e.getState() == EpochState.PUBLISHED && (published == null || e.getEpoch() > published.getEpoch())) {
+        published = e;
+      }
+    }
+    return published;
+  }
+
+  /**
+   * The publisher's latest refusal of an epoch it did not publish afterwards (a REJECTED record of an epoch newer
+   * than the latest PUBLISHED one), or null. Clients stay on the published epoch until an operator acts.
+   */
+  EpochRecord publisherRejection() {
+    EpochRecord published = published();
+    long publishedEpoch = published == null ? 0 : published.getEpoch();
+    EpochRecord rejection = null;
+    for (EpochRecord e : history) {
+      if (e.getState() == EpochState.REJECTED && e.getEpoch() > publishedEpoch) {
+        rejection = e;
+      }
+    }
+    return rejection;
+  }
+
   /**
    * The orchestrator's active ring, which it plans every change from: the latest READY (or PUBLISHED) epoch that
    * is not a failure epoch. A failure epoch is published at once but its filling replicas are not complete, so the

@@ -133,11 +133,12 @@ public final class PlanCommand implements Callable<Integer> {
     EpochRecord inFlight = view.inFlight();
     if (inFlight == null) {
       List<Member> members = change.applyTo(clusterId, base.members());
-      if (fail) {
+      if (fail && keepsEnoughZones(base, List.of(node))) {
         EpochPlanner.Plan plan = EpochPlanner.plan(base, members, base.epoch() + 2, 0, Set.of(node), clusterBytes);
         return new PlanReport(change, clusterId, base, PlanReport.Basis.FAILURE, null, plan, 0, clusterBytes);
       }
-      EpochPlanner.Plan plan = EpochPlanner.plan(base, members, base.epoch() + 1, 0, Set.of(), clusterBytes);
+      EpochPlanner.Plan plan = EpochPlanner.plan(base, members, base.epoch() + 1, 0,
+          fail ? Set.of(node) : Set.of(), clusterBytes);
       return new PlanReport(change, clusterId, base, PlanReport.Basis.ACTIVE, null, plan, 0, clusterBytes);
     }
     RingSnapshot target = Rings.ringOf(inFlight);
@@ -157,7 +158,9 @@ public final class PlanCommand implements Callable<Integer> {
     List<Member> members = new ArrayList<>(target.members());
     members.removeIf(m -> m.id().equals(node));
     dead.add(node);
-    if (base.member(node) != null) {
+    long publishedFailures = inFlight.getEpoch() - base.epoch() - 1;
+    boolean everyFailurePublished = publishedFailures == failedMembers(base, dead).size() - 1;
+    if (base.member(node) != null && everyFailurePublished && keepsEnoughZones(base, dead)) {
       EpochPlanner.Plan plan = EpochPlanner.plan(base, members, target.epoch() + 1, 0, dead, clusterBytes);
       return new PlanReport(change, clusterId, base, PlanReport.Basis.FAILURE, inFlight.getEpoch(), plan, 0,
           clusterBytes);
@@ -172,11 +175,29 @@ public final class PlanCommand implements Callable<Integer> {
   }
 
   /**
-   * The nodes that failed since the base epoch: the node of every PLANNED record of a later epoch caused by a
+   * Whether the base ring without the {@code dead} nodes keeps at least R zones: only then does the orchestrator
+   * publish a failure epoch before the repair (docs/orchestrator.md).
+   */
+  static boolean keepsEnoughZones(RingSnapshot base, java.util.Collection<String> dead) {
+    List<Member> alive = base.members().stream().filter(m -> !dead.contains(m.id())).toList();
+    if (alive.isEmpty()) {
+      return false;
+    }
+    RingSnapshot without = base.toBuilder().members(alive).build();
+    return without.zones().size() >= without.replicas();
+  }
+
+  /** The dead nodes that are members of the base ring. */
+  private static List<String> failedMembers(RingSnapshot base, java.util.Collection<String> dead) {
+    return dead.stream().filter(id -> base.member(id) != null).toList();
+  }
+
+  /**
+   * The nodes that failed since the base epoch, in the order they failed: the node of every PLANNED record of a later epoch caused by a
    * FAIL (failure epochs, the plans after them and re-plans all name the FAIL that made them).
    */
   static Set<String> deadNodes(List<EpochRecord> history, long baseEpoch) {
-    Set<String> dead = new HashSet<>();
+    Set<String> dead = new java.util.LinkedHashSet<>();
     for (EpochRecord e : history) {
       if (e.getEpoch() > baseEpoch && e.getState() == EpochState.PLANNED && e.getCause() != null
           && e.getCause().getAction() == MembershipAction.FAIL) {

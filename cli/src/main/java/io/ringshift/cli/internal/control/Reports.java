@@ -137,6 +137,13 @@ final class Reports {
         a.getEpoch(), a.getState(), a.getMembers().size(), Rings.zoneCount(a.getMembers()), a.getVnodes(),
         a.getReplicas(), Rings.checksumPrefix(a.getTargetChecksum()), cause(a.getCause()),
         Text.time(a.getTimestampMillis()))));
+    EpochRecord p = view.published();
+    EpochRecord refused = view.publisherRejection();
+    lines.add("published  " + (p == null ? "none yet (clients have no ring; is the publisher running?)"
+        : String.format(Locale.ROOT, "epoch %d at %s by key %s: clients route by it", p.getEpoch(),
+            Text.time(p.getTimestampMillis()), p.getSigningKeyId()))
+        + (refused == null ? "" : String.format(Locale.ROOT, "; epoch %d was REJECTED by the publisher at %s: %s",
+            refused.getEpoch(), Text.time(refused.getTimestampMillis()), refused.getReason())));
     EpochRecord f = view.inFlight();
     if (f == null) {
       lines.add("in flight  none");
@@ -253,6 +260,8 @@ final class Reports {
     ObjectNode root = JsonOutput.object();
     root.put("cluster", view.clusterId());
     root.set("active", view.active() == null ? null : epochJson(view.active()));
+    root.set("published", view.published() == null ? null : epochJson(view.published()));
+    root.set("publisherRejection", view.publisherRejection() == null ? null : epochJson(view.publisherRejection()));
     root.set("inFlight", view.inFlight() == null ? null : epochJson(view.inFlight()));
     ArrayNode superseded = root.putArray("superseded");
     view.superseded().forEach(s -> superseded.add(epochJson(s)));

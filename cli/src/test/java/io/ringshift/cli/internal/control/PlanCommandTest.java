@@ -130,4 +130,20 @@ class PlanCommandTest {
     assertThat(r.plan().target().epoch()).isEqualTo(4);
     assertThat(r.plan().tasks()).allSatisfy(t -> assertThat(t.sources()).doesNotContain("node-003", "node-005"));
   }
+
+  @Test
+  void shouldPlanAFailureAsARepairPublishedAfterwardsWhenFewerZonesThanReplicasRemain() {
+    RingSnapshot twoZones = RingSnapshot.builder().clusterId(C).epoch(1).vnodes(16).replicas(3)
+        .addMember("node-001", "az-1").addMember("node-002", "az-2").addMember("node-003", "az-1")
+        .addMember("node-004", "az-2").addMember("node-005", "az-3").build();
+    EpochRecord ready = epoch(twoZones, EpochState.READY, 0, cause(C, MembershipAction.INIT, "", "i"), 0, T0);
+
+    PlanReport r = PlanCommand.plan(new ChangeSpec(MembershipAction.FAIL, "node-005", null, null),
+        ClusterView.of(C, List.of(ready), List.of(), List.of(), List.of(), 0), 0);
+
+    assertThat(r.basis()).as("without az-3 a failure epoch could be read from stale replicas")
+        .isEqualTo(PlanReport.Basis.ACTIVE);
+    assertThat(r.plan().target().epoch()).isEqualTo(2);
+    assertThat(r.plan().tasks()).isNotEmpty().allSatisfy(t -> assertThat(t.kind()).isEqualTo(PlannedTask.Kind.REPAIR));
+  }
 }

@@ -63,26 +63,27 @@ class ReportsTest {
     assertThat(lines.get(0)).isEqualTo("cluster shop");
     assertThat(lines.get(1)).isEqualTo("active     epoch 1 READY: 6 members in 3 zones, vnodes 16, replicas 3, "
         + "checksum " + E1.checksumHex().substring(0, 12) + "; INIT at 2026-01-02T03:04:05Z");
-    assertThat(lines.get(2)).isEqualTo("in flight  epoch 2 plan 1 PLANNED: JOIN node-007 (az-2) (request r-1 by "
+    assertThat(lines.get(3)).isEqualTo("in flight  epoch 2 plan 1 PLANNED: JOIN node-007 (az-2) (request r-1 by "
         + "alice) at 2026-01-02T03:05:05Z; 7 members, checksum " + E2.checksumHex().substring(0, 12));
-    assertThat(lines.get(3)).isEqualTo("           3 tasks, replica data moved 6.25% (ideal 6.25%), keyspace "
+    assertThat(lines.get(4)).isEqualTo("           3 tasks, replica data moved 6.25% (ideal 6.25%), keyspace "
         + "changed 25.00%, estimated 2.93 KiB");
     // A is done (4 KiB), B copied 1 KiB of 4 KiB in the 10 s since it started, D has not started: 5 of 12 KiB.
-    assertThat(lines.get(4)).isEqualTo("progress   [############..................]   41.7%  5.00 KiB of 12.0 KiB "
+    assertThat(lines.get(5)).isEqualTo("progress   [############..................]   41.7%  5.00 KiB of 12.0 KiB "
         + "copied  at 512 B/s  ETA 14 s  (1 of 3 verified)");
-    assertThat(lines.get(5)).isEqualTo("  waiting  1 task: throttled: source node-005 at 512 B/s");
-    assertThat(lines.get(6)).isEqualTo("tasks      3: PENDING 1, COPYING 1, VERIFIED 1");
-    assertThat(lines.get(7)).isEqualTo("  STATE     KIND  RANGE                                 KEYSPACE  "
+    assertThat(lines.get(6)).isEqualTo("  waiting  1 task: throttled: source node-005 at 512 B/s");
+    assertThat(lines.get(7)).isEqualTo("tasks      3: PENDING 1, COPYING 1, VERIFIED 1");
+    assertThat(lines.get(8)).isEqualTo("  STATE     KIND  RANGE                                 KEYSPACE  "
         + "SOURCES -> TARGET              COPIED    ID" + " ".repeat(A.getTaskId().length() - 2 + 2) + "DETAIL");
-    assertThat(lines.get(8)).isEqualTo("  VERIFIED  COPY  (0000000000000010, 0000000000000020]  0.00%     "
+    assertThat(lines.get(9)).isEqualTo("  VERIFIED  COPY  (0000000000000010, 0000000000000020]  0.00%     "
         + "node-002,node-001 -> node-007  4.00 KiB  " + A.getTaskId());
-    assertThat(lines.get(9)).isEqualTo("  COPYING   COPY  (0000000000000020, 0000000000000030]  0.00%     "
+    assertThat(lines.get(10)).isEqualTo("  COPYING   COPY  (0000000000000020, 0000000000000030]  0.00%     "
         + "node-005 -> node-007           1.00 KiB  " + B.getTaskId() + "  throttled: source node-005 at 512 B/s");
-    assertThat(lines.get(10)).isEqualTo("  ... 1 more (--limit 0 shows all)");
-    assertThat(lines.get(11)).isEqualTo("rejected   1 (latest 1):");
-    assertThat(lines.get(12)).isEqualTo("  2026-01-02T03:06:05Z  request r-2  JOIN of node node-007: it is already "
+    assertThat(lines.get(11)).isEqualTo("  ... 1 more (--limit 0 shows all)");
+    assertThat(lines.get(12)).isEqualTo("rejected   1 (latest 1):");
+    assertThat(lines.get(13)).isEqualTo("  2026-01-02T03:06:05Z  request r-2  JOIN of node node-007: it is already "
         + "a member of cluster shop");
-    assertThat(lines).hasSize(13);
+    assertThat(lines.get(2)).isEqualTo("published  none yet (clients have no ring; is the publisher running?)");
+    assertThat(lines).hasSize(14);
   }
 
   @Test
@@ -93,8 +94,34 @@ class ReportsTest {
         "cluster shop",
         "active     epoch 1 READY: 6 members in 3 zones, vnodes 16, replicas 3, checksum "
             + E1.checksumHex().substring(0, 12) + "; INIT at 2026-01-02T03:04:05Z",
+        "published  none yet (clients have no ring; is the publisher running?)",
         "in flight  none",
         "rejected   none");
+  }
+
+  @Test
+  void shouldSayWhatClientsRouteByAndWhenThePublisherRefusedAnEpoch() {
+    EpochRecord published = EpochRecord.newBuilder(READY).setState(EpochState.PUBLISHED)
+        .setSigningKeyId("ed25519:0011223344556677").setSignature(java.nio.ByteBuffer.wrap(new byte[64]))
+        .setTimestampMillis(T0 + 1_000).build();
+    EpochRecord ready2 = epoch(E2, EpochState.READY, 0, cause(C, MembershipAction.JOIN, "node-007", "r-1"), 0,
+        T0 + 2_000);
+    EpochRecord refused = EpochRecord.newBuilder(ready2).setState(EpochState.REJECTED)
+        .setReason("TASKS: 1 task of epoch 2 is not VERIFIED").setTimestampMillis(T0 + 3_000).build();
+    ClusterView view = ClusterView.of(C, List.of(READY, published, ready2, refused), List.of(), List.of(),
+        List.of(), 5);
+
+    assertThat(Reports.statusText(view, 20, NOW)).contains("published  epoch 1 at 2026-01-02T03:04:06Z by key "
+        + "ed25519:0011223344556677: clients route by it; epoch 2 was REJECTED by the publisher at "
+        + "2026-01-02T03:04:08Z: TASKS: 1 task of epoch 2 is not VERIFIED");
+    JsonNode json;
+    try {
+      json = parse(Reports.statusJson(view, NOW));
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+    assertThat(json.get("published").get("epoch").asLong()).isEqualTo(1);
+    assertThat(json.get("publisherRejection").get("epoch").asLong()).isEqualTo(2);
   }
 
   @Test
