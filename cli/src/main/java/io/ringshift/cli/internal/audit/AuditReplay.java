@@ -404,7 +404,9 @@ final class AuditReplay {
       } catch (CodecException ex) {
         return new Failure(cluster, epoch, Check.FILLING, "marks sorted by start, then node", ex.getMessage());
       }
-      Failure marks = filling(epoch, ring, filling);
+      boolean failureEpoch = e.getCause() != null && e.getCause().getAction() == MembershipAction.FAIL
+          && e.getDiffSummary() != null && e.getDiffSummary().getTasks() == 0;
+      Failure marks = filling(epoch, ring, filling, failureEpoch);
       if (marks != null) {
         return marks;
       }
@@ -477,10 +479,20 @@ final class AuditReplay {
       return null;
     }
 
-    /** Marks, when the record has any, must be those between the last complete published ring and this one. */
-    private Failure filling(long epoch, RingSnapshot ring, List<FillingRange> marks) {
-      if (marks.isEmpty()) {
+    /**
+     * Marks, when the record has any or is a failure epoch (a FAIL published without tasks), must be those
+     * between the last complete published ring and this one, and only a ring with at least R zones may carry
+     * them (docs/protocol.md, Filling marks).
+     */
+    private Failure filling(long epoch, RingSnapshot ring, List<FillingRange> marks, boolean failureEpoch) {
+      if (marks.isEmpty() && (!failureEpoch || lastComplete == null)) {
         return null;
+      }
+      if (!marks.isEmpty() && ring.zones().size() < ring.replicas()) {
+        return new Failure(cluster, epoch, Check.FILLING,
+            "no marks: a ring with fewer zones than R (" + ring.zones().size() + " < " + ring.replicas()
+                + ") is published only once repaired",
+            marks.size() + " marks");
       }
       if (lastComplete == null) {
         return new Failure(cluster, epoch, Check.FILLING,

@@ -329,6 +329,19 @@ class AuditReplayTest {
   }
 
   @Test
+  void findsAFailureEpochPublishedWithoutItsFillingMarks() {
+    // Clients would read the failure's new replicas before the repair filled them.
+    History unmarked = new History(CLUSTER, key, 16, 3).init(9, 3).join("node-010", "az-1")
+        .fail("node-002", marks -> List.of());
+
+    Failure failure = failureOf(unmarked.epochs(), unmarked.snapshots());
+
+    assertThat(failure.check()).isEqualTo(Check.FILLING);
+    assertThat(failure.epoch()).isEqualTo(3);
+    assertThat(failure.found()).isEqualTo("0 marks [] (the record's filling)");
+  }
+
+  @Test
   void derivesFillingMarksFromTheLastCompleteEpochNotTheLastPublishedOne() {
     // Two failures in a row: the second failure epoch's marks are relative to epoch 2, the last complete ring,
     // because the replicas marked in epoch 3 were never filled.

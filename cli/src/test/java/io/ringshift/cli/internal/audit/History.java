@@ -126,7 +126,11 @@ final class History {
         .setRequestedBy("test")
         .setTimestampMillis(T0 + epoch * 1000)
         .build();
-    EpochRecord planned = record(signed, EpochState.PLANNED, cause, previous);
+    // As the orchestrator counts them: a failure epoch has no tasks; its repair has one per replica to fill.
+    boolean repair = action == MembershipAction.FAIL && !failure;
+    int tasks = failure || previous == null ? 0
+        : repair ? FillingRange.between(lastComplete, ring).size() : RingDiff.between(previous, ring).changes().size();
+    EpochRecord planned = record(signed, EpochState.PLANNED, cause, previous, tasks);
     records.add(planned);
     records.add(EpochRecord.newBuilder(planned).setState(EpochState.READY).build());
     records.add(EpochRecord.newBuilder(planned)
@@ -147,7 +151,7 @@ final class History {
 
   /** The record of a snapshot in a state, as AvroMapping.epochRecord fills it (no signature). */
   private static EpochRecord record(PublishedSnapshot s, EpochState state, MembershipEvent cause,
-      RingSnapshot previous) {
+      RingSnapshot previous, int tasks) {
     RingSnapshot ring = s.ring();
     List<MemberSpec> specs = new ArrayList<>();
     for (Member m : ring.members()) {
@@ -176,7 +180,7 @@ final class History {
             .setMovedReplicaFraction(diff.movedReplicaFraction())
             .setPrimaryMovedFraction(diff.primaryMovedFraction())
             .setIdealMovedFraction(diff.idealMovedFraction())
-            .setTasks(diff.changes().size())
+            .setTasks(tasks)
             .setEstimatedBytes(0)
             .build())
         .setTimestampMillis(cause.getTimestampMillis() + 1)
