@@ -49,10 +49,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Guarantees:
  * <ul>
- *   <li>It routes only by snapshots that pass every check of docs/client.md: the checksum of the rebuilt ring,
- *       the cluster id, a signature by a trusted key, a newer epoch, and the hash chain to the current epoch
- *       (a gap of epochs, normal on a compacted topic, is accepted on the signature). A snapshot that fails one
- *       is refused, counted by reason, logged at WARN with its epoch and reason, and changes nothing.
+ *   <li>It routes only by snapshots that pass every check of docs/client.md, in this order: the cluster id,
+ *       the checksum of the rebuilt ring, a signature by a trusted key, a newer epoch, and the hash chain to the
+ *       current epoch (a gap of epochs, normal on a compacted topic, is accepted on the signature). A snapshot
+ *       that fails one is refused, counted by reason, logged at WARN with its epoch and reason, and changes
+ *       nothing. The signature proves who published a snapshot, not that it is the latest: see docs/client.md,
+ *       "Replays, and who may write", for the Kafka ACLs that keep anyone else from writing to
+ *       {@code ring.snapshots}.
  *   <li>Lookups never touch Kafka, take no lock and allocate nothing: one volatile read, one search, one array
  *       read. A swap replaces the whole routing table at once, so a lookup sees one epoch or the next, never a
  *       mix.
@@ -63,8 +66,9 @@ import org.slf4j.LoggerFactory;
  *       {@link #start()} routes from the file at once, re-verified, before Kafka answers.
  * </ul>
  *
- * <p>Thread-safe. Swaps, file writes and swap listeners run on the client's own thread,
- * {@code ringshift-client-<cluster>}.
+ * <p>Thread-safe. Swaps to snapshots from Kafka, the file writes that follow them and their swap listeners run on
+ * the client's own thread, {@code ringshift-client-<cluster>}. The swap to the persisted snapshot, and its swap
+ * listeners, run in {@link #start()}, on the caller's thread, before the client's thread starts.
  */
 public final class RingClient implements AutoCloseable {
   /** What {@link #epoch()} returns before the first snapshot (real epochs are {@code >= 0}). */
@@ -108,7 +112,8 @@ public final class RingClient implements AutoCloseable {
 
   /**
    * Loads the persist file, if one is configured and holds a verified snapshot of the cluster, and routes by it
-   * at once; then starts tailing the snapshots topic on the client's thread. Returns without waiting for Kafka.
+   * at once, on the calling thread (swap listeners added before run here too); then starts tailing the snapshots
+   * topic on the client's thread. Returns without waiting for Kafka.
    *
    * @return this client
    * @throws IllegalArgumentException when the extra consumer properties are invalid for Kafka
@@ -270,9 +275,10 @@ public final class RingClient implements AutoCloseable {
   }
 
   /**
-   * Calls {@code listener} after every later swap, on the client's thread, with the old and new epoch. A listener
-   * that throws is logged and does not stop the client; a slow one delays the next swap, not lookups. Add
-   * listeners before {@link #start()} to see the swap to the persisted snapshot and the first one from Kafka.
+   * Calls {@code listener} after every later swap, with the old and new epoch: on the client's thread for a
+   * snapshot from Kafka, on the thread calling {@link #start()} for the persisted one. A listener that throws is
+   * logged and does not stop the client; a slow one delays the next swap, not lookups. Add listeners before
+   * {@link #start()} to see the swap to the persisted snapshot and the first one from Kafka.
    */
   public void addSwapListener(Consumer<SnapshotSwap> listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -397,10 +403,26 @@ public final class RingClient implements AutoCloseable {
         }
         long publishedAt = timestampMillis >= 0 ? timestampMillis : config.clock().millis();
         AcceptedSnapshot accepted = new AcceptedSnapshot(a.snapshot(), value, publishedAt);
-        if (!catchingUp) {
-          install(accepted, true);
+        if (!catchingUp && !tryInstall(accepted)) {
+          return; // the chain stays at the snapshot routed by
         }
-        latest = accepted; // only once installed: if building the table failed, the chain stays where it was
+        latest = accepted;
+      }
+    }
+
+    /**
+     * Installs a verified snapshot from Kafka; false, logged and counted, when that fails (building the routing
+     * table, a bug): the client keeps routing by its last good snapshot and goes on with the next records.
+     */
+    private boolean tryInstall(AcceptedSnapshot accepted) {
+      try {
+        install(accepted, true);
+        return true;
+      } catch (RuntimeException e) {
+        metrics.installFailed();
+        LOG.error("cluster {}: epoch {} passed every check but could not be routed by; still routing by epoch {}",
+            clusterId, accepted.epoch(), epoch(), e);
+        return false;
       }
     }
 
@@ -416,8 +438,9 @@ public final class RingClient implements AutoCloseable {
     @Override
     public void onCaughtUp() {
       RoutingTable t = table;
-      if (latest != null && (t == null || t.accepted != latest)) {
-        install(latest, true);
+      if (latest != null && (t == null || t.accepted != latest) && !tryInstall(latest)) {
+        latest = t == null ? null : t.accepted; // the chain goes on from the snapshot routed by
+        return;
       }
       if (latest == null) {
         LOG.warn("cluster {}: caught up with topic {} on {}, which holds no verified snapshot of the cluster yet; "

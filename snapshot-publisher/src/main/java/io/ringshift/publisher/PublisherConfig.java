@@ -21,7 +21,8 @@ import java.util.Objects;
  * @param partitions partitions of {@code ring.snapshots} when the publisher has to create it
  * @param replicationFactor replication factor of {@code ring.snapshots} when the publisher has to create it
  * @param timeout how long to wait for Kafka: connecting, each request, and a read of a topic to its end that makes
- *     no progress
+ *     no progress; 3 x the timeout is how long a READY epoch whose tasks do not add up yet waits for them before
+ *     it is rejected
  */
 public record PublisherConfig(
     String bootstrapServers,

@@ -1,10 +1,14 @@
 package io.ringshift.publisher;
 
 import io.ringshift.schemas.avro.EpochRecord;
+import java.time.Duration;
 
 /**
- * Told of each decision a {@link SnapshotPublisher} has committed, on the publisher's thread, after the commit: a
- * slow listener delays the next decision. Both methods do nothing by default.
+ * Told of each decision a {@link SnapshotPublisher} has committed, on the publisher's thread, after the commit, and
+ * of each READY epoch that waits for its tasks: a slow listener delays the next decision. A RuntimeException from
+ * a listener ends the current session as a Kafka error would (a new one starts a second later and reads the log
+ * again; during {@link SnapshotPublisher#start()}, start fails); an {@link Error} stops the publisher. The methods
+ * do nothing by default.
  */
 public interface PublisherListener {
   /** A listener that ignores everything. */
@@ -15,4 +19,12 @@ public interface PublisherListener {
 
   /** {@code record} (state REJECTED, with the reason) is committed; nothing was published. */
   default void rejected(EpochRecord record) { }
+
+  /**
+   * {@code ready} fails a check on its tasks as the publisher has read them so far, which may lag behind the READY
+   * record; it reads them again and decides again for up to {@code patience}, and only then rejects the epoch,
+   * with the reason of its last look. Called once per READY record, when it first waits. {@code reason} is what
+   * the REJECTED record would say now.
+   */
+  default void waiting(EpochRecord ready, String reason, Duration patience) { }
 }

@@ -39,7 +39,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Every published snapshot passed every check: its checksum equals the rebuild's, its replicas are distinct
  *       nodes (and zones when the ring has at least R zones), its epoch is the cluster's last published epoch + 1
  *       and it carries that epoch's checksum, every COPY/REPAIR task of the epoch is VERIFIED, and every replica
- *       it adds since the last complete epoch was filled by a verified task or is marked filling.
+ *       it adds since the last complete epoch was filled by a verified task or is marked filling (marks only on a
+ *       ring with at least R zones).
+ *   <li>A check on the epoch's tasks that fails is not final at first sight: the tasks read may lag behind the
+ *       READY record, so the publisher reads them again every 200 ms and rejects the epoch only if the check still
+ *       fails after 3 x the configured timeout ({@link PublisherListener#waiting}). Every other check rejects at
+ *       once.
  *   <li>The snapshot and the PUBLISHED record are written in one Kafka transaction under a stable transactional
  *       id, and all state is rebuilt from {@code ring.epochs} on every start: a publisher killed at any point and
  *       started again never publishes an epoch twice and never skips one. A new instance with the same
@@ -126,8 +131,9 @@ public final class SnapshotPublisher implements AutoCloseable {
 
   /**
    * Completes when the publisher has stopped: normally after {@link #close()}; exceptionally when it stopped on its
-   * own because it cannot go on (another publisher with its transactional id fenced it, or Kafka refuses it the
-   * transactional id or a topic). Call {@link #close()} to release the rest.
+   * own because it cannot go on (another publisher with its transactional id fenced it, Kafka refuses it the
+   * transactional id or a topic, or an {@link Error} was thrown on its thread, a listener's included). Call
+   * {@link #close()} to release the rest.
    */
   public CompletionStage<Void> terminated() {
     return terminated;
@@ -148,7 +154,34 @@ public final class SnapshotPublisher implements AutoCloseable {
         rejected.incrementAndGet();
         listener.rejected(record);
       }
+
+      @Override
+      public void waiting(EpochRecord ready, String reason, Duration patience) {
+        listener.waiting(ready, reason, patience);
+      }
     };
+    Throwable fatal = null;
+    try {
+      fatal = runSessions(settings, outcomes);
+    } catch (Throwable e) {
+      // An Error (a listener's included), or a bug in a session's clean-up: nothing to retry, but whoever waits on
+      // terminated() (ringshift publisher does) must learn that the publisher stopped.
+      fatal = e;
+      running = false;
+      LOG.error("publisher {} stopped on an unexpected error: {}", config.transactionalId(), e.toString(), e);
+    } finally {
+      if (fatal != null) {
+        caughtUp.completeExceptionally(fatal);
+        terminated.completeExceptionally(fatal);
+      } else {
+        caughtUp.completeExceptionally(new IllegalStateException("closed before it had read the log"));
+        terminated.complete(null);
+      }
+    }
+  }
+
+  /** Runs sessions until {@link #close()} or an error a new session would not cure, which it returns. */
+  private RuntimeException runSessions(PublishingSession.Settings settings, PublishingSession.Outcomes outcomes) {
     RuntimeException fatal = null;
     while (running) {
       PublishingSession s = new PublishingSession(settings, outcomes);
@@ -180,13 +213,7 @@ public final class SnapshotPublisher implements AutoCloseable {
         s.close();
       }
     }
-    if (fatal != null) {
-      caughtUp.completeExceptionally(fatal);
-      terminated.completeExceptionally(fatal);
-    } else {
-      caughtUp.completeExceptionally(new IllegalStateException("closed before it had read the log"));
-      terminated.complete(null);
-    }
+    return fatal;
   }
 
   /**

@@ -27,8 +27,10 @@ import java.util.Set;
  * Writes the epoch records, tasks and statuses an orchestrator and its workers would write for one cluster, step
  * by step, following the protocol: INIT is epoch 1; a JOIN or DRAIN is an epoch with COPY tasks planned from the
  * active ring; a FAIL is a failure epoch, READY at once, without tasks, with filling marks relative to the last
- * complete ring; the repair epoch after it has the same membership, no marks and REPAIR tasks planned from the last
- * complete ring. Each step assumes the one before was published. Tasks are planned by the orchestrator's public
+ * complete ring, when the ring keeps at least R zones; the repair epoch after it has the same membership, no marks
+ * and REPAIR tasks planned from the last complete ring. A FAIL that leaves fewer than R zones is planned like a
+ * drain instead, with REPAIR tasks for the dead node's ranges, and is READY once they are VERIFIED (no marks, no
+ * repair epoch after it). Each step assumes the one before was published. Tasks are planned by the orchestrator's public
  * planner, as the orchestrator plans them; the publisher itself never uses it.
  */
 public final class ClusterScript {
@@ -79,8 +81,13 @@ public final class ClusterScript {
 
   /** Epoch 1 of {@code nodes} nodes node-01.. in zones az-1..az-3 in turn. */
   public Step init(int nodes) {
+    return init(nodes, 3);
+  }
+
+  /** Epoch 1 of {@code nodes} nodes node-01.. in zones az-1..az-{@code zones} in turn. */
+  public Step init(int nodes, int zones) {
     for (int i = 1; i <= nodes; i++) {
-      members.add(Member.of(String.format("node-%02d", i), "az-" + ((i - 1) % 3 + 1)));
+      members.add(Member.of(String.format("node-%02d", i), "az-" + ((i - 1) % zones + 1)));
     }
     epoch = 1;
     RingSnapshot ring = RingSnapshot.builder().clusterId(cluster).epoch(epoch).vnodes(vnodes).replicas(REPLICAS)
@@ -102,14 +109,20 @@ public final class ClusterScript {
     return planned(next, cause(MembershipAction.DRAIN, node));
   }
 
-  /** A node fails: published at once without tasks, its lost replicas marked filling. */
+  /**
+   * A node fails: published at once without tasks, its lost replicas marked filling; or, when the ring is left
+   * with fewer than R zones, planned with REPAIR tasks and published once they are verified.
+   */
   public Step fail(String node) {
     List<Member> next = new ArrayList<>(members);
     next.removeIf(m -> m.id().equals(node));
     dead.add(node);
+    RingSnapshot ring = active.toBuilder().epoch(epoch + 1).members(next).build();
+    if (ring.zones().size() < ring.replicas()) {
+      return planned(next, cause(MembershipAction.FAIL, node), Set.copyOf(dead));
+    }
     members = next;
     epoch++;
-    RingSnapshot ring = active.toBuilder().epoch(epoch).members(next).build();
     List<FillingRange> filling = FillingRange.between(lastComplete, ring);
     return advance(ring, cause(MembershipAction.FAIL, node), RingDiff.between(active, ring), List.of(), filling,
         false);
@@ -124,9 +137,13 @@ public final class ClusterScript {
   }
 
   private Step planned(List<Member> next, MembershipEvent cause) {
+    return planned(next, cause, Set.of());
+  }
+
+  private Step planned(List<Member> next, MembershipEvent cause, Set<String> deadNodes) {
     members = next;
     epoch++;
-    EpochPlanner.Plan plan = EpochPlanner.plan(active, next, epoch, 0, Set.of(), 0);
+    EpochPlanner.Plan plan = EpochPlanner.plan(active, next, epoch, 0, deadNodes, 0);
     return advance(plan.target(), cause, plan.diff(), plan.tasks(), List.of(), true);
   }
 

@@ -94,6 +94,18 @@ final class ItKafka implements AutoCloseable {
     producer.flush();
   }
 
+  /** Writes tasks on ring.tasks, as the orchestrator writes a plan, and no status. */
+  void tasks(List<RangeCopyTask> tasks) {
+    tasks.forEach(t -> send(topics.tasks(), t.getTaskId(), t));
+    producer.flush();
+  }
+
+  /** Writes a tombstone on ring.tasks for each task, as the orchestrator removes a superseded plan's tasks. */
+  void tombstones(List<RangeCopyTask> tasks) {
+    tasks.forEach(t -> producer.send(new ProducerRecord<>(topics.tasks().name(), t.getTaskId(), null)));
+    producer.flush();
+  }
+
   void epoch(EpochRecord record) {
     send(topics.epochs(), record.getClusterId(), record);
   }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -107,9 +108,16 @@ class SnapshotPublisherIT {
   }
 
   @Test
-  void shouldRejectAnEpochWithAnUnverifiedTaskAndPublishNothingForIt() {
+  void shouldRejectAnEpochWithAnUnverifiedTaskOnlyAfterWaitingAndPublishNothingForIt() {
     kafka.createTopics(true);
-    SnapshotPublisher publisher = start();
+    List<String> waiting = new CopyOnWriteArrayList<>();
+    // A short timeout: the patience with an epoch whose tasks do not add up is 3 x the timeout.
+    SnapshotPublisher publisher = start(new PublisherListener() {
+      @Override
+      public void waiting(EpochRecord ready, String reason, Duration patience) {
+        waiting.add("epoch " + ready.getEpoch() + " for up to " + patience + ": " + reason);
+      }
+    }, Duration.ofSeconds(2));
     kafka.write(script.init(6));
     awaitPublished(1);
 
@@ -119,6 +127,7 @@ class SnapshotPublisherIT {
     kafka.write(join, statuses, join.ready());
     await("the REJECTED record").atMost(WAIT).until(() -> !kafka.epochs(EpochState.REJECTED).isEmpty());
 
+    assertThat(waiting).singleElement().asString().startsWith("epoch 2 for up to PT6S: TASKS: 1 of the ");
     EpochRecord rejected = kafka.epochs(EpochState.REJECTED).get(0);
     assertThat(rejected.getEpoch()).isEqualTo(2);
     assertThat(rejected.getReason()).startsWith("TASKS: 1 of the " + join.tasks().size() + " COPY/REPAIR tasks of "
@@ -151,6 +160,60 @@ class SnapshotPublisherIT {
     for (int i = 1; i < snapshots.size(); i++) {
       assertThat(snapshots.get(i).follows(snapshots.get(i - 1))).as("epoch %d chains", i + 1).isTrue();
     }
+  }
+
+  @Test
+  void shouldWaitForTheTombstonesOfASupersededPlanInsteadOfRejectingTheFailureEpoch() {
+    kafka.createTopics(true);
+    List<EpochRecord> waiting = new CopyOnWriteArrayList<>();
+    start(new PublisherListener() {
+      @Override
+      public void waiting(EpochRecord ready, String reason, Duration patience) {
+        waiting.add(ready);
+      }
+    });
+    Step init = script.init(6);
+    kafka.write(init);
+    awaitPublished(1);
+    // A join planned as epoch 2, its tasks written and not done, when node-05 fails: the failure epoch, also 2,
+    // supersedes the plan. The orchestrator writes the tombstones of the plan's tasks in the transaction of the
+    // failure's READY record, and a reader can see the READY record before them (Kafka commits partition by
+    // partition); here they simply come later.
+    ClusterScript superseded = new ClusterScript("cache");
+    superseded.init(6);
+    Step plan = superseded.join("node-07", "az-1");
+    kafka.epoch(plan.planned());
+    kafka.tasks(plan.tasks());
+    Step failure = script.fail("node-05");
+    kafka.write(failure);
+    await("the publisher waits for the tasks of epoch 2").atMost(WAIT).until(() -> !waiting.isEmpty());
+
+    kafka.tombstones(plan.tasks());
+    awaitPublished(2);
+
+    assertThat(waiting).extracting(EpochRecord::getEpoch).containsExactly(2L);
+    assertThat(kafka.epochs(EpochState.REJECTED)).isEmpty();
+    assertThat(snapshots().get(1).filling()).isNotEmpty().isEqualTo(FillingRange.between(init.ring(),
+        failure.ring()));
+  }
+
+  @Test
+  void shouldCompleteTerminatedExceptionallyWhenAnErrorStopsItsThread() {
+    kafka.createTopics(true);
+    Error bug = new Error("a listener's bug");
+    SnapshotPublisher publisher = start(new PublisherListener() {
+      @Override
+      public void published(EpochRecord record) {
+        throw bug;
+      }
+    });
+    kafka.write(script.init(6));
+
+    CompletableFuture<Void> terminated = publisher.terminated().toCompletableFuture();
+    await("the publisher stops").atMost(WAIT).until(terminated::isDone);
+    assertThat(terminated).isCompletedExceptionally();
+    assertThat(terminated.handle((ok, error) -> error).join()).isSameAs(bug);
+    assertThat(kafka.epochs(EpochState.PUBLISHED)).extracting(EpochRecord::getEpoch).containsExactly(1L);
   }
 
   @Test
@@ -198,9 +261,14 @@ class SnapshotPublisherIT {
   }
 
   private SnapshotPublisher start(PublisherListener listener) {
+    return start(listener, PublisherConfig.of(KAFKA.bootstrapServers(), KEY).timeout());
+  }
+
+  private SnapshotPublisher start(PublisherListener listener, Duration timeout) {
     PublisherConfig config = PublisherConfig.of(KAFKA.bootstrapServers(), KEY)
         .withTopics(kafka.topics())
-        .withTransactionalId(KAFKA.applicationId());
+        .withTransactionalId(KAFKA.applicationId())
+        .withTimeout(timeout);
     SnapshotPublisher publisher = new SnapshotPublisher(config, listener);
     publishers.add(publisher);
     return publisher.start();

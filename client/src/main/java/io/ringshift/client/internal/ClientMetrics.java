@@ -24,11 +24,13 @@ public final class ClientMetrics implements AutoCloseable {
   public static final String SWAPS = "ringshift.client.swaps";
   public static final String REFUSALS = "ringshift.client.refusals";
   public static final String GAPS = "ringshift.client.gaps";
+  public static final String INSTALL_FAILURES = "ringshift.client.install.failures";
 
   private final MeterRegistry registry;
   private final List<Meter> meters = new ArrayList<>();
   private final Counter swaps;
   private final Counter gaps;
+  private final Counter installFailures;
   private final Map<RefusalReason, Counter> refusals = new EnumMap<>(RefusalReason.class);
 
   public ClientMetrics(MeterRegistry registry, String clusterId, LongSupplier epoch, DoubleSupplier ageSeconds) {
@@ -45,8 +47,13 @@ public final class ClientMetrics implements AutoCloseable {
         .tags(tags).register(registry);
     gaps = Counter.builder(GAPS).description("accepted snapshots that skipped epochs (compacted topic)")
         .tags(tags).register(registry);
+    installFailures = Counter.builder(INSTALL_FAILURES)
+        .description("verified snapshots the client could not route by (building the routing table failed); it "
+            + "kept its last good snapshot")
+        .tags(tags).register(registry);
     meters.add(swaps);
     meters.add(gaps);
+    meters.add(installFailures);
     for (RefusalReason reason : RefusalReason.values()) {
       Counter c = Counter.builder(REFUSALS).description("refused snapshots by reason")
           .tags(tags.and("reason", reason.name())).register(registry);
@@ -61,6 +68,10 @@ public final class ClientMetrics implements AutoCloseable {
 
   public void gap() {
     gaps.increment();
+  }
+
+  public void installFailed() {
+    installFailures.increment();
   }
 
   public void refused(RefusalReason reason) {

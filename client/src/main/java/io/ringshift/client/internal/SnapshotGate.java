@@ -22,6 +22,7 @@ import java.util.Objects;
  * <p>Design: the checks run from the cheapest to the dearest, and authenticity before ordering, because the
  * epoch and chain of an unauthenticated snapshot mean nothing:
  * <ol>
+ *   <li>a tombstone (no bytes): {@link RefusalReason#MALFORMED};
  *   <li>bytes equal to the current snapshot's: {@link Duplicate} (a producer retry, a re-read after a
  *       restart), without decoding anything;
  *   <li>the single-object frame and the Avro body: {@link RefusalReason#MALFORMED};
@@ -36,7 +37,10 @@ import java.util.Objects;
  *       keeps only the latest snapshot per cluster, so a client that was away misses epochs. It is accepted on
  *       its signature alone and reported as a gap.
  * </ol>
- * With no current snapshot, the first one that passes steps 2 to 5 is accepted. Thread-safe.
+ * With no current snapshot, the first one that passes steps 3 to 6 is accepted. docs/client.md lists the same
+ * steps in the same order. The signature proves who published a snapshot, not that it is the latest: an old,
+ * genuinely signed snapshot replayed on the topic fails only step 7 (docs/client.md, "Replays, and who may
+ * write"). Thread-safe.
  */
 public final class SnapshotGate {
   private static final HexFormat HEX = HexFormat.of();

@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * record arrives the tail asks for the end offsets every probe interval to notice an outage. Outages are
  * logged at WARN once when they start and at INFO once when they end ({@link OutageTracker}); the consumer's
  * own network warnings are Kafka's loggers', {@code org.apache.kafka.clients.NetworkClient}.
+ *
+ * <p>A handler that throws does not stop the tail: the record (or the end of the catch-up) is logged at ERROR and
+ * skipped. An interrupt of the tail's thread stops it, as {@link #close()} does.
  */
 public final class SnapshotTail implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotTail.class);
@@ -109,10 +112,19 @@ public final class SnapshotTail implements AutoCloseable {
       while (running) {
         try {
           step();
-        } catch (WakeupException | InterruptException e) {
+        } catch (WakeupException e) {
           if (running) {
             LOG.debug("snapshot tail of cluster {} woken while running; going on", key);
           }
+        } catch (InterruptException e) {
+          // Someone interrupted the thread: a stop. Looping would only spin, since every Kafka call of an
+          // interrupted thread throws this again at once.
+          if (running) {
+            LOG.warn("the snapshot tail of cluster {} was interrupted and stops; the client keeps routing by epoch "
+                + "{} but will not see new snapshots", key, handler.epoch());
+          }
+          running = false;
+          Thread.interrupted(); // cleared so that the consumer closes cleanly; the thread ends right after
         } catch (KafkaException e) {
           failed(e);
           pause(retryBackoff);
@@ -164,7 +176,7 @@ public final class SnapshotTail implements AutoCloseable {
     if (catchingUp) {
       if (caughtUp()) {
         catchingUp = false;
-        handler.onCaughtUp();
+        caughtUpHandled();
       }
     } else if (System.nanoTime() - lastContact >= probeInterval.toNanos()) {
       consumer.endOffsets(partitions, requestTimeout);
@@ -189,6 +201,16 @@ public final class SnapshotTail implements AutoCloseable {
     } catch (RuntimeException e) {
       // A bug in the handler must not stop the tail, nor look like a Kafka outage.
       LOG.error("cluster {}: the record at {} could not be handled; skipping it", key, origin, e);
+    }
+  }
+
+  private void caughtUpHandled() {
+    try {
+      handler.onCaughtUp();
+    } catch (RuntimeException e) {
+      // As in deliver(): the handler keeps its last good snapshot, and the tail goes on with the live records.
+      LOG.error("cluster {}: handling the end of the catch-up failed; going on with new records, routing by epoch {}",
+          key, handler.epoch(), e);
     }
   }
 

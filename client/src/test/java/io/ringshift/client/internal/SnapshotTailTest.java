@@ -13,6 +13,7 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ class SnapshotTailTest {
       Duration.ofMillis(10), Duration.ofSeconds(15), "mock");
 
   /** Records what the tail hands over, as "value/catchingUp" and "caught-up". */
-  static final class Recorder implements SnapshotTail.Handler {
+  static class Recorder implements SnapshotTail.Handler {
     final List<String> calls = new CopyOnWriteArrayList<>();
 
     @Override
@@ -116,6 +117,45 @@ class SnapshotTailTest {
     await("caught up once the topic exists").atMost(Duration.ofSeconds(10))
         .until(() -> recorder.calls.contains("caught-up"));
     assertThat(consumer.assignment()).containsExactlyInAnyOrder(P0, P1);
+  }
+
+  @Test
+  void goesOnWithNewRecordsWhenTheHandlerFailsAtTheEndOfTheCatchUp() {
+    Recorder failing = new Recorder() {
+      @Override
+      public void onCaughtUp() {
+        super.onCaughtUp();
+        throw new IllegalStateException("the routing table could not be built");
+      }
+    };
+    SnapshotTail failingTail = new SnapshotTail(consumer, TOPIC, "c1", failing, Duration.ofSeconds(1),
+        Duration.ofMillis(10), Duration.ofSeconds(15), "mock");
+    topicWithTwoPartitions(1, 0);
+    consumer.schedulePollTask(() -> consumer.addRecord(record(P0, 0, "c1", "a")));
+    consumer.schedulePollTask(() -> consumer.addRecord(record(P0, 1, "c1", "b")));
+
+    try {
+      failingTail.start();
+
+      await("the live record after the failed catch-up").atMost(Duration.ofSeconds(10))
+          .until(() -> failing.calls.contains("b/live"));
+      assertThat(failing.calls).containsExactly("a/catching-up", "caught-up", "b/live");
+    } finally {
+      failingTail.close();
+    }
+  }
+
+  @Test
+  void stopsAndClosesTheConsumerWhenItsThreadIsInterrupted() {
+    topicWithTwoPartitions(0, 0);
+    // Kafka throws InterruptException from a call on an interrupted thread (and sets the thread's flag).
+    consumer.schedulePollTask(() -> {
+      throw new InterruptException("interrupted");
+    });
+
+    tail.start();
+
+    await("the tail stops and closes its consumer").atMost(Duration.ofSeconds(10)).until(consumer::closed);
   }
 
   @Test

@@ -2,7 +2,9 @@ package io.ringshift.publisher.internal;
 
 /**
  * The checks a READY epoch must pass before it is published, in the order they run. A REJECTED record's reason
- * starts with the name of the check that failed, then a colon (docs/publisher.md lists them).
+ * starts with the name of the check that failed, then a colon (docs/publisher.md lists them). A failure of
+ * {@link #TASKS}, {@link #ADDITIONS} or the task rule of {@link #FILLING} is not final at first sight
+ * ({@link Verdict.NotYet}); the others are.
  */
 public enum Check {
   /** The epoch is the last published epoch of its cluster + 1 (any epoch for a cluster's first publication). */
@@ -19,6 +21,9 @@ public enum Check {
   TASKS,
   /** Every replica added since the last complete epoch is filled by a VERIFIED task or marked filling. */
   ADDITIONS,
-  /** The filling marks are exactly the added replicas that no VERIFIED task filled. */
+  /**
+   * Filling marks only on a ring with at least R zones, and then exactly the added replicas that no VERIFIED task
+   * filled.
+   */
   FILLING
 }

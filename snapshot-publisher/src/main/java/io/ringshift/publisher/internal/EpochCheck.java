@@ -41,6 +41,19 @@ import java.util.stream.Collectors;
  * off a good copy until the next epoch, and a missing one would send them to an empty one. Ranges are compared as
  * sets of ring positions ({@link Arc}), since diffs, coalesced tasks and coalesced marks cut the ring at
  * different places.
+ *
+ * <p>The checks that read the tasks do not reject at first sight: they answer {@link Verdict.NotYet}, because the
+ * tasks the publisher has read may lag behind the READY record (Kafka commits a transaction partition by
+ * partition, so the tombstones of a superseded plan's tasks can become readable after the READY record written in
+ * the same transaction). The caller reads the control topics again and decides again, and rejects only when its
+ * patience is spent ({@link DecisionQueue}). Every other check depends on the record and the published history
+ * alone, which a second look cannot change, and rejects at once.
+ *
+ * <p>Marks are allowed only on a ring with at least R zones: with fewer, removing a node can move other surviving
+ * replicas out of a range (docs/placement.md, section 7). Such a survivor misses the writes of the failure epoch,
+ * and since it was a replica of that range in the last complete ring, a later epoch that gives the range back to
+ * it adds nothing the marks would cover: it would be read as complete. The orchestrator publishes a failure
+ * epoch at once only when the ring keeps R zones; this check is the defence in depth.
  */
 public final class EpochCheck {
   /** At most this many offending items are named in a reason; the count says how many there are. */
@@ -71,7 +84,8 @@ public final class EpochCheck {
   }
 
   /**
-   * The verdict on {@code ready}.
+   * The verdict on {@code ready}: {@link Verdict.Publish}, {@link Verdict.Ignore}, {@link Verdict.Reject} for a
+   * check that reads no tasks, {@link Verdict.NotYet} for one that does.
    *
    * @param tasks the live COPY and REPAIR tasks of the record's cluster and epoch, with their latest statuses, as
    *     read from {@code ring.tasks} and {@code ring.task-status} after the record
@@ -139,12 +153,12 @@ public final class EpochCheck {
     // TASKS.
     List<TaskBook.Entry> unverified = tasks.stream().filter(t -> !t.verified()).toList();
     if (!unverified.isEmpty()) {
-      return reject(ready, nowMillis, Check.TASKS, "%d of the %d COPY/REPAIR tasks of epoch %d are not VERIFIED on "
+      return notYet(ready, nowMillis, Check.TASKS, "%d of the %d COPY/REPAIR tasks of epoch %d are not VERIFIED on "
           + "ring.task-status: %s", unverified.size(), tasks.size(), epoch, name(unverified.stream()
           .map(t -> t.task().getTaskId() + " (" + t.stateName() + ")").toList()));
     }
     if (ready.getDiffSummary() != null && ready.getDiffSummary().getTasks() != tasks.size()) {
-      return reject(ready, nowMillis, Check.TASKS, "ring.tasks holds %d live COPY/REPAIR tasks of epoch %d, but "
+      return notYet(ready, nowMillis, Check.TASKS, "ring.tasks holds %d live COPY/REPAIR tasks of epoch %d, but "
           + "its diffSummary.tasks is %d", tasks.size(), epoch, ready.getDiffSummary().getTasks());
     }
 
@@ -220,9 +234,17 @@ public final class EpochCheck {
       }
     });
     if (!gaps.isEmpty()) {
-      return reject(ready, nowMillis, Check.ADDITIONS, "epoch %d adds %d replica range(s) %s that no VERIFIED "
+      return notYet(ready, nowMillis, Check.ADDITIONS, "epoch %d adds %d replica range(s) %s that no VERIFIED "
           + "COPY/REPAIR task of epoch %d targeting the node covers and no filling mark covers: %s", epoch,
           gaps.size(), since, epoch, name(gaps));
+    }
+
+    // Marks only on a ring with at least R zones.
+    if (!filling.isEmpty() && ring.zones().size() < ring.replicas()) {
+      return reject(ready, nowMillis, Check.FILLING, "epoch %d carries %d filling mark(s), but its ring has %d "
+          + "zone(s) %s for R = %d replicas; marks need at least R zones, because with fewer a removal can move "
+          + "surviving replicas out of a range, which would miss the epoch's writes and later be read as complete",
+          epoch, filling.size(), ring.zones().size(), ring.zones(), ring.replicas());
     }
 
     // Every mark is an addition, and no task filled it.
@@ -248,7 +270,7 @@ public final class EpochCheck {
           + "not add %s; only added replicas can be incomplete: %s", notAdded.size(), epoch, since, name(notAdded));
     }
     if (!filled.isEmpty()) {
-      return reject(ready, nowMillis, Check.FILLING, "%d filling mark(s) of epoch %d cover replicas that a VERIFIED "
+      return notYet(ready, nowMillis, Check.FILLING, "%d filling mark(s) of epoch %d cover replicas that a VERIFIED "
           + "task of the epoch filled; marks must be exactly the added replicas no task filled: %s", filled.size(),
           epoch, name(filled));
     }
@@ -290,6 +312,12 @@ public final class EpochCheck {
       }
     }
     return null;
+  }
+
+  /** A failed check on the tasks: not final until the caller has read them again ({@link Verdict.NotYet}). */
+  private static Verdict.NotYet notYet(EpochRecord ready, long nowMillis, Check check, String format,
+      Object... args) {
+    return new Verdict.NotYet(reject(ready, nowMillis, check, format, args));
   }
 
   private static Verdict.Reject reject(EpochRecord ready, long nowMillis, Check check, String format,

@@ -10,7 +10,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -44,11 +43,19 @@ import org.slf4j.LoggerFactory;
  * {@code ring.epochs}. Reading first could miss a PUBLISHED record that a zombie commits a moment later and
  * publish that epoch again.
  *
+ * <p>A READY record whose tasks do not add up yet ({@link Verdict.NotYet}) is not rejected at first sight: it
+ * waits in the {@link DecisionQueue}, and every {@value #RECHECK_MILLIS} ms the session reads the control topics
+ * again and decides it again, for up to {@value #PATIENCE_TIMEOUTS} times the timeout before it rejects it.
+ *
  * <p>Not thread-safe, except {@link #wakeup}: one thread drives a session.
  */
 public final class PublishingSession implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PublishingSession.class);
   private static final Duration POLL = Duration.ofMillis(100);
+  /** How often a waiting READY record's tasks are read and checked again. */
+  static final long RECHECK_MILLIS = 200;
+  /** How many timeouts a READY record whose tasks do not add up may wait before it is rejected. */
+  static final int PATIENCE_TIMEOUTS = 3;
 
   /** What a session needs. */
   public record Settings(String bootstrapServers, Topics topics, String transactionalId, SigningKey key,
@@ -63,17 +70,23 @@ public final class PublishingSession implements AutoCloseable {
     }
   }
 
-  /** Told of every record the session commits, after the commit. */
+  /** Told of every record the session commits, after the commit, and of every READY record that waits. */
   public interface Outcomes {
     void published(EpochRecord record);
 
     void rejected(EpochRecord record);
+
+    /** {@code ready} fails a check on its tasks as read so far; it waits for up to {@code patience}. */
+    void waiting(EpochRecord ready, String reason, Duration patience);
   }
 
   private final Settings settings;
   private final Outcomes outcomes;
   private final PublisherState state = new PublisherState();
   private final TaskBook tasks = new TaskBook();
+  private final DecisionQueue queue;
+  /** System.nanoTime() after which a waiting record's tasks are read again. */
+  private long nextRecheck;
   private final RingSnapshotCodec codec = new RingSnapshotCodec();
   private final Deserializer<EpochRecord> epochDecoder;
   private final Serializer<EpochRecord> epochEncoder;
@@ -92,6 +105,7 @@ public final class PublishingSession implements AutoCloseable {
     this.epochEncoder = topics.epochs().valueSerde().serializer();
     this.taskDecoder = topics.tasks().valueSerde().deserializer();
     this.statusDecoder = topics.taskStatus().valueSerde().deserializer();
+    this.queue = new DecisionQueue(settings.timeout().multipliedBy(PATIENCE_TIMEOUTS));
   }
 
   /**
@@ -120,7 +134,7 @@ public final class PublishingSession implements AutoCloseable {
     decidePending();
   }
 
-  /** Polls {@code ring.epochs} once and decides the READY records read. */
+  /** Polls {@code ring.epochs} once and decides the READY records read, and those that wait when it is time. */
   public void step() {
     for (ConsumerRecord<String, byte[]> r : epochs.poll(POLL)) {
       onEpochRecord(r);
@@ -141,23 +155,50 @@ public final class PublishingSession implements AutoCloseable {
   }
 
   private void decidePending() {
-    if (state.pendingCount() == 0) {
+    boolean fresh = state.pendingCount() > 0;
+    if (fresh) {
+      queue.addAll(state.takePending());
+    }
+    if (queue.size() == 0 || (!fresh && System.nanoTime() - nextRecheck < 0)) {
       return;
     }
-    List<EpochRecord> batch = state.takePending();
-    // Every READY record of the batch was read before this point, and the orchestrator wrote it after the
-    // statuses that made it ready: reading the control topics to their end offsets of now sees them all.
+    // Every READY record queued was read before this point, and the orchestrator wrote it after the statuses that
+    // made it ready: reading the control topics to their end offsets of now normally sees them all. Not always:
+    // Kafka commits a transaction partition by partition, hence the queue's patience.
     readToEnd(control, this::onControlRecord, "ring.tasks and ring.task-status");
-    for (EpochRecord ready : batch) {
-      Verdict verdict = state.decide(ready, tasks, settings.key(), settings.clock().millis());
-      if (verdict instanceof Verdict.Publish p) {
-        publish(p);
-      } else if (verdict instanceof Verdict.Reject r) {
-        reject(r);
-      } else if (verdict instanceof Verdict.Ignore i) {
-        LOG.info("publisher {}: nothing to do for READY epoch {} of cluster {}: {}", settings.transactionalId(),
-            ready.getEpoch(), ready.getClusterId(), i.why());
+    queue.decide(System.nanoTime(), ready -> state.decide(ready, tasks, settings.key(), settings.clock().millis()),
+        new DecisionQueue.Outcomes() {
+          @Override
+          public void decided(EpochRecord ready, Verdict verdict, boolean waited) {
+            act(ready, verdict, waited);
+          }
+
+          @Override
+          public void waiting(EpochRecord ready, Verdict.NotYet notYet) {
+            LOG.info("publisher {}: READY epoch {} of cluster {} does not pass yet, {}; the tasks read so far may "
+                + "lag behind it, so they are read again every {} ms for up to {} before it is rejected",
+                settings.transactionalId(), ready.getEpoch(), ready.getClusterId(), notYet.reason(),
+                RECHECK_MILLIS, queue.patience());
+            outcomes.waiting(ready, notYet.reason(), queue.patience());
+          }
+        });
+    nextRecheck = System.nanoTime() + Duration.ofMillis(RECHECK_MILLIS).toNanos();
+  }
+
+  private void act(EpochRecord ready, Verdict verdict, boolean waited) {
+    if (verdict instanceof Verdict.Publish p) {
+      publish(p);
+    } else if (verdict instanceof Verdict.Reject r) {
+      if (waited) {
+        LOG.warn("publisher {}: READY epoch {} of cluster {} still fails after {}", settings.transactionalId(),
+            ready.getEpoch(), ready.getClusterId(), queue.patience());
       }
+      reject(r);
+    } else if (verdict instanceof Verdict.Ignore i) {
+      LOG.info("publisher {}: nothing to do for READY epoch {} of cluster {}: {}", settings.transactionalId(),
+          ready.getEpoch(), ready.getClusterId(), i.why());
+    } else {
+      throw new IllegalStateException("not a final verdict: " + verdict);
     }
   }
 
@@ -227,34 +268,13 @@ public final class PublishingSession implements AutoCloseable {
   }
 
   /**
-   * Reads every assigned partition up to its end offset as of the call (the last stable offset, with
-   * read_committed).
+   * Reads every assigned partition up to its end offset as of the call ({@link ReadToEnd}).
    *
-   * @throws IllegalStateException when no record arrives for {@code timeout} while the end is not reached
+   * @throws IllegalStateException when no position moves for {@code timeout} while the end is not reached
    */
   private void readToEnd(KafkaConsumer<String, byte[]> consumer, Consumer<ConsumerRecord<String, byte[]>> handler,
       String what) {
-    Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), settings.timeout());
-    long lastProgress = System.nanoTime();
-    while (!reached(consumer, ends)) {
-      var records = consumer.poll(POLL);
-      if (!records.isEmpty()) {
-        lastProgress = System.nanoTime();
-      } else if (System.nanoTime() - lastProgress > settings.timeout().toNanos()) {
-        throw new IllegalStateException("could not read " + what + " to its end: nothing arrived for "
-            + settings.timeout() + " (end offsets " + ends + ")");
-      }
-      records.forEach(handler);
-    }
-  }
-
-  private static boolean reached(KafkaConsumer<String, byte[]> consumer, Map<TopicPartition, Long> ends) {
-    for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
-      if (consumer.position(e.getKey()) < e.getValue()) {
-        return false;
-      }
-    }
-    return true;
+    ReadToEnd.read(consumer, handler, settings.timeout(), System::nanoTime, what);
   }
 
   private void assignFromBeginning(KafkaConsumer<String, byte[]> consumer, List<String> topics) {

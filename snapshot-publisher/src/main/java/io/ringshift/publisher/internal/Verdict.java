@@ -25,6 +25,24 @@ public sealed interface Verdict {
     }
   }
 
+  /**
+   * Not yet: the epoch fails a check on its tasks ({@link Check#TASKS}, {@link Check#ADDITIONS}, or the
+   * {@link Check#FILLING} rule on marks over VERIFIED tasks) as the control topics show them so far, which may lag
+   * behind the READY record (docs/publisher.md, "Waiting for the tasks"). Read {@code ring.tasks} and
+   * {@code ring.task-status} again and decide again; {@code rejection} is what to write if the check still fails
+   * when the publisher's patience is spent.
+   */
+  record NotYet(Reject rejection) implements Verdict {
+    public NotYet {
+      Objects.requireNonNull(rejection, "rejection");
+    }
+
+    /** The reason the epoch would be rejected with now. */
+    public String reason() {
+      return rejection.record().getReason();
+    }
+  }
+
   /** Write nothing: the epoch is already published with this very ring (a replayed or repeated READY). */
   record Ignore(String why) implements Verdict {
     public Ignore {

@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The publisher's decisions, without Kafka: {@link PublisherState} fed the records a cluster's orchestrator and
  * workers write ({@link ClusterScript}), one test per failed check, the three kinds of epoch that pass, and replay.
+ * A check on the tasks does not reject at first sight ({@link Verdict.NotYet}); its tests take the rejection it
+ * carries, as the publisher writes it once its patience is spent ({@link DecisionQueueTest}).
  */
 class PublisherStateTest {
   private static final SigningKey KEY = SigningKey.generate();
@@ -128,6 +130,9 @@ class PublisherStateTest {
         Verdict.Publish failure = publish(script.fail(nodes.remove(random.nextInt(nodes.size()))));
         assertThat(failure.snapshot().follows(previous.snapshot())).as("seed %d step %d", seed, step).isTrue();
         previous = failure;
+        if (failure.snapshot().filling().isEmpty()) {
+          continue; // fewer than R zones left: repaired before it was published, no repair epoch
+        }
         s = script.repair();
       }
       Verdict.Publish p = publish(s);
@@ -277,7 +282,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void rejectsAnEpochWithTasksThatAreNotVerifiedNamingThemAndTheirStates() {
+  void waitsForTasksThatAreNotVerifiedAndWouldRejectNamingThemAndTheirStates() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     List<TaskStatus> statuses = new ArrayList<>(join.verified());
@@ -286,7 +291,7 @@ class PublisherStateTest {
     statuses.set(0, Step.status(join.tasks().get(0), TaskState.COPYING));
     statuses.remove(1);
 
-    Verdict.Reject r = reject(join.tasks(), statuses, join.ready(), Check.TASKS);
+    Verdict.Reject r = rejectAfterWaiting(join.tasks(), statuses, join.ready(), Check.TASKS);
 
     assertThat(r.record().getReason()).startsWith("TASKS: 2 of the " + join.tasks().size() + " COPY/REPAIR tasks of "
         + "epoch 2 are not VERIFIED on ring.task-status: ")
@@ -294,19 +299,19 @@ class PublisherStateTest {
   }
 
   @Test
-  void rejectsAnEpochWithFewerLiveTasksThanItsDiffSummaryCounts() {
+  void waitsForAnEpochWithFewerLiveTasksThanItsDiffSummaryCounts() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     List<RangeCopyTask> live = join.tasks().subList(1, join.tasks().size());
 
-    Verdict.Reject r = reject(live, join.verified(), join.ready(), Check.TASKS);
+    Verdict.Reject r = rejectAfterWaiting(live, join.verified(), join.ready(), Check.TASKS);
 
     assertThat(r.record().getReason()).isEqualTo("TASKS: ring.tasks holds " + live.size() + " live COPY/REPAIR "
         + "tasks of epoch 2, but its diffSummary.tasks is " + join.tasks().size());
   }
 
   @Test
-  void rejectsAnAddedReplicaThatNoVerifiedTaskFilledAndNoMarkCovers() {
+  void waitsForAnAddedReplicaThatNoVerifiedTaskFilledAndNoMarkCovers() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     RangeCopyTask dropped = join.tasks().get(0);
@@ -314,7 +319,7 @@ class PublisherStateTest {
     EpochRecord ready = copy(join.ready());
     ready.getDiffSummary().setTasks(live.size());
 
-    Verdict.Reject r = reject(live, join.verified(), ready, Check.ADDITIONS);
+    Verdict.Reject r = rejectAfterWaiting(live, join.verified(), ready, Check.ADDITIONS);
 
     // The dropped task may have filled several ranges of the diff (adjacent ones coalesce into one task).
     assertThat(r.record().getReason()).startsWith("ADDITIONS: epoch 2 adds ")
@@ -325,26 +330,26 @@ class PublisherStateTest {
   }
 
   @Test
-  void rejectsAFailureEpochThatDoesNotMarkTheReplicasItAdds() {
+  void waitsForAFailureEpochThatDoesNotMarkTheReplicasItAdds() {
     publish(script.init(6));
     Step failure = script.fail("node-04");
     EpochRecord unmarked = copy(failure.ready());
     unmarked.setFilling(List.of());
 
-    Verdict.Reject r = reject(failure, unmarked, Check.ADDITIONS);
+    Verdict.Reject r = rejectAfterWaiting(failure.tasks(), failure.verified(), unmarked, Check.ADDITIONS);
 
     assertThat(r.record().getReason()).startsWith("ADDITIONS: epoch 2 adds ");
   }
 
   @Test
-  void rejectsFillingMarksOnReplicasThatAVerifiedTaskFilled() {
+  void waitsForFillingMarksOnReplicasThatAVerifiedTaskFilled() {
     Step init = script.init(6);
     publish(init);
     Step join = script.join("node-07", "az-1");
     EpochRecord marked = copy(join.ready());
     marked.setFilling(RingSnapshotCodec.toAvro(FillingRange.between(init.ring(), join.ring())));
 
-    Verdict.Reject r = reject(join, marked, Check.FILLING);
+    Verdict.Reject r = rejectAfterWaiting(join.tasks(), join.verified(), marked, Check.FILLING);
 
     assertThat(r.record().getReason()).contains("cover replicas that a VERIFIED task of the epoch filled")
         .contains("VERIFIED task " + script.cluster().replace("/", "%2F") + "/2/copy/");
@@ -373,6 +378,48 @@ class PublisherStateTest {
     Verdict.Reject r = reject(init, marked, Check.FILLING);
 
     assertThat(r.record().getReason()).contains("node-99");
+  }
+
+  @Test
+  void rejectsFillingMarksOnARingWithFewerZonesThanReplicasNamingBoth() {
+    ClusterScript twoZones = new ClusterScript("two-zones");
+    Step init = twoZones.init(6, 2);
+    publish(init);
+    // What an orchestrator that published every failure at once would write: no tasks, the additions marked.
+    Step failure = twoZones.fail("node-03");
+    EpochRecord atOnce = copy(failure.ready());
+    atOnce.setFilling(RingSnapshotCodec.toAvro(FillingRange.between(init.ring(), failure.ring())));
+    atOnce.getDiffSummary().setTasks(0);
+    assertThat(atOnce.getFilling()).as("a removal in a ring of 2 zones adds replicas").isNotEmpty();
+
+    Verdict.Reject r = reject(List.of(), List.of(), atOnce, Check.FILLING);
+
+    assertThat(r.record().getReason()).isEqualTo("FILLING: epoch 2 carries " + atOnce.getFilling().size()
+        + " filling mark(s), but its ring has 2 zone(s) [az-1, az-2] for R = 3 replicas; marks need at least R "
+        + "zones, because with fewer a removal can move surviving replicas out of a range, which would miss the "
+        + "epoch's writes and later be read as complete");
+  }
+
+  @Test
+  void waitsForTheTombstonesOfASupersededPlanThenPublishesTheFailureEpoch() {
+    publish(script.init(6));
+    // The plan of epoch 2 that a failure superseded: its tasks are live on ring.tasks until the tombstones the
+    // orchestrator writes with the failure epoch's READY record are read; none was verified.
+    ClusterScript superseded = new ClusterScript(script.cluster());
+    superseded.init(6);
+    List<RangeCopyTask> oldTasks = superseded.join("node-07", "az-1").tasks();
+    feed(oldTasks, List.of());
+    Step failure = script.fail("node-04");
+
+    Verdict first = offer(null, failure.ready());
+
+    assertThat(first).isInstanceOf(Verdict.NotYet.class);
+    assertThat(((Verdict.NotYet) first).reason()).startsWith("TASKS: " + oldTasks.size() + " of the "
+        + oldTasks.size() + " COPY/REPAIR tasks of epoch 2 are not VERIFIED");
+    oldTasks.forEach(t -> tasks.onTask(t.getTaskId(), null));
+    Verdict second = state.decide(failure.ready(), tasks, KEY, NOW);
+    assertThat(second).isInstanceOf(Verdict.Publish.class);
+    assertThat(((Verdict.Publish) second).snapshot().filling()).isNotEmpty();
   }
 
   @Test
@@ -416,7 +463,7 @@ class PublisherStateTest {
     Step failure = script.fail("node-02");
     EpochRecord broken = copy(failure.ready());
     broken.setFilling(List.of());
-    reject(failure, broken, Check.ADDITIONS); // a READY that was rejected
+    rejectAfterWaiting(failure.tasks(), failure.verified(), broken, Check.ADDITIONS); // a READY that was rejected
     publish(failure);
     publish(script.repair());
 
@@ -454,7 +501,7 @@ class PublisherStateTest {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     EpochRecord unverified = copy(join.ready());
-    reject(join.tasks(), List.of(), unverified, Check.TASKS);
+    rejectAfterWaiting(join.tasks(), List.of(), unverified, Check.TASKS);
     EpochRecord replan = copy(join.ready());
     replan.setPlanVersion(1);
     log.add(replan);
@@ -485,7 +532,19 @@ class PublisherStateTest {
     feed(live, statuses);
     Verdict v = offer(null, ready);
     assertThat(v).isInstanceOf(Verdict.Reject.class);
-    Verdict.Reject r = (Verdict.Reject) v;
+    return rejected((Verdict.Reject) v, check);
+  }
+
+  /** A check on the tasks fails: not final yet; the rejection it carries, written as if the patience were spent. */
+  private Verdict.Reject rejectAfterWaiting(List<RangeCopyTask> live, List<TaskStatus> statuses, EpochRecord ready,
+      Check check) {
+    feed(live, statuses);
+    Verdict v = offer(null, ready);
+    assertThat(v).isInstanceOf(Verdict.NotYet.class);
+    return rejected(((Verdict.NotYet) v).rejection(), check);
+  }
+
+  private Verdict.Reject rejected(Verdict.Reject r, Check check) {
     assertThat(r.check()).as(r.record().getReason()).isEqualTo(check);
     assertThat(r.record().getReason()).startsWith(check.name() + ": ");
     state.onRecord(r.record());
