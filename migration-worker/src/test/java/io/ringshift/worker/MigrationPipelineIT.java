@@ -1,55 +1,38 @@
 package io.ringshift.worker;
 
+import static io.ringshift.worker.ClusterDriver.ringOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.Orchestrator;
-import io.ringshift.orchestrator.OrchestratorConfig;
 import io.ringshift.orchestrator.PlannedTask;
 import io.ringshift.orchestrator.Topics;
-import io.ringshift.ring.Member;
-import io.ringshift.ring.MemberState;
-import io.ringshift.ring.RingHash;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.RecordKeys;
-import io.ringshift.schemas.RecordSerdes;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
-import io.ringshift.schemas.avro.MemberSpec;
-import io.ringshift.schemas.avro.MemberSpecState;
 import io.ringshift.schemas.avro.MembershipAction;
-import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.RingRange;
 import io.ringshift.worker.ControlPlaneTail.Seen;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,61 +77,30 @@ class MigrationPipelineIT {
   private static final int WRITES_PER_PHASE = 500;
   private static final String WORKER_ID = "worker-1";
   private static final Duration GRACE = Duration.ofMinutes(10);
-  /**
-   * Small batches and short intervals, so that a test of a few MB sees checkpoints, several catch-up passes and a
-   * quick reaction to the fence request; retries (the cleanup gate) twice a second.
-   */
-  private static final TaskTuning TUNING = TaskTuning.DEFAULTS.withBatch(256 * 1024, 1000)
-      .withCheckpoints(1 << 20, Duration.ofSeconds(2))
-      .withIntervals(Duration.ofMillis(200), Duration.ofMillis(500));
-  /** No byte rate: this IT is about the protocol; the throttles have their own tests. */
-  private static final Limits LIMITS = Limits.unlimited().withCaps(8, 4, 8);
 
   @TempDir Path dir;
 
-  private final Deque<AutoCloseable> resources = new ArrayDeque<>();
   private final OffsetClock clock = new OffsetClock();
   private long seed;
+  private ClusterDriver cluster;
   private Topics topics;
   private StorageNodes nodes;
   private ControlPlaneTail tail;
-  private KafkaProducer<byte[], byte[]> membership;
-  private KafkaProducer<String, EpochRecord> epochs;
-  private int requests;
 
   @BeforeEach
   void startControlPlane(TestInfo test) {
     seed = Long.getLong("ringshift.seed", new Random().nextLong());
     System.out.printf("%n%s: seed %d (replay with -Dringshift.seed=%d)%n", test.getDisplayName(), seed, seed);
-    topics = Topics.withPrefix(KAFKA.topicPrefix());
-    OrchestratorConfig config = OrchestratorConfig.local(KAFKA.bootstrapServers(), dir.resolve("orchestrator"))
-        .withApplicationId(KAFKA.applicationId())
-        .withTopics(topics);
-    push(new Orchestrator(config).start(TIMEOUT));
-    tail = push(new ControlPlaneTail(KAFKA.bootstrapServers(), topics));
-    nodes = push(new StorageNodes(dir.resolve("nodes")));
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-    membership = push(new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()));
-    epochs = push(new KafkaProducer<>(p, new StringSerializer(), topics.epochs().valueSerde().serializer()));
+    cluster = new ClusterDriver(KAFKA, dir, CLUSTER, "MigrationPipelineIT", "pipeline-it-");
+    topics = cluster.topics();
+    tail = cluster.tail();
+    nodes = cluster.nodes();
   }
 
   @AfterEach
   void closeEverything() throws Exception {
-    Exception first = null;
-    while (!resources.isEmpty()) {
-      try {
-        resources.pop().close();
-      } catch (Exception e) {
-        if (first == null) {
-          first = e;
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
-    if (first != null) {
-      throw first;
+    if (cluster != null) {
+      cluster.close();
     }
   }
 
@@ -159,11 +111,11 @@ class MigrationPipelineIT {
     Map<String, byte[]> loaded = LoadedData.load(nodes, ring1, KEYS, random);
     nodes.start("node-13", "az-1");
     startWorker();
-    RingWriter writer = push(new RingWriter(nodes, tail, ring1, loaded, this::ringOf, random.nextLong(), CLIENTS))
-        .start(WRITES_PER_SECOND);
+    RingWriter writer = push(new RingWriter(nodes, tail, ring1, loaded, ClusterDriver::ringOf, random.nextLong(),
+        CLIENTS)).start(WRITES_PER_SECOND);
     awaitWrites(writer, 1, WRITES_PER_PHASE);
 
-    long joined = send(change(MembershipAction.JOIN, "node-13", "az-1"));
+    long joined = cluster.change(MembershipAction.JOIN, "node-13", "az-1");
     RingSnapshot ring2 = ringOf(tail.awaitEpoch(2, EpochState.PLANNED).value());
     Seen<EpochRecord> ready = tail.awaitEpoch(2, EpochState.READY);
     awaitWrites(writer, 2, WRITES_PER_PHASE);
@@ -193,7 +145,7 @@ class MigrationPipelineIT {
     Map<String, byte[]> loaded = LoadedData.load(nodes, ring1, KEYS, random);
     nodes.start("node-13", "az-1");
     startWorker();
-    long joined = send(change(MembershipAction.JOIN, "node-13", "az-1"));
+    long joined = cluster.change(MembershipAction.JOIN, "node-13", "az-1");
     RingSnapshot ring2 = ringOf(tail.awaitEpoch(2, EpochState.PLANNED).value());
     Seen<EpochRecord> readySeen = tail.awaitEpoch(2, EpochState.READY);
     EpochRecord ready = readySeen.value();
@@ -262,11 +214,11 @@ class MigrationPipelineIT {
     RingSnapshot ring1 = initCluster();
     Map<String, byte[]> loaded = LoadedData.load(nodes, ring1, KEYS, random);
     startWorker();
-    RingWriter writer = push(new RingWriter(nodes, tail, ring1, loaded, this::ringOf, random.nextLong(), CLIENTS))
-        .start(WRITES_PER_SECOND);
+    RingWriter writer = push(new RingWriter(nodes, tail, ring1, loaded, ClusterDriver::ringOf, random.nextLong(),
+        CLIENTS)).start(WRITES_PER_SECOND);
     awaitWrites(writer, 1, WRITES_PER_PHASE);
 
-    long drained = send(change(MembershipAction.DRAIN, "node-05", null));
+    long drained = cluster.change(MembershipAction.DRAIN, "node-05", null);
     RingSnapshot ring2 = ringOf(tail.awaitEpoch(2, EpochState.PLANNED).value());
     assertThat(ring2.memberIds()).doesNotContain("node-05").hasSize(NODES - 1);
     Seen<EpochRecord> ready = tail.awaitEpoch(2, EpochState.READY);
@@ -293,40 +245,7 @@ class MigrationPipelineIT {
 
   /** Starts the twelve nodes, declares the cluster and returns its epoch-1 ring, rebuilt from its READY record. */
   private RingSnapshot initCluster() {
-    List<MemberSpec> members = new ArrayList<>();
-    for (int i = 1; i <= NODES; i++) {
-      String id = String.format("node-%02d", i);
-      String zone = "az-" + ((i - 1) % 3 + 1);
-      members.add(new MemberSpec(id, zone, 1.0, MemberSpecState.ACTIVE));
-      nodes.start(id, zone);
-    }
-    send(MembershipEvent.newBuilder()
-        .setClusterId(CLUSTER).setNodeId("").setAction(MembershipAction.INIT)
-        .setRequestId("pipeline-it-" + (++requests)).setRequestedBy("MigrationPipelineIT")
-        .setTimestampMillis(System.currentTimeMillis())
-        .setInitialMembers(members).setVnodes(VNODES).setReplicas(REPLICAS)
-        .build());
-    return ringOf(tail.awaitEpoch(1, EpochState.READY).value());
-  }
-
-  private MembershipEvent change(MembershipAction action, String node, String zone) {
-    return MembershipEvent.newBuilder()
-        .setClusterId(CLUSTER).setNodeId(node).setAction(action).setZone(zone)
-        .setRequestId("pipeline-it-" + (++requests)).setRequestedBy("MigrationPipelineIT")
-        .setTimestampMillis(System.currentTimeMillis())
-        .build();
-  }
-
-  /** Writes a membership event as an operator's tool would; returns {@link System#nanoTime()} once it is acked. */
-  private long send(MembershipEvent event) {
-    try {
-      membership.send(new ProducerRecord<>(topics.membership().name(),
-          RecordKeys.membershipKey(event).getBytes(StandardCharsets.UTF_8),
-          RecordSerdes.membershipEvent().serialize(event))).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("could not write " + event.getAction() + " " + event.getNodeId() + ": " + e, e);
-    }
-    return System.nanoTime();
+    return cluster.initCluster(NODES, VNODES, REPLICAS);
   }
 
   /** Writes the PUBLISHED record the publisher (issue 5) will write: the READY record, re-stated and re-timed. */
@@ -335,40 +254,12 @@ class MigrationPipelineIT {
         .setState(EpochState.PUBLISHED)
         .setTimestampMillis(timestampMillis)
         .build();
-    try {
-      epochs.send(new ProducerRecord<>(topics.epochs().name(), CLUSTER, published))
-          .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("could not write PUBLISHED@" + ready.getEpoch() + ": " + e, e);
-    }
+    String topic = topics.epochs().name();
+    cluster.write(topic, CLUSTER, topics.epochs().valueSerde().serializer().serialize(topic, published));
   }
 
   private void startWorker() {
-    WorkerConfig config = WorkerConfig.of(KAFKA.bootstrapServers(), WORKER_ID, nodes.directory())
-        .withTopics(topics)
-        .withGroupId(KAFKA.applicationId() + "-workers")
-        .withLimits(LIMITS)
-        .withTuning(TUNING)
-        .withGrace(GRACE);
-    // As deployed: the worker reaches every node through its address in the directory, over HTTP.
-    push(new MigrationWorker(config, NodeStores.remote(config.nodes(), Duration.ofSeconds(10)), clock).start());
-  }
-
-  /**
-   * The ring an epoch record describes, rebuilt with the ring library as a client would, and checked against the
-   * record's checksum: proof that this test places keys exactly as the orchestrator planned them.
-   */
-  private RingSnapshot ringOf(EpochRecord record) {
-    assertThat(record.getHashId()).as("the ring hash the nodes store keys by").isEqualTo(RingHash.xxh3().id());
-    var builder = RingSnapshot.builder().clusterId(record.getClusterId()).epoch(record.getEpoch())
-        .vnodes(record.getVnodes()).replicas(record.getReplicas());
-    for (MemberSpec m : record.getMembers()) {
-      builder.addMember(new Member(m.getId(), m.getZone(), m.getWeight(), MemberState.valueOf(m.getState().name())));
-    }
-    RingSnapshot ring = builder.build();
-    assertThat(ring.checksum()).as("checksum of epoch %d rebuilt from its %s record", record.getEpoch(),
-        record.getState()).isEqualTo(bytes(record.getTargetChecksum()));
-    return ring;
+    cluster.startWorker(cluster.workerConfig(WORKER_ID).withGrace(GRACE), clock);
   }
 
   // ---- assertions ----
@@ -520,19 +411,11 @@ class MigrationPipelineIT {
     return tasks.stream().map(PlannedTask::taskId).toList();
   }
 
-  private static byte[] bytes(ByteBuffer buffer) {
-    ByteBuffer b = buffer.duplicate();
-    byte[] out = new byte[b.remaining()];
-    b.get(out);
-    return out;
-  }
-
   private static String describe(byte[] value) {
     return value == null ? "nothing" : value.length + " bytes (hash " + Arrays.hashCode(value) + ")";
   }
 
   private <T extends AutoCloseable> T push(T resource) {
-    resources.push(resource);
-    return resource;
+    return cluster.own(resource);
   }
 }

@@ -3,8 +3,6 @@ package io.ringshift.storage;
 import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.storage.internal.Checks;
-import java.util.List;
-import java.util.Optional;
 
 /**
  * A node's {@link Store} that refuses client writes for ranges the node no longer replicates: the storage node's
@@ -18,8 +16,9 @@ import java.util.Optional;
  * later (a client ahead of the node), writes for keys the node still replicates, and every write while the view
  * has no ring yet.
  *
- * <p>Not restricted: reads ({@link #get}, scans, feeds, digests), and {@link #apply} and {@link #deleteRange},
- * migration's own writes: a worker fills a new replica before the ring names it, and cleans an old one after.
+ * <p>Not restricted (forwarded as they are): reads ({@link #get}, scans, feeds, digests), and {@link #apply} and
+ * {@link #deleteRange}, migration's own writes: a worker fills a new replica before the ring names it, and cleans
+ * an old one after. A client write call added to {@link Store} must be checked here too.
  *
  * <p>Why beside the fences and not instead of them: a fence refuses older epochs while a range moves, from before
  * the move's verification until the worker lifts it; the ownership check refuses them from the moment the node
@@ -31,13 +30,12 @@ import java.util.Optional;
  * nothing. Input is checked first, so a bad key, value or epoch is {@link StoreException.BadRequest} whatever the
  * ring says. Thread safe when the wrapped store and the view are.
  */
-public final class OwnershipCheckedStore implements Store {
-  private final Store delegate;
+public final class OwnershipCheckedStore extends ForwardingStore {
   private final RingView view;
   private final String nodeId;
 
   private OwnershipCheckedStore(Store delegate, RingView view, String nodeId) {
-    this.delegate = delegate;
+    super(delegate);
     this.view = view;
     this.nodeId = nodeId;
   }
@@ -95,67 +93,6 @@ public final class OwnershipCheckedStore implements Store {
     Checks.epoch(epoch);
     WriteResult.RetryWithEpoch refused = refusal(key, epoch);
     return refused != null ? refused : delegate.delete(key, epoch);
-  }
-
-  @Override
-  public NodeInfo info() {
-    return delegate.info();
-  }
-
-  @Override
-  public long latestSequence() {
-    return delegate.latestSequence();
-  }
-
-  @Override
-  public Optional<byte[]> get(byte[] key) {
-    return delegate.get(key);
-  }
-
-  @Override
-  public RangeScan scan(RingRange range, Cursor after) {
-    return delegate.scan(range, after);
-  }
-
-  @Override
-  public ChangeFeed changes(RingRange range, long afterSequence) {
-    return delegate.changes(range, afterSequence);
-  }
-
-  @Override
-  public long apply(List<Entry> entries) {
-    return delegate.apply(entries);
-  }
-
-  @Override
-  public RangeDigest digest(RingRange range) {
-    return delegate.digest(range);
-  }
-
-  @Override
-  public Fence fence(RingRange range, long epoch) {
-    return delegate.fence(range, epoch);
-  }
-
-  @Override
-  public List<Fence> fences() {
-    return delegate.fences();
-  }
-
-  @Override
-  public void unfence(RingRange range, long epoch) {
-    delegate.unfence(range, epoch);
-  }
-
-  @Override
-  public long deleteRange(RingRange range) {
-    return delegate.deleteRange(range);
-  }
-
-  /** Closes the wrapped store. */
-  @Override
-  public void close() {
-    delegate.close();
   }
 
   @Override

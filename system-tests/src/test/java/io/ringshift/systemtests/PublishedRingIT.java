@@ -1,5 +1,6 @@
 package io.ringshift.systemtests;
 
+import static io.ringshift.worker.ClusterDriver.ringOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,8 +12,6 @@ import io.ringshift.client.RefusalReason;
 import io.ringshift.client.RingClient;
 import io.ringshift.client.RingClientConfig;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
-import io.ringshift.orchestrator.Orchestrator;
-import io.ringshift.orchestrator.OrchestratorConfig;
 import io.ringshift.orchestrator.Topics;
 import io.ringshift.publisher.PublisherConfig;
 import io.ringshift.publisher.SnapshotPublisher;
@@ -21,50 +20,32 @@ import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.FillingRange;
 import io.ringshift.schemas.PublishedSnapshot;
-import io.ringshift.schemas.RecordKeys;
 import io.ringshift.schemas.RecordSerdes;
 import io.ringshift.schemas.RingSnapshotCodec;
 import io.ringshift.schemas.SigningKey;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
-import io.ringshift.schemas.avro.MemberSpec;
-import io.ringshift.schemas.avro.MemberSpecState;
 import io.ringshift.schemas.avro.MembershipAction;
-import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.worker.ClusterDriver;
 import io.ringshift.worker.ControlPlaneTail;
 import io.ringshift.worker.ControlPlaneTail.Seen;
-import io.ringshift.worker.Limits;
 import io.ringshift.worker.LoadedData;
-import io.ringshift.worker.MigrationWorker;
-import io.ringshift.worker.NodeStores;
 import io.ringshift.worker.StorageNodes;
-import io.ringshift.worker.TaskTuning;
-import io.ringshift.worker.WorkerConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -95,39 +76,29 @@ class PublishedRingIT {
   private static final int REPLICAS = 3;
   private static final int KEYS = 5_000;
   private static final int CLIENTS = 3;
-  private static final TaskTuning TUNING = TaskTuning.DEFAULTS.withBatch(256 * 1024, 1000)
-      .withCheckpoints(1 << 20, Duration.ofSeconds(2))
-      .withIntervals(Duration.ofMillis(200), Duration.ofMillis(500));
 
   @TempDir Path dir;
 
-  private final Deque<AutoCloseable> resources = new ArrayDeque<>();
   private final SigningKey publisherKey = SigningKey.generate();
   private final List<RingClient> clients = new ArrayList<>();
   private final List<SimpleMeterRegistry> registries = new ArrayList<>();
   /** When each client swapped to each epoch, by {@link System#nanoTime()}: client index -> epoch -> nanos. */
   private final Map<Integer, Map<Long, Long>> swapNanos = new ConcurrentHashMap<>();
   private long seed;
+  private ClusterDriver cluster;
   private Topics topics;
   private StorageNodes nodes;
   private ControlPlaneTail tail;
-  private KafkaProducer<byte[], byte[]> producer;
   private Path publicKeyFile;
-  private int requests;
 
   @BeforeEach
   void startControlPlane(TestInfo test) throws Exception {
     seed = Long.getLong("ringshift.seed", new Random().nextLong());
     System.out.printf("%n%s: seed %d (replay with -Dringshift.seed=%d)%n", test.getDisplayName(), seed, seed);
-    topics = Topics.withPrefix(KAFKA.topicPrefix());
-    push(new Orchestrator(OrchestratorConfig.local(KAFKA.bootstrapServers(), dir.resolve("orchestrator"))
-        .withApplicationId(KAFKA.applicationId())
-        .withTopics(topics)).start(TIMEOUT));
-    tail = push(new ControlPlaneTail(KAFKA.bootstrapServers(), topics));
-    nodes = push(new StorageNodes(dir.resolve("nodes")));
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-    producer = push(new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()));
+    cluster = new ClusterDriver(KAFKA, dir, CLUSTER, "PublishedRingIT", "system-it-");
+    topics = cluster.topics();
+    tail = cluster.tail();
+    nodes = cluster.nodes();
     publicKeyFile = dir.resolve("publisher.pub");
     publisherKey.write(dir.resolve("publisher.key"), publicKeyFile);
     push(new SnapshotPublisher(PublisherConfig.of(KAFKA.bootstrapServers(), publisherKey)
@@ -152,20 +123,8 @@ class PublishedRingIT {
 
   @AfterEach
   void closeEverything() throws Exception {
-    Exception first = null;
-    while (!resources.isEmpty()) {
-      try {
-        resources.pop().close();
-      } catch (Exception e) {
-        if (first == null) {
-          first = e;
-        } else {
-          first.addSuppressed(e);
-        }
-      }
-    }
-    if (first != null) {
-      throw first;
+    if (cluster != null) {
+      cluster.close();
     }
   }
 
@@ -177,7 +136,7 @@ class PublishedRingIT {
     nodes.start("node-13", "az-1");
     startWorker();
 
-    send(change(MembershipAction.JOIN, "node-13", "az-1"));
+    cluster.change(MembershipAction.JOIN, "node-13", "az-1");
     RingSnapshot ring2 = ringOf(tail.awaitEpoch(2, EpochState.PLANNED).value());
     awaitClientsAt(2);
 
@@ -244,7 +203,7 @@ class PublishedRingIT {
     Map<String, byte[]> loaded = LoadedData.load(nodes, ring1, KEYS, random);
 
     // No worker yet, so that the repair cannot complete (and epoch 3 be published) while epoch 2 is checked.
-    long failed = send(change(MembershipAction.FAIL, "node-05", null));
+    long failed = cluster.change(MembershipAction.FAIL, "node-05", null);
     awaitClientsAt(2);
     RingSnapshot ring2 = ringOf(tail.awaitEpoch(2, EpochState.READY).value());
     System.out.printf("  FAIL node-05: FAIL written -> failure epoch 2 swapped by the clients: %s ms%n",
@@ -298,60 +257,17 @@ class PublishedRingIT {
   // ---- the cluster ----
 
   private RingSnapshot initCluster() {
-    List<MemberSpec> members = new ArrayList<>();
-    for (int i = 1; i <= NODES; i++) {
-      String id = String.format("node-%02d", i);
-      String zone = "az-" + ((i - 1) % 3 + 1);
-      members.add(new MemberSpec(id, zone, 1.0, MemberSpecState.ACTIVE));
-      nodes.start(id, zone);
-    }
-    send(MembershipEvent.newBuilder()
-        .setClusterId(CLUSTER).setNodeId("").setAction(MembershipAction.INIT)
-        .setRequestId("system-it-" + (++requests)).setRequestedBy("PublishedRingIT")
-        .setTimestampMillis(System.currentTimeMillis())
-        .setInitialMembers(members).setVnodes(VNODES).setReplicas(REPLICAS)
-        .build());
-    RingSnapshot ring1 = ringOf(tail.awaitEpoch(1, EpochState.READY).value());
+    RingSnapshot ring1 = cluster.initCluster(NODES, VNODES, REPLICAS);
     awaitClientsAt(1);
     return ring1;
   }
 
-  private MembershipEvent change(MembershipAction action, String node, String zone) {
-    return MembershipEvent.newBuilder()
-        .setClusterId(CLUSTER).setNodeId(node).setAction(action).setZone(zone)
-        .setRequestId("system-it-" + (++requests)).setRequestedBy("PublishedRingIT")
-        .setTimestampMillis(System.currentTimeMillis())
-        .build();
-  }
-
-  /** Writes a membership event as an operator's tool would; returns {@link System#nanoTime()} once it is acked. */
-  private long send(MembershipEvent event) {
-    produce(topics.membership().name(), RecordKeys.membershipKey(event),
-        RecordSerdes.membershipEvent().serialize(event));
-    return System.nanoTime();
-  }
-
   private void writeSnapshot(byte[] bytes) {
-    produce(topics.snapshots().name(), CLUSTER, bytes);
-  }
-
-  private void produce(String topic, String key, byte[] value) {
-    try {
-      producer.send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value))
-          .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("could not write to " + topic + ": " + e, e);
-    }
+    cluster.write(topics.snapshots().name(), CLUSTER, bytes);
   }
 
   private void startWorker() {
-    WorkerConfig config = WorkerConfig.of(KAFKA.bootstrapServers(), "worker-1", nodes.directory())
-        .withTopics(topics)
-        .withGroupId(KAFKA.applicationId() + "-workers")
-        .withLimits(Limits.unlimited().withCaps(8, 4, 8))
-        .withTuning(TUNING);
-    push(new MigrationWorker(config, NodeStores.remote(config.nodes(), Duration.ofSeconds(10)), Clock.systemUTC())
-        .start());
+    cluster.startWorker(cluster.workerConfig("worker-1"), Clock.systemUTC());
   }
 
   // ---- what the clients and the log say ----
@@ -402,20 +318,6 @@ class PublishedRingIT {
     }).toList();
   }
 
-  private RingSnapshot ringOf(EpochRecord record) {
-    var builder = RingSnapshot.builder().clusterId(record.getClusterId()).epoch(record.getEpoch())
-        .vnodes(record.getVnodes()).replicas(record.getReplicas());
-    for (MemberSpec m : record.getMembers()) {
-      builder.addMember(new Member(m.getId(), m.getZone(), m.getWeight(), MemberState.valueOf(m.getState().name())));
-    }
-    RingSnapshot ring = builder.build();
-    ByteBuffer stated = record.getTargetChecksum().duplicate();
-    byte[] checksum = new byte[stated.remaining()];
-    stated.get(checksum);
-    assertThat(ring.checksum()).as("epoch %d rebuilt", record.getEpoch()).isEqualTo(checksum);
-    return ring;
-  }
-
   /** {@code ring} presented as published, with the chain and the signature of {@code genuine}. */
   private static byte[] signedLike(RingSnapshot ring, PublishedSnapshot genuine) {
     var record = new RingSnapshotCodec().toRecord(PublishedSnapshot.unsigned(ring, genuine.previousChecksum(),
@@ -452,7 +354,6 @@ class PublishedRingIT {
   }
 
   private <T extends AutoCloseable> T push(T resource) {
-    resources.push(resource);
-    return resource;
+    return cluster.own(resource);
   }
 }

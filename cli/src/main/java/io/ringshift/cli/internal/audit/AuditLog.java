@@ -2,6 +2,7 @@ package io.ringshift.cli.internal.audit;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.cli.internal.KafkaAccess;
 import io.ringshift.orchestrator.Topics;
 import io.ringshift.schemas.CodecException;
 import io.ringshift.schemas.RecordSerdes;
@@ -11,22 +12,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
-import java.util.Set;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * What audit reads: {@code ring.epochs} and {@code ring.snapshots}, every partition, from the beginning to the end
@@ -40,7 +33,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * has its record read but not its snapshot, which audit reports as {@code absent}, not as a failure.
  */
 final class AuditLog {
-  private static final Duration POLL = Duration.ofMillis(100);
   private static final Duration CLOSE = Duration.ofSeconds(2);
 
   private AuditLog() {}
@@ -70,7 +62,7 @@ final class AuditLog {
   static Contents read(String bootstrap, Topics topics, Duration timeout, String cluster) {
     String epochsTopic = topics.epochs().name();
     String snapshotsTopic = topics.snapshots().name();
-    KafkaConsumer<byte[], byte[]> consumer = consumer(bootstrap, timeout);
+    KafkaConsumer<byte[], byte[]> consumer = KafkaAccess.consumer(bootstrap, timeout, "ringshift-audit");
     try {
       Map<String, List<PartitionInfo>> existing = consumer.listTopics(timeout);
       List<TopicPartition> snapshotPartitions = partitions(existing, snapshotsTopic, bootstrap);
@@ -78,10 +70,14 @@ final class AuditLog {
       // Snapshots first: see the class comment.
       Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(snapshotPartitions, timeout));
       end.putAll(consumer.endOffsets(epochPartitions, timeout));
-      List<ConsumerRecord<byte[], byte[]>> records = readToEnd(consumer, end, bootstrap, timeout);
+      List<ConsumerRecord<byte[], byte[]>> records = KafkaAccess.readToEnd(consumer, end, timeout,
+          "reading from Kafka at " + bootstrap);
+      // By partition, each in offset order (a stable sort of the records as polled).
+      records.sort(Comparator.comparing((ConsumerRecord<byte[], byte[]> r) -> r.topic())
+          .thenComparingInt(ConsumerRecord::partition));
       return decode(records, epochsTopic, cluster);
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
-      throw unreachable(bootstrap, timeout, e);
+      throw KafkaAccess.unreachable(bootstrap, timeout, e);
     } finally {
       consumer.close(CloseOptions.timeout(CLOSE));
     }
@@ -116,48 +112,6 @@ final class AuditLog {
     return new Contents(epochs, unreadable, snapshots, epochRecordsRead);
   }
 
-  /** Every record below {@code end}, in offset order per partition. */
-  private static List<ConsumerRecord<byte[], byte[]>> readToEnd(KafkaConsumer<byte[], byte[]> consumer,
-      Map<TopicPartition, Long> end, String bootstrap, Duration timeout) {
-    consumer.assign(end.keySet());
-    consumer.seekToBeginning(end.keySet());
-    Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> read = new HashMap<>();
-    Set<TopicPartition> remaining = new HashSet<>();
-    for (var e : end.entrySet()) {
-      read.put(e.getKey(), new ArrayList<>());
-      if (consumer.position(e.getKey(), timeout) < e.getValue()) {
-        remaining.add(e.getKey());
-      }
-    }
-    long lastProgress = System.nanoTime();
-    while (!remaining.isEmpty()) {
-      var records = consumer.poll(POLL);
-      for (ConsumerRecord<byte[], byte[]> r : records) {
-        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-        if (r.offset() < end.get(tp)) {
-          read.get(tp).add(r);
-        }
-      }
-      boolean progressed = !records.isEmpty();
-      // position() passes transaction markers and aborted records, which poll() never returns.
-      progressed |= remaining.removeIf(tp -> consumer.position(tp, timeout) >= end.get(tp));
-      if (progressed) {
-        lastProgress = System.nanoTime();
-      } else if (System.nanoTime() - lastProgress > timeout.toNanos()) {
-        List<String> left = new ArrayList<>();
-        remaining.forEach(tp -> left.add(tp + " at " + consumer.position(tp, timeout) + " of " + end.get(tp)));
-        throw new KafkaUnavailableException(String.format(Locale.ROOT,
-            "reading from Kafka at %s made no progress for %d s (still to read: %s)", bootstrap,
-            timeout.toSeconds(), String.join(", ", left)));
-      }
-    }
-    List<TopicPartition> order = new ArrayList<>(read.keySet());
-    order.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
-    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-    order.forEach(tp -> out.addAll(read.get(tp)));
-    return out;
-  }
-
   private static List<TopicPartition> partitions(Map<String, List<PartitionInfo>> existing, String topic,
       String bootstrap) {
     List<PartitionInfo> infos = existing.get(topic);
@@ -169,41 +123,5 @@ final class AuditLog {
     List<TopicPartition> partitions = new ArrayList<>();
     infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
     return partitions;
-  }
-
-  private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, Duration timeout) {
-    int ms = (int) timeout.toMillis();
-    Properties p = new Properties();
-    p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ringshift-audit");
-    p.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, ms);
-    p.put(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, ms);
-    p.put(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG, (long) Math.min(ms, 10_000));
-    p.put(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG, (long) Math.min(ms, 10_000));
-    p.put(CommonClientConfigs.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000L);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-    try {
-      return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    } catch (KafkaException e) {
-      throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
-    }
-  }
-
-  private static KafkaUnavailableException unreachable(String bootstrap, Duration timeout, Throwable cause) {
-    return new KafkaUnavailableException(String.format(Locale.ROOT,
-        "no answer from Kafka at %s within %d s (is the broker running there? `ringshift dev` starts one): %s",
-        bootstrap, timeout.toSeconds(), rootMessage(cause)), cause);
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
-    return message.strip();
   }
 }

@@ -1,7 +1,10 @@
 package io.ringshift.cli.internal.control;
 
+import static io.ringshift.cli.internal.KafkaAccess.rootMessage;
+
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.cli.internal.KafkaAccess;
 import io.ringshift.orchestrator.Topic;
 import io.ringshift.orchestrator.Topics;
 import io.ringshift.schemas.CodecException;
@@ -27,22 +30,18 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -59,6 +58,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 final class ControlPlaneClient implements AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(100);
+  private static final String CLIENT_ID = "ringshift-cli";
   private static final Duration CLOSE = Duration.ofSeconds(2);
 
   private final String bootstrap;
@@ -85,7 +85,7 @@ final class ControlPlaneClient implements AutoCloseable {
   static ControlPlaneClient connect(String bootstrap, Topics topics, Duration timeout) {
     Admin admin;
     try {
-      admin = Admin.create(clientProperties(bootstrap, timeout));
+      admin = Admin.create(KafkaAccess.clientProperties(bootstrap, timeout, CLIENT_ID));
     } catch (KafkaException e) {
       throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
     }
@@ -232,50 +232,14 @@ final class ControlPlaneClient implements AutoCloseable {
     Map<String, List<ConsumerRecord<byte[], byte[]>>> out = new HashMap<>();
     names.forEach(n -> out.put(n, new ArrayList<>()));
     try {
-      c.assign(partitions);
-      c.seekToBeginning(partitions);
       Map<TopicPartition, Long> end = c.endOffsets(partitions, timeout);
-      Map<TopicPartition, Long> remaining = new HashMap<>();
-      for (TopicPartition tp : partitions) {
-        if (c.position(tp, timeout) < end.get(tp)) {
-          remaining.put(tp, end.get(tp));
-        }
-      }
-      long lastProgress = System.nanoTime();
-      while (!remaining.isEmpty()) {
-        var records = c.poll(POLL);
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-          if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
-            out.get(r.topic()).add(r);
-          }
-        }
-        boolean progressed = !records.isEmpty();
-        for (var it = remaining.entrySet().iterator(); it.hasNext(); ) {
-          var e = it.next();
-          if (c.position(e.getKey(), timeout) >= e.getValue()) {
-            it.remove();
-            progressed = true;
-          }
-        }
-        if (progressed) {
-          lastProgress = System.nanoTime();
-        } else if (System.nanoTime() - lastProgress > timeout.toNanos()) {
-          throw new KafkaUnavailableException(String.format(Locale.ROOT,
-              "reading %s from Kafka at %s made no progress for %d s (still to read: %s)", String.join(", ", names),
-              bootstrap, timeout.toSeconds(), describe(remaining, c)));
-        }
-      }
+      KafkaAccess.readToEnd(c, end, timeout, "reading " + String.join(", ", names) + " from Kafka at " + bootstrap)
+          .forEach(r -> out.get(r.topic()).add(r));
       c.assign(List.of());
       return out;
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
       throw unreachable(e);
     }
-  }
-
-  private String describe(Map<TopicPartition, Long> remaining, KafkaConsumer<byte[], byte[]> c) {
-    List<String> parts = new ArrayList<>();
-    remaining.forEach((tp, end) -> parts.add(tp + " at " + c.position(tp, timeout) + " of " + end));
-    return String.join(", ", parts);
   }
 
   private List<TopicPartition> partitionsOf(Collection<String> names) {
@@ -414,23 +378,14 @@ final class ControlPlaneClient implements AutoCloseable {
 
   private KafkaConsumer<byte[], byte[]> consumer() {
     if (consumer == null) {
-      Properties p = clientProperties(bootstrap, timeout);
-      p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
-      p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-      p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-      p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-      try {
-        consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-      } catch (KafkaException e) {
-        throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
-      }
+      consumer = KafkaAccess.consumer(bootstrap, timeout, CLIENT_ID);
     }
     return consumer;
   }
 
   private KafkaProducer<byte[], byte[]> producer() {
     if (producer == null) {
-      Properties p = clientProperties(bootstrap, timeout);
+      Properties p = KafkaAccess.clientProperties(bootstrap, timeout, CLIENT_ID);
       int ms = (int) timeout.toMillis();
       p.put(ProducerConfig.ACKS_CONFIG, "all");
       p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -447,33 +402,8 @@ final class ControlPlaneClient implements AutoCloseable {
     return producer;
   }
 
-  /** Timeouts short enough that no call outlives {@code timeout} by much. */
-  private static Properties clientProperties(String bootstrap, Duration timeout) {
-    int ms = (int) timeout.toMillis();
-    Properties p = new Properties();
-    p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(CommonClientConfigs.CLIENT_ID_CONFIG, "ringshift-cli");
-    p.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, ms);
-    p.put(CommonClientConfigs.DEFAULT_API_TIMEOUT_MS_CONFIG, ms);
-    p.put(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG, (long) Math.min(ms, 10_000));
-    p.put(CommonClientConfigs.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG, (long) Math.min(ms, 10_000));
-    p.put(CommonClientConfigs.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000L);
-    return p;
-  }
-
   private KafkaUnavailableException unreachable(Throwable cause) {
-    return new KafkaUnavailableException(String.format(Locale.ROOT,
-        "no answer from Kafka at %s within %d s (is the broker running there? `ringshift dev` starts one): %s",
-        bootstrap, timeout.toSeconds(), rootMessage(cause)), cause);
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
-    return message.strip();
+    return KafkaAccess.unreachable(bootstrap, timeout, cause);
   }
 
   @Override

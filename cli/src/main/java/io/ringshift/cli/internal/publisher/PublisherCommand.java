@@ -2,6 +2,7 @@ package io.ringshift.cli.internal.publisher;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.publisher.PublisherConfig;
 import io.ringshift.publisher.PublisherListener;
@@ -15,11 +16,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -109,46 +108,21 @@ public final class PublisherCommand implements Callable<Integer> {
       throw new KafkaUnavailableException("the publisher could not start against Kafka at "
           + config.bootstrapServers() + ": " + e.getMessage(), e);
     }
-    AtomicBoolean closed = new AtomicBoolean();
-    Runnable stop = () -> {
-      if (closed.compareAndSet(false, true)) {
-        publisher.close();
-        err.printf(Locale.ROOT, "ringshift publisher: stopped after publishing %d and rejecting %d epochs%n",
-            publisher.publishedCount(), publisher.rejectedCount());
-        err.flush();
-      }
-    };
-    // SIGINT and SIGTERM run the JVM's shutdown hooks: close the publisher there, so that a transaction in
-    // progress commits or aborts before the JVM exits (a killed one is aborted by the next publisher anyway).
-    Thread hook = new Thread(() -> {
-      stop.run();
-      stopRequested.countDown();
-    }, "ringshift-publisher-shutdown");
-    if (onSignals) {
-      Runtime.getRuntime().addShutdownHook(hook);
-    }
+    // On SIGINT or SIGTERM the publisher closes in a shutdown hook, so that a transaction in progress commits or
+    // aborts before the JVM exits (a killed one is aborted by the next publisher anyway).
+    RunUntilStopped run = RunUntilStopped.begin("publisher", stopRequested, onSignals, () -> {
+      publisher.close();
+      err.printf(Locale.ROOT, "ringshift publisher: stopped after publishing %d and rejecting %d epochs%n",
+          publisher.publishedCount(), publisher.rejectedCount());
+      err.flush();
+    });
     out.printf(Locale.ROOT, "ringshift publisher: signing with key %s (%s), transactional id %s, Kafka at %s; "
             + "%s -> %s%n", config.signingKey().id(), signingKey, config.transactionalId(), config.bootstrapServers(),
         config.topics().epochs().name(), config.topics().snapshots().name());
     out.println("Ctrl-C stops it.");
     out.flush();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    publisher.terminated().whenComplete((ok, error) -> {
-      failure.set(error);
-      stopRequested.countDown();
-    });
-    stopRequested.await();
-    stop.run();
-    if (onSignals) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException e) {
-        // The JVM is already exiting (the hook woke us); the hook found the publisher closed.
-        LoggerFactory.getLogger(PublisherCommand.class).debug("JVM exiting; the shutdown hook closed the publisher",
-            e);
-      }
-    }
-    if (failure.get() != null) {
+    Optional<Throwable> failure = run.await(publisher.terminated());
+    if (failure.isPresent()) {
       err.println("ringshift publisher: stopped by an error: " + failure.get()
           + " (another publisher with transactional id " + config.transactionalId() + " may have taken over)");
       err.flush();

@@ -3,6 +3,7 @@ package io.ringshift.cli.internal.worker;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.Durations;
+import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.worker.Limits;
@@ -19,14 +20,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -148,26 +147,16 @@ public final class WorkerCommand implements Callable<Integer> {
           + ": " + e.getMessage(), e);
     }
     ScheduledExecutorService limitsWatch = watchLimits(worker, err);
-    AtomicBoolean closed = new AtomicBoolean();
-    Runnable stop = () -> {
-      if (closed.compareAndSet(false, true)) {
-        if (limitsWatch != null) {
-          limitsWatch.shutdownNow();
-        }
-        worker.close();
-        err.println("ringshift worker: " + config.workerId() + " stopped; its tasks' last checkpoints are written");
-        err.flush();
+    // On SIGINT or SIGTERM the worker closes in a shutdown hook, so that every task writes its last checkpoint and
+    // the worker leaves its group before the JVM exits.
+    RunUntilStopped run = RunUntilStopped.begin("worker", stopRequested, onSignals, () -> {
+      if (limitsWatch != null) {
+        limitsWatch.shutdownNow();
       }
-    };
-    // SIGINT and SIGTERM run the JVM's shutdown hooks: close the worker there, so every task writes its last
-    // checkpoint and the worker leaves its group before the JVM exits.
-    Thread hook = new Thread(() -> {
-      stop.run();
-      stopRequested.countDown();
-    }, "ringshift-worker-shutdown");
-    if (onSignals) {
-      Runtime.getRuntime().addShutdownHook(hook);
-    }
+      worker.close();
+      err.println("ringshift worker: " + config.workerId() + " stopped; its tasks' last checkpoints are written");
+      err.flush();
+    });
     Limits limits = config.limits();
     out.printf(Locale.ROOT, "ringshift worker: %s running in group %s on %s, %d nodes; %s per worker, %s per source, "
             + "%d tasks (%d per source, %d per target); cleanup grace %s.%n", config.workerId(), config.groupId(),
@@ -176,22 +165,8 @@ public final class WorkerCommand implements Callable<Integer> {
         limits.maxTasksPerTarget(), config.grace());
     out.println("Ctrl-C stops it.");
     out.flush();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    worker.terminated().whenComplete((ok, error) -> {
-      failure.set(error);
-      stopRequested.countDown();
-    });
-    stopRequested.await();
-    stop.run();
-    if (onSignals) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException e) {
-        // The JVM is already exiting (the hook woke us); the hook found the worker closed.
-        LoggerFactory.getLogger(WorkerCommand.class).debug("JVM exiting; the shutdown hook closed the worker", e);
-      }
-    }
-    if (failure.get() != null) {
+    Optional<Throwable> failure = run.await(worker.terminated());
+    if (failure.isPresent()) {
       err.println("ringshift worker: " + config.workerId() + " was stopped by an error: " + failure.get());
       err.flush();
       return 1;
