@@ -129,12 +129,25 @@ public final class PublishedSnapshot {
     if (signingKeyId == null) {
       throw new IllegalStateException("an unsigned snapshot has no signing payload: its key id is not set");
     }
+    return signingPayload(ring.clusterId(), ring.epoch(), ring.checksum(), previousChecksum, signingKeyId, filling);
+  }
+
+  /**
+   * The signing payload of a snapshot given by its parts, as {@link #signingPayload()} lays it out. Lets a reader
+   * that holds only an epoch record (cluster, epoch, target checksum, previous checksum, key id, filling) check the
+   * signature without rebuilding the ring: the checksum stands for it.
+   */
+  public static byte[] signingPayload(String clusterId, long epoch, byte[] checksum, byte[] previousChecksum,
+      String signingKeyId, List<FillingRange> filling) {
+    Objects.requireNonNull(clusterId, "clusterId");
+    Objects.requireNonNull(checksum, "checksum");
+    Objects.requireNonNull(signingKeyId, "signingKeyId");
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(128 + filling.size() * 40);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       string(out, SIGNATURE_DOMAIN);
-      string(out, ring.clusterId());
-      out.writeLong(ring.epoch());
-      bytes(out, ring.checksum());
+      string(out, clusterId);
+      out.writeLong(epoch);
+      bytes(out, checksum);
       if (previousChecksum == null) {
         out.writeInt(-1);
       } else {

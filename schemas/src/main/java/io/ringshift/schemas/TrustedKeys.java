@@ -70,6 +70,11 @@ public final class TrustedKeys {
     return of(keys);
   }
 
+  /** The trusted keys. */
+  public java.util.Collection<PublicKey> publicKeys() {
+    return keys.values();
+  }
+
   /** The ids of the trusted keys. */
   public Set<String> ids() {
     return keys.keySet();
@@ -97,6 +102,43 @@ public final class TrustedKeys {
           + "verify; the snapshot was altered or forged", snapshot.epoch(), snapshot.clusterId(),
           snapshot.signingKeyId());
     }
+  }
+
+  /**
+   * Checks the signature of a PUBLISHED epoch record ({@code ring.epochs}): the payload is computed from the
+   * record's cluster, epoch, target checksum, previous checksum, key id and filling marks, exactly as for the
+   * snapshot the record describes, so a forged or altered record is found without rebuilding its ring (whether its
+   * members rebuild to the target checksum is a separate check).
+   *
+   * @throws CodecException with {@link Reason#UNSIGNED}, {@link Reason#UNKNOWN_KEY} or {@link
+   *     Reason#BAD_SIGNATURE} as {@link #verify(PublishedSnapshot)}, and {@link Reason#INVALID_CONTENT} for filling
+   *     marks out of order
+   */
+  public void verify(io.ringshift.schemas.avro.EpochRecord published) {
+    String what = "PUBLISHED record of epoch " + published.getEpoch() + " of cluster " + published.getClusterId();
+    if (published.getSignature() == null || published.getSigningKeyId() == null) {
+      throw CodecException.of(Reason.UNSIGNED, "%s is not signed", what);
+    }
+    PublicKey key = keys.get(published.getSigningKeyId());
+    if (key == null) {
+      throw CodecException.of(Reason.UNKNOWN_KEY, "%s is signed by key %s, which is not trusted (trusted: %s)",
+          what, published.getSigningKeyId(), keys.keySet());
+    }
+    byte[] payload = PublishedSnapshot.signingPayload(published.getClusterId(), published.getEpoch(),
+        bytes(published.getTargetChecksum()),
+        published.getPreviousChecksum() == null ? null : bytes(published.getPreviousChecksum()),
+        published.getSigningKeyId(), RingSnapshotCodec.fromAvro(published.getFilling()));
+    if (!SigningKey.verify(key, payload, bytes(published.getSignature()))) {
+      throw CodecException.of(Reason.BAD_SIGNATURE, "%s: the signature by key %s does not verify; the record was "
+          + "altered or forged", what, published.getSigningKeyId());
+    }
+  }
+
+  private static byte[] bytes(java.nio.ByteBuffer buffer) {
+    java.nio.ByteBuffer view = buffer.duplicate();
+    byte[] out = new byte[view.remaining()];
+    view.get(out);
+    return out;
   }
 
   @Override

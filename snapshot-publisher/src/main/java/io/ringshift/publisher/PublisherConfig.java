@@ -2,8 +2,11 @@ package io.ringshift.publisher;
 
 import io.ringshift.orchestrator.Topics;
 import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.TrustedKeys;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.security.PublicKey;
+import java.util.List;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -21,7 +24,10 @@ import java.util.Objects;
  * @param partitions partitions of {@code ring.snapshots} when the publisher has to create it
  * @param replicationFactor replication factor of {@code ring.snapshots} when the publisher has to create it
  * @param timeout how long to wait for Kafka: connecting, each request, and a read of a topic to its end that makes
- *     no progress; 3 x the timeout is how long a READY epoch whose tasks do not add up yet waits for them before
+ *     no progress
+ * @param previousKeys public keys of earlier signing keys whose PUBLISHED records the log holds (after a key
+ *     rotation): the publisher builds its history only from PUBLISHED records signed by its own key or one of these,
+ *     and ignores, with an error, any other (a record forged by someone else who can write {@code ring.epochs}); 3 x the timeout is how long a READY epoch whose tasks do not add up yet waits for them before
  *     it is rejected
  */
 public record PublisherConfig(
@@ -32,7 +38,8 @@ public record PublisherConfig(
     Clock clock,
     int partitions,
     short replicationFactor,
-    Duration timeout) {
+    Duration timeout,
+    List<PublicKey> previousKeys) {
 
   /** The transactional id of a deployment's publisher unless configured otherwise. */
   public static final String DEFAULT_TRANSACTIONAL_ID = "ringshift-publisher";
@@ -50,6 +57,7 @@ public record PublisherConfig(
     Objects.requireNonNull(transactionalId, "transactionalId");
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(timeout, "timeout");
+    previousKeys = List.copyOf(previousKeys);
     if (transactionalId.isBlank()) {
       throw new IllegalArgumentException("transactionalId was \"" + transactionalId + "\"; it must not be blank");
     }
@@ -71,7 +79,7 @@ public record PublisherConfig(
    */
   public static PublisherConfig of(String bootstrapServers, SigningKey signingKey) {
     return new PublisherConfig(bootstrapServers, Topics.defaults(), signingKey, DEFAULT_TRANSACTIONAL_ID,
-        Clock.systemUTC(), 3, (short) 1, Duration.ofSeconds(30));
+        Clock.systemUTC(), 3, (short) 1, Duration.ofSeconds(30), List.of());
   }
 
   /**
@@ -86,27 +94,40 @@ public record PublisherConfig(
 
   public PublisherConfig withTopics(Topics newTopics) {
     return new PublisherConfig(bootstrapServers, newTopics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, timeout);
+        replicationFactor, timeout, previousKeys);
   }
 
   public PublisherConfig withTransactionalId(String id) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, id, clock, partitions, replicationFactor,
-        timeout);
+        timeout, previousKeys);
   }
 
   public PublisherConfig withClock(Clock newClock) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, newClock, partitions,
-        replicationFactor, timeout);
+        replicationFactor, timeout, previousKeys);
   }
 
   /** Partitions and replication factor of {@code ring.snapshots}, if the publisher creates it. */
   public PublisherConfig withTopicCreation(int newPartitions, short newReplicationFactor) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, newPartitions,
-        newReplicationFactor, timeout);
+        newReplicationFactor, timeout, previousKeys);
+  }
+
+  /** The earlier keys whose PUBLISHED records the publisher accepts as its history (see {@code previousKeys}). */
+  public PublisherConfig withPreviousKeys(List<PublicKey> keys) {
+    return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
+        replicationFactor, timeout, keys);
+  }
+
+  /** The keys a PUBLISHED record of the log must be signed by: this publisher's own and the previous ones. */
+  public TrustedKeys historyKeys() {
+    List<PublicKey> all = new java.util.ArrayList<>(previousKeys);
+    all.add(signingKey.publicKey());
+    return TrustedKeys.of(all);
   }
 
   public PublisherConfig withTimeout(Duration newTimeout) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, newTimeout);
+        replicationFactor, newTimeout, previousKeys);
   }
 }

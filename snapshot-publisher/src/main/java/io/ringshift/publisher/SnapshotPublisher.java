@@ -141,7 +141,7 @@ public final class SnapshotPublisher implements AutoCloseable {
 
   private void run() {
     PublishingSession.Settings settings = new PublishingSession.Settings(config.bootstrapServers(), config.topics(),
-        config.transactionalId(), config.signingKey(), config.clock(), config.timeout());
+        config.transactionalId(), config.signingKey(), config.clock(), config.timeout(), config.historyKeys());
     PublishingSession.Outcomes outcomes = new PublishingSession.Outcomes() {
       @Override
       public void published(EpochRecord record) {

@@ -1,7 +1,9 @@
 package io.ringshift.publisher.internal;
 
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.CodecException;
 import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import java.util.ArrayList;
@@ -28,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * {@code ring.snapshots}: a publisher killed anywhere and restarted publishes each epoch exactly once. Its own
  * PUBLISHED and REJECTED records come back through its consumer later; {@link #onRecord} finds them already
  * applied and changes nothing.
+ *
+ * <p>Only PUBLISHED records signed by a key of {@code historyKeys} (the publisher's own and its earlier ones) make
+ * history. Kafka grants writes per topic, and the orchestrator must write {@code ring.epochs}: a PUBLISHED record
+ * that does not verify (forged or altered by another writer) is logged as an error and ignored, so the publisher
+ * never chains to a ring it did not publish; the READY it would have answered stays pending and is decided.
  */
 public final class PublisherState {
   private static final Logger LOG = LoggerFactory.getLogger(PublisherState.class);
@@ -41,6 +48,13 @@ public final class PublisherState {
 
   private final Map<String, Cluster> clusters = new HashMap<>();
   private final List<EpochRecord> pending = new ArrayList<>();
+  private final TrustedKeys historyKeys;
+  private long ignored;
+
+  /** @param historyKeys the keys a PUBLISHED record of the log must be signed by to count as published */
+  public PublisherState(TrustedKeys historyKeys) {
+    this.historyKeys = Objects.requireNonNull(historyKeys, "historyKeys");
+  }
 
   /**
    * Takes in one record of {@code ring.epochs}, in log order: READY waits to be decided; PUBLISHED becomes the
@@ -51,6 +65,15 @@ public final class PublisherState {
     switch (record.getState()) {
       case READY -> pending.add(record);
       case PUBLISHED -> {
+        try {
+          historyKeys.verify(record);
+        } catch (CodecException e) {
+          ignored++;
+          LOG.error("ignoring a PUBLISHED record on ring.epochs that this publisher cannot have written: {}; only "
+              + "the publisher's principal should be able to write PUBLISHED records (docs/publisher.md)",
+              e.getMessage());
+          return;
+        }
         applyPublished(record);
         pending.removeIf(p -> p.getEpoch() == record.getEpoch() && p.getClusterId().equals(record.getClusterId())
             && Objects.equals(p.getTargetChecksum(), record.getTargetChecksum()));
@@ -81,6 +104,11 @@ public final class PublisherState {
     List<EpochRecord> out = List.copyOf(pending);
     pending.clear();
     return out;
+  }
+
+  /** How many PUBLISHED records were ignored because their signature does not verify with a history key. */
+  public long ignoredPublished() {
+    return ignored;
   }
 
   /** How many READY records wait to be decided. */

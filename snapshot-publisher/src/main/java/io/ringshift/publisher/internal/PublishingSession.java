@@ -3,6 +3,7 @@ package io.ringshift.publisher.internal;
 import io.ringshift.orchestrator.Topics;
 import io.ringshift.schemas.RingSnapshotCodec;
 import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -59,7 +60,7 @@ public final class PublishingSession implements AutoCloseable {
 
   /** What a session needs. */
   public record Settings(String bootstrapServers, Topics topics, String transactionalId, SigningKey key,
-      Clock clock, Duration timeout) {
+      Clock clock, Duration timeout, TrustedKeys historyKeys) {
     public Settings {
       Objects.requireNonNull(bootstrapServers, "bootstrapServers");
       Objects.requireNonNull(topics, "topics");
@@ -67,6 +68,7 @@ public final class PublishingSession implements AutoCloseable {
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(clock, "clock");
       Objects.requireNonNull(timeout, "timeout");
+      Objects.requireNonNull(historyKeys, "historyKeys");
     }
   }
 
@@ -82,7 +84,7 @@ public final class PublishingSession implements AutoCloseable {
 
   private final Settings settings;
   private final Outcomes outcomes;
-  private final PublisherState state = new PublisherState();
+  private final PublisherState state;
   private final TaskBook tasks = new TaskBook();
   private final DecisionQueue queue;
   /** System.nanoTime() after which a waiting record's tasks are read again. */
@@ -99,6 +101,7 @@ public final class PublishingSession implements AutoCloseable {
 
   public PublishingSession(Settings settings, Outcomes outcomes) {
     this.settings = Objects.requireNonNull(settings, "settings");
+    this.state = new PublisherState(settings.historyKeys());
     this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
     Topics topics = settings.topics();
     this.epochDecoder = topics.epochs().valueSerde().deserializer();

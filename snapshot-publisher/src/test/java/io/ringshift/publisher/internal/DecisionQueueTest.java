@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ringshift.publisher.ClusterScript;
 import io.ringshift.publisher.ClusterScript.Step;
 import io.ringshift.schemas.SigningKey;
+import io.ringshift.schemas.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.RangeCopyTask;
@@ -50,7 +51,7 @@ class DecisionQueueTest {
   @Test
   void waitsForTheTombstonesOfASupersededPlanInsteadOfRejectingTheFailureEpoch() {
     ClusterScript script = new ClusterScript("cache");
-    PublisherState state = new PublisherState();
+    PublisherState state = new PublisherState(TrustedKeys.of(KEY.publicKey()));
     TaskBook tasks = new TaskBook();
     published(state, script.init(6));
     ClusterScript superseded = new ClusterScript("cache");

@@ -36,7 +36,7 @@ class PublisherStateTest {
   private static final long NOW = 1_700_000_000_000L;
   private static final RingSnapshotCodec CODEC = new RingSnapshotCodec();
 
-  private final PublisherState state = new PublisherState();
+  private final PublisherState state = new PublisherState(TrustedKeys.of(KEY.publicKey()));
   private final TaskBook tasks = new TaskBook();
   private final ClusterScript script = new ClusterScript("eu-west/cache");
   /** Every record written to ring.epochs, in order, as a replaying publisher would read it. */
@@ -145,7 +145,7 @@ class PublisherStateTest {
   @Test
   void decidesAJoinAndAFailureAtTheReferenceScale() {
     ClusterScript reference = new ClusterScript("reference", 256); // 120 nodes x 256 tokens, R = 3
-    PublisherState s = new PublisherState();
+    PublisherState s = new PublisherState(TrustedKeys.of(KEY.publicKey()));
     TaskBook book = new TaskBook();
     Step init = reference.init(120);
     s.onRecord(init.ready());
@@ -467,7 +467,7 @@ class PublisherStateTest {
     publish(failure);
     publish(script.repair());
 
-    PublisherState replayed = new PublisherState();
+    PublisherState replayed = new PublisherState(TrustedKeys.of(KEY.publicKey()));
     log.forEach(replayed::onRecord);
 
     assertThat(replayed.pendingCount()).isZero();
@@ -486,7 +486,7 @@ class PublisherStateTest {
     // The publisher decides, then dies before its transaction commits: the log ends with the READY record.
     Verdict.Publish lost = (Verdict.Publish) offer(join.planned(), join.ready());
 
-    PublisherState replayed = new PublisherState();
+    PublisherState replayed = new PublisherState(TrustedKeys.of(KEY.publicKey()));
     log.forEach(replayed::onRecord);
     List<EpochRecord> pending = replayed.takePending();
 
@@ -506,10 +506,64 @@ class PublisherStateTest {
     replan.setPlanVersion(1);
     log.add(replan);
 
-    PublisherState replayed = new PublisherState();
+    PublisherState replayed = new PublisherState(TrustedKeys.of(KEY.publicKey()));
     log.forEach(replayed::onRecord);
 
     assertThat(replayed.takePending()).containsExactly(replan);
+  }
+
+  @Test
+  void ignoresAPublishedRecordItDidNotSignAndPublishesTheEpochItself() {
+    Step init = script.init(6);
+    publish(init);
+    Step join = script.join("node-07", "az-1");
+    feed(join.tasks(), join.verified());
+    log.add(join.planned());
+    log.add(join.ready());
+    // Another writer of ring.epochs claims epoch 2 with its own key, and with ours over another checksum.
+    SigningKey intruder = SigningKey.generate();
+    PublishedSnapshot forged = PublishedSnapshot.unsigned(join.ring(), init.ring().checksum(), List.of())
+        .signedBy(intruder);
+    EpochRecord byIntruder = copy(join.ready());
+    byIntruder.setState(EpochState.PUBLISHED);
+    byIntruder.setSignature(ByteBuffer.wrap(forged.signature()));
+    byIntruder.setSigningKeyId(intruder.id());
+    log.add(byIntruder);
+    Verdict.Publish genuine = (Verdict.Publish) state.decide(join.ready(), tasks, KEY, NOW);
+    EpochRecord altered = copy(genuine.record());
+    altered.setTargetChecksum(ByteBuffer.wrap(new byte[32]));
+    log.add(altered);
+
+    PublisherState replayed = new PublisherState(TrustedKeys.of(KEY.publicKey()));
+    log.forEach(replayed::onRecord);
+
+    assertThat(replayed.ignoredPublished()).isEqualTo(2);
+    assertThat(replayed.lastPublished(join.ready().getClusterId())).isEqualTo(1);
+    List<EpochRecord> pending = replayed.takePending();
+    assertThat(pending).containsExactly(join.ready());
+    assertThat(replayed.decide(pending.get(0), tasks, KEY, NOW)).isInstanceOf(Verdict.Publish.class);
+  }
+
+  @Test
+  void acceptsTheHistoryOfAnEarlierKeyItIsToldToTrust() {
+    SigningKey earlier = SigningKey.generate();
+    PublisherState before = new PublisherState(TrustedKeys.of(earlier.publicKey()));
+    Step init = script.init(6);
+    before.onRecord(init.ready());
+    EpochRecord byEarlier = ((Verdict.Publish) before.decide(before.takePending().get(0), tasks, earlier, NOW))
+        .record();
+
+    PublisherState rotated = new PublisherState(TrustedKeys.of(earlier.publicKey(), KEY.publicKey()));
+    rotated.onRecord(init.ready());
+    rotated.onRecord(byEarlier);
+    PublisherState notTold = new PublisherState(TrustedKeys.of(KEY.publicKey()));
+    notTold.onRecord(init.ready());
+    notTold.onRecord(byEarlier);
+
+    assertThat(rotated.lastPublished(init.ready().getClusterId())).isEqualTo(1);
+    assertThat(rotated.takePending()).isEmpty();
+    assertThat(notTold.lastPublished(init.ready().getClusterId())).isEqualTo(-1);
+    assertThat(notTold.ignoredPublished()).isEqualTo(1);
   }
 
   private Verdict.Publish publish(Step step) {

@@ -5,6 +5,10 @@ import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.publisher.PublisherConfig;
+import io.ringshift.schemas.TrustedKeys;
+import java.security.PublicKey;
+import java.util.ArrayList;
+import java.util.List;
 import io.ringshift.publisher.PublisherListener;
 import io.ringshift.publisher.SnapshotPublisher;
 import io.ringshift.schemas.SigningKey;
@@ -68,6 +72,11 @@ public final class PublisherCommand implements Callable<Integer> {
       description = "Replication factor of ring.snapshots, if the publisher has to create it (default: "
           + "${DEFAULT-VALUE}; use 3 in production).")
   private short replicationFactor;
+
+  @Option(names = "--previous-key", paramLabel = "FILE",
+      description = "The public key (PEM) of an earlier signing key whose PUBLISHED records ring.epochs holds, after "
+          + "a key rotation; repeat for several. PUBLISHED records signed by any other key are ignored.")
+  private List<Path> previousKeys = new ArrayList<>();
 
   /** Runs until SIGINT or SIGTERM. */
   public PublisherCommand() {
@@ -143,7 +152,20 @@ public final class PublisherCommand implements Callable<Integer> {
     if (transactionalId.isBlank()) {
       throw new BadInputException("--transactional-id was empty; give the id every run of this publisher shares");
     }
+    List<PublicKey> previous = new ArrayList<>();
+    if (!previousKeys.isEmpty()) {
+      TrustedKeys earlier;
+      try {
+        earlier = TrustedKeys.read(previousKeys);
+      } catch (IOException e) {
+        throw new BadInputException("--previous-key: cannot read " + previousKeys + ": " + e, e);
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException("--previous-key: " + e.getMessage(), e);
+      }
+      previous.addAll(earlier.publicKeys());
+    }
     return PublisherConfig.of(kafka.bootstrap(), key)
+        .withPreviousKeys(previous)
         .withTopics(kafka.topics())
         .withTransactionalId(transactionalId)
         .withTopicCreation(partitions, replicationFactor)

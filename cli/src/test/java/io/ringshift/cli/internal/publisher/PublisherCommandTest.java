@@ -49,6 +49,20 @@ class PublisherCommandTest {
   }
 
   @Test
+  void refusesAPreviousKeyThatIsNotAPublicKey() throws Exception {
+    Path key = dir.resolve("publisher.key");
+    SigningKey.generate().write(key, dir.resolve("publisher.pub"));
+    Path junk = dir.resolve("old.pub");
+    java.nio.file.Files.writeString(junk, "not a key");
+
+    Cli.Result r = Cli.run("publisher", "--bootstrap", "127.0.0.1:9", "--signing-key", key.toString(),
+        "--previous-key", junk.toString());
+
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.stderr()).startsWith("ringshift: --previous-key: key file " + junk + " holds no PEM block");
+  }
+
+  @Test
   void refusesBadTopicCreationSettings() throws Exception {
     Path key = dir.resolve("publisher.key");
     SigningKey.generate().write(key, dir.resolve("publisher.pub"));
