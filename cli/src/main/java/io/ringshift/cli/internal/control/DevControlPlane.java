@@ -1,5 +1,9 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.ring.RingBuilder;
+
+import io.ringshift.client.RingClientConfig;
+
 import io.ringshift.cli.BadInputException;
 import io.ringshift.devkit.EmbeddedKafka;
 import io.ringshift.orchestrator.Orchestrator;
@@ -160,7 +164,16 @@ final class DevControlPlane implements AutoCloseable {
     DevNodes nodes = null;
     if (settings.nodes() > 0) {
       try {
-        nodes = DevNodes.start(settings.nodes(), settings.nodePort(), settings.dataDir());
+        // The nodes follow cluster default's published ring, trusting this dev's publisher key.
+        RingClientConfig.Builder ring = RingClientConfig.builder()
+            .bootstrapServers(kafka.bootstrapServers())
+            .clusterId(RingBuilder.DEFAULT_CLUSTER)
+            .topic(settings.topicPrefix() + RingClientConfig.DEFAULT_TOPIC)
+            .trustedKeyFiles(keyDir.resolve(PUBLIC_KEY_FILE));
+        if (settings.dataDir() != null) {
+          ring.persistFile(settings.dataDir().resolve("nodes").resolve("ring-snapshot.bin"));
+        }
+        nodes = DevNodes.start(settings.nodes(), settings.nodePort(), settings.dataDir(), ring.build());
       } catch (RuntimeException e) {
         closeAll(null, null, null, null, kafka, e);
         deleteQuietly(temporaryKeyDir, e);

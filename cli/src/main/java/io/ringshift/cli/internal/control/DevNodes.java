@@ -1,5 +1,9 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.cli.internal.NodeRing;
+import io.ringshift.client.RingClientConfig;
+import io.ringshift.storage.OwnershipCheckedStore;
+
 import io.ringshift.cli.BadInputException;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RocksStore;
@@ -47,11 +51,19 @@ final class DevNodes implements AutoCloseable {
   private final Path dir;
   private final boolean temporary;
   private final List<Node> nodes;
+  /** The published ring every node checks the ownership of stale writes against (one client for all). */
+  private final NodeRing ring;
 
-  private DevNodes(Path dir, boolean temporary, List<Node> nodes) {
+  private DevNodes(Path dir, boolean temporary, List<Node> nodes, NodeRing ring) {
     this.dir = dir;
     this.temporary = temporary;
     this.nodes = List.copyOf(nodes);
+    this.ring = ring;
+  }
+
+  /** {@link #start(int, int, Path, RingClientConfig)} with nodes that follow no ring (fences only). */
+  static DevNodes start(int count, int basePort, Path dir) {
+    return start(count, basePort, dir, null);
   }
 
   /**
@@ -63,7 +75,7 @@ final class DevNodes implements AutoCloseable {
    * @throws StoreException when RocksDB cannot open a store
    * @throws UncheckedIOException when the directory or the files cannot be written
    */
-  static DevNodes start(int count, int basePort, Path dir) {
+  static DevNodes start(int count, int basePort, Path dir, RingClientConfig ringConfig) {
     if (count < 1 || count > MAX_NODES) {
       throw new IllegalArgumentException("count was " + count + "; it must be 1.." + MAX_NODES);
     }
@@ -75,21 +87,24 @@ final class DevNodes implements AutoCloseable {
       throw new UncheckedIOException("cannot create the storage nodes' directory: " + e.getMessage(), e);
     }
     List<Node> started = new ArrayList<>();
+    // Like `ringshift node --bootstrap`: a write tagged with an older epoch for a key a node no longer replicates
+    // gets retry-with-epoch with the ring's epoch.
+    NodeRing ring = ringConfig == null ? NodeRing.none() : NodeRing.follow(ringConfig);
     try {
       for (int i = 1; i <= count; i++) {
         started.add(startNode(id(i, count), zone(i), root.resolve("nodes").resolve(id(i, count)),
-            basePort == 0 ? 0 : basePort + i - 1));
+            basePort == 0 ? 0 : basePort + i - 1, ring));
       }
-      DevNodes nodes = new DevNodes(root.toAbsolutePath(), temporary, started);
+      DevNodes nodes = new DevNodes(root.toAbsolutePath(), temporary, started, ring);
       nodes.writeFiles();
       return nodes;
     } catch (RuntimeException e) {
-      new DevNodes(root.toAbsolutePath(), temporary, started).closeQuietly(e);
+      new DevNodes(root.toAbsolutePath(), temporary, started, ring).closeQuietly(e);
       throw e;
     }
   }
 
-  private static Node startNode(String id, String zone, Path dataDir, int port) {
+  private static Node startNode(String id, String zone, Path dataDir, int port, NodeRing ring) {
     Store store;
     try {
       store = RocksStore.open(dataDir, id, zone);
@@ -97,7 +112,7 @@ final class DevNodes implements AutoCloseable {
       throw new BadInputException("storage node " + id + ": " + e.getMessage(), e);
     }
     try {
-      NodeServer server = NodeServer.start(store, new InetSocketAddress(HOST, port));
+      NodeServer server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(HOST, port));
       return new Node(id, zone, dataDir, store, server);
     } catch (RuntimeException e) {
       store.close();
@@ -181,6 +196,11 @@ final class DevNodes implements AutoCloseable {
       } catch (RuntimeException e) {
         failure = add(failure, e);
       }
+    }
+    try {
+      ring.close();
+    } catch (RuntimeException e) {
+      failure = add(failure, e);
     }
     for (Node n : nodes) {
       try {

@@ -12,6 +12,7 @@ import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import io.ringshift.cli.internal.NodeRing;
 import io.ringshift.client.RingClientConfig;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.storage.OwnershipCheckedStore;

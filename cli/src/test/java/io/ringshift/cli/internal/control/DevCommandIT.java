@@ -13,6 +13,7 @@ import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.SigningKey;
 import io.ringshift.storage.RemoteStore;
 import io.ringshift.storage.Store;
+import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.NodeDirectory;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -212,6 +213,19 @@ class DevCommandIT {
         }
       }
       assertThat(gained).as("keys node-05 gained").isGreaterThan(KEYS / 10);
+      // The nodes follow the published ring: an old replica that lost a key to node-05 answers a write tagged with
+      // epoch 1 with retry-with-epoch 2, before its fence is even consulted.
+      String moved = values.keySet().stream().filter(k -> epoch2.replicasOf(k).contains("node-05")).findFirst()
+          .orElseThrow();
+      String oldReplica = epoch1.replicasOf(moved).ids().stream().filter(id -> !epoch2.replicasOf(moved).contains(id))
+          .findFirst().orElseThrow();
+      await("node " + oldReplica + " follows epoch 2").atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
+              assertThat(nodes.get(oldReplica).put(moved.getBytes(StandardCharsets.UTF_8), new byte[] {1}, 1))
+                  .isInstanceOfSatisfying(WriteResult.RetryWithEpoch.class, r -> {
+                    assertThat(r.epoch()).isEqualTo(2);
+                    assertThat(r.reason()).isEqualTo(WriteResult.Reason.NOT_A_REPLICA);
+                  }));
       System.out.printf("dev --nodes 5: serving after %d ms; node-05 gained %d of %d keys; join PUBLISHED after %d ms "
           + "in all%n", startMillis, gained, KEYS, (System.nanoTime() - begin) / 1_000_000);
     } finally {

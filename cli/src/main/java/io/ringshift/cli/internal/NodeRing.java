@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal.node;
+package io.ringshift.cli.internal;
 
 import io.ringshift.client.RingClient;
 import io.ringshift.client.RingClientConfig;
@@ -7,12 +7,13 @@ import io.ringshift.storage.RingView;
 import java.util.Locale;
 
 /**
- * The published ring as a storage node sees it: a {@link RingClient} following {@code ring.snapshots}, whose
+ * The published ring as a storage node sees it ({@code ringshift node --bootstrap}, and the nodes of
+ * {@code ringshift dev}): a {@link RingClient} following {@code ring.snapshots}, whose
  * every swap replaces the ring the node's ownership check reads (one volatile field, so a write is checked
  * against one whole snapshot and the check allocates nothing), or no ring at all when the node runs without
  * Kafka.
  */
-final class NodeRing implements RingView, AutoCloseable {
+public final class NodeRing implements RingView, AutoCloseable {
   private final RingClient client;
   private volatile RingSnapshot ring;
 
@@ -21,7 +22,7 @@ final class NodeRing implements RingView, AutoCloseable {
   }
 
   /** No ring: ownership is never checked, fences still are. */
-  static NodeRing none() {
+  public static NodeRing none() {
     return new NodeRing(null);
   }
 
@@ -29,7 +30,7 @@ final class NodeRing implements RingView, AutoCloseable {
    * Follows the ring of the configured cluster. The persist file, if it holds a verified snapshot, is routed by
    * at once, before Kafka answers; until the first snapshot the node checks fences only.
    */
-  static NodeRing follow(RingClientConfig config) {
+  public static NodeRing follow(RingClientConfig config) {
     RingClient client = new RingClient(config);
     NodeRing view = new NodeRing(client);
     client.addSwapListener(swap -> view.ring = swap.snapshot().ring());
@@ -43,7 +44,7 @@ final class NodeRing implements RingView, AutoCloseable {
   }
 
   /** One phrase for the start-up line. */
-  String describe() {
+  public String describe() {
     if (client == null) {
       return "no ring followed (no --bootstrap): writes are checked against fences only";
     }
