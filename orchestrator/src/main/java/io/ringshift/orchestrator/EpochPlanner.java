@@ -6,6 +6,7 @@ import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingSnapshot;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -50,6 +51,24 @@ public final class EpochPlanner {
     public long estimatedBytes() {
       return tasks.stream().mapToLong(PlannedTask::estimatedBytes).sum();
     }
+  }
+
+  /**
+   * Whether {@code active} without the {@code dead} nodes still spans at least R zones. Only then may a failure be
+   * published before its repair (docs/orchestrator.md): with at least R zones, removing a node never takes another
+   * survivor out of a range's replicas (docs/placement.md section 7), so every survivor that replicated a range in
+   * the active ring still does, kept receiving its writes, and is complete. With fewer zones a survivor can leave a
+   * range in the failure epoch, miss writes there, and come back later looking complete. Derived from the
+   * members' zones: no ring is built.
+   */
+  public static boolean keepsReplicaZones(RingSnapshot active, Collection<String> dead) {
+    Set<String> zones = new HashSet<>();
+    for (Member m : active.members()) {
+      if (!dead.contains(m.id())) {
+        zones.add(m.zone());
+      }
+    }
+    return zones.size() >= active.replicas();
   }
 
   /**

@@ -63,12 +63,16 @@ public final class PublishedSnapshot {
 
   /** The same snapshot with a signature by the given key (computed here over {@link #signingPayload()}). */
   public PublishedSnapshot signedBy(SigningKey key) {
-    PublishedSnapshot withId = new PublishedSnapshot(ring, previousChecksum, filling, new byte[0], key.id());
-    return new PublishedSnapshot(ring, previousChecksum, filling, key.sign(withId.signingPayload()), key.id());
+    byte[] payload = signingPayload(ring.clusterId(), ring.epoch(), ring.checksum(), previousChecksum, key.id(),
+        filling);
+    return new PublishedSnapshot(ring, previousChecksum, filling, key.sign(payload), key.id());
   }
 
-  /** The same snapshot with the given signature bytes (as decoded; not checked here). */
-  PublishedSnapshot withSignature(byte[] signature, String signingKeyId) {
+  /**
+   * The same snapshot carrying the given signature, for example one recorded in a PUBLISHED epoch record. Not
+   * checked here, as with {@link RingSnapshotCodec#decodePublished}: {@link TrustedKeys#verify} checks it.
+   */
+  public PublishedSnapshot withSignature(byte[] signature, String signingKeyId) {
     return new PublishedSnapshot(ring, previousChecksum, filling, signature, signingKeyId);
   }
 

@@ -320,11 +320,8 @@ class PublishedRingIT {
 
   /** {@code ring} presented as published, with the chain and the signature of {@code genuine}. */
   private static byte[] signedLike(RingSnapshot ring, PublishedSnapshot genuine) {
-    var record = new RingSnapshotCodec().toRecord(PublishedSnapshot.unsigned(ring, genuine.previousChecksum(),
-        genuine.filling()));
-    record.setSignature(ByteBuffer.wrap(genuine.signature()));
-    record.setSigningKeyId(genuine.signingKeyId());
-    return RecordSerdes.ringSnapshot().serialize(record);
+    return new RingSnapshotCodec().encode(PublishedSnapshot.unsigned(ring, genuine.previousChecksum(),
+        genuine.filling()).withSignature(genuine.signature(), genuine.signingKeyId()));
   }
 
   private record Audit(int exit, String out, String err) {}

@@ -216,9 +216,9 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     List<Member> members = ((MembershipChange.Applied) outcome).members();
     if (inFlight == null) {
       List<String> dead = change.isFailure() ? List.of(change.nodeId()) : List.of();
-      if (change.isFailure() && keepsEnoughZones(dead)) {
-        return publishFailureThenPlan(change, members, dead, active.epoch() + 1, 0, List.of(), null, clusterBytes,
-            origin);
+      if (change.isFailure() && EpochPlanner.keepsReplicaZones(active, dead)) {
+        return publishFailureThenPlan(change, members, dead, active, active.epoch() + 1, 0, List.of(),
+            null, clusterBytes, origin);
       }
       return plan(members, change, dead, 0, Set.of(), List.of(), null, clusterBytes, origin);
     }
@@ -390,16 +390,19 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     List<String> dead = new ArrayList<>(inFlight.deadNodes());
     dead.add(node);
     Plan old = inFlight.plan();
+    RingSnapshot previous = lastReadyRing(); // the ring clients route by: the chain's last link
+    byte[] previousChecksum = previous.checksum();
     String supersededBecause = "node " + node + " failed while plan " + old.planVersion() + " of epoch "
         + target.epoch() + " was in flight";
-    if (active.member(node) != null && everyFailureWasPublished() && keepsEnoughZones(dead)) {
+    if (active.member(node) != null && everyFailureWasPublished()
+        && EpochPlanner.keepsReplicaZones(active, dead)) {
       // A node clients route to: the failure epoch takes this epoch's number, and the plan moves to the next.
       List<Effect> before = new ArrayList<>();
-      before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), lastReadyRing().checksum(),
-          null, supersededBecause));
+      before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), previousChecksum, null,
+          supersededBecause));
       old.tasks().forEach(task -> before.add(new TaskCancelled(task.taskId())));
-      return publishFailureThenPlan(failure, members, dead, target.epoch(), old.planVersion() + 1, before,
-          target.epoch(), clusterBytes, origin);
+      return publishFailureThenPlan(failure, members, dead, previous, target.epoch(),
+          old.planVersion() + 1, before, target.epoch(), clusterBytes, origin);
     }
     Set<String> kept = new HashSet<>();
     try {
@@ -410,14 +413,14 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       return reject(e.getMessage(), origin);
     }
     List<Effect> before = new ArrayList<>();
-    before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), lastReadyRing().checksum(), null,
+    before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), previousChecksum, null,
         supersededBecause));
     for (PlannedTask task : old.tasks()) {
       if (!kept.contains(task.taskId())) {
         before.add(new TaskCancelled(task.taskId()));
       }
     }
-    return plan(members, failure, dead, target.epoch(), lastReadyRing().checksum(), old.planVersion() + 1,
+    return plan(members, failure, dead, target.epoch(), previousChecksum, old.planVersion() + 1,
         inFlight.verified(), before, target.epoch(), clusterBytes, origin);
   }
 
@@ -426,12 +429,12 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * filling marks), then plans {@code members} as the next epoch with REPAIR tasks from the survivors.
    *
    * @param dead every node that died since the active epoch, this one included
+   * @param previous the ring published before the failure epoch (the chain's last link)
    * @param supersedes the epoch whose in-flight plan the failure epoch replaces, or null
    */
   private Transition publishFailureThenPlan(MembershipChange failure, List<Member> members, List<String> dead,
-      long failureEpoch, int failurePlanVersion, List<Effect> before, Long supersedes, long clusterBytes,
-      MembershipChange origin) {
-    RingSnapshot previous = lastReadyRing();
+      RingSnapshot previous, long failureEpoch, int failurePlanVersion, List<Effect> before, Long supersedes,
+      long clusterBytes, MembershipChange origin) {
     RingSnapshot failed;
     try {
       failed = failureRing(dead, failureEpoch);
@@ -472,24 +475,6 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   /** Whether every node of the active ring that died since it made a failure epoch. */
   private boolean everyFailureWasPublished() {
     return publishedFailureEpochs() == failedMembers(inFlight.deadNodes()).size();
-  }
-
-  /**
-   * Whether the active ring without {@code dead} still has at least R zones. Only then can a failure epoch be
-   * published before the repair: with at least R zones, removing a node never takes another survivor out of a
-   * range's replicas (docs/placement.md section 7), so every survivor that replicated a range in the active ring
-   * still does, kept receiving its writes, and is complete. With fewer zones a survivor can leave a range in the
-   * failure epoch, miss writes there, and come back later looking complete; then the failure is re-planned and
-   * published only once repaired, as a join or a drain is.
-   */
-  private boolean keepsEnoughZones(List<String> dead) {
-    RingSnapshot without;
-    try {
-      without = failureRing(failedMembers(dead), active.epoch() + 1);
-    } catch (RingException e) {
-      return false;
-    }
-    return without.zones().size() >= without.replicas();
   }
 
   /** The dead nodes that are members of the active ring, in the order they failed. */

@@ -530,16 +530,9 @@ final class AuditReplay {
     }
   }
 
-  /**
-   * The snapshot carrying the record's signature. {@link PublishedSnapshot} takes a signature only through its
-   * Avro record (it never signs or accepts one unchecked otherwise), so the rebuilt snapshot goes through that
-   * record; this rebuilds the ring once more, which the codec insists on.
-   */
+  /** The snapshot carrying the record's signature (checked later, with the trusted keys). */
   private static PublishedSnapshot withSignature(PublishedSnapshot unsigned, EpochRecord e) {
-    io.ringshift.schemas.avro.RingSnapshot record = CODEC.toRecord(unsigned);
-    record.setSignature(e.getSignature().duplicate());
-    record.setSigningKeyId(e.getSigningKeyId());
-    return CODEC.fromPublishedRecord(record);
+    return unsigned.withSignature(bytes(e.getSignature()), e.getSigningKeyId());
   }
 
   /**

@@ -133,7 +133,7 @@ public final class PlanCommand implements Callable<Integer> {
     EpochRecord inFlight = view.inFlight();
     if (inFlight == null) {
       List<Member> members = change.applyTo(clusterId, base.members());
-      if (fail && keepsEnoughZones(base, List.of(node))) {
+      if (fail && EpochPlanner.keepsReplicaZones(base, List.of(node))) {
         EpochPlanner.Plan plan = EpochPlanner.plan(base, members, base.epoch() + 2, 0, Set.of(node), clusterBytes);
         return new PlanReport(change, clusterId, base, PlanReport.Basis.FAILURE, null, plan, 0, clusterBytes);
       }
@@ -160,7 +160,7 @@ public final class PlanCommand implements Callable<Integer> {
     dead.add(node);
     long publishedFailures = inFlight.getEpoch() - base.epoch() - 1;
     boolean everyFailurePublished = publishedFailures == failedMembers(base, dead).size() - 1;
-    if (base.member(node) != null && everyFailurePublished && keepsEnoughZones(base, dead)) {
+    if (base.member(node) != null && everyFailurePublished && EpochPlanner.keepsReplicaZones(base, dead)) {
       EpochPlanner.Plan plan = EpochPlanner.plan(base, members, target.epoch() + 1, 0, dead, clusterBytes);
       return new PlanReport(change, clusterId, base, PlanReport.Basis.FAILURE, inFlight.getEpoch(), plan, 0,
           clusterBytes);
@@ -172,19 +172,6 @@ public final class PlanCommand implements Callable<Integer> {
     int kept = (int) plan.tasks().stream().filter(t -> verified.contains(t.taskId())).count();
     return new PlanReport(change, clusterId, base, PlanReport.Basis.REPLAN, inFlight.getEpoch(), plan, kept,
         clusterBytes);
-  }
-
-  /**
-   * Whether the base ring without the {@code dead} nodes keeps at least R zones: only then does the orchestrator
-   * publish a failure epoch before the repair (docs/orchestrator.md).
-   */
-  static boolean keepsEnoughZones(RingSnapshot base, java.util.Collection<String> dead) {
-    List<Member> alive = base.members().stream().filter(m -> !dead.contains(m.id())).toList();
-    if (alive.isEmpty()) {
-      return false;
-    }
-    RingSnapshot without = base.toBuilder().members(alive).build();
-    return without.zones().size() >= without.replicas();
   }
 
   /** The dead nodes that are members of the base ring. */
