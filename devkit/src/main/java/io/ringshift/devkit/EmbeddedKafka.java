@@ -66,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Design</h2>
  * The recipe is the one {@code kafka-storage.sh format --standalone} plus {@code kafka-server-start.sh} use,
  * run in-process from the Maven artifacts ({@code StorageTool.execute}, then {@code KafkaRaftServer}), as
- * recorded in the project's PLATFORM.md. On a two-core machine the first broker of a JVM starts in 2 to 4 s
+ * recorded in docs/development.md. On a two-core machine the first broker of a JVM starts in 2 to 4 s
  * (mostly class loading), later ones in 0.2 to 1 s; stopping takes 0.2 to 0.6 s. An instance starts
  * once; a restart is a new instance on the same data directory. Free ports are probed and then bound by the
  * broker a moment later, so another process can take one in between: a bind failure on a port the devkit

@@ -51,7 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  * epoch-1 ring names, then changes the membership and watches the control plane ({@link ControlPlaneTail}) and the
  * nodes. A {@link RingWriter} plays the clients: it writes to every replica of a key at the ring's epoch, is refused
  * by fenced ranges, waits for the next epoch's READY and writes again on the new ring. Its acknowledged writes are
- * what invariant 1 (DESIGN.md) says must be on every new replica. Each test prints what it measured. The
+ * what invariant 1 (docs/architecture.md) says must be on every new replica. Each test prints what it measured. The
  * publisher does not exist yet (issue 5): the cleanup test writes the PUBLISHED record the way it will.
  *
  * <p>The random data and the writer's mix come from one seed, printed; {@code -Dringshift.seed=N} replays it

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * A client writing under a migration, as DESIGN.md's invariant 1 assumes one: puts, overwrites and deletes at a
+ * A client writing under a migration, as invariant 1 of docs/architecture.md assumes one: puts, overwrites and deletes at a
  * steady rate, each to every replica its ring names, tagged with the ring's epoch. A write is acknowledged only
  * when every replica applied it; a replica answering {@link WriteResult.RetryWithEpoch} (a fenced range) makes the
  * client wait for that epoch's READY record, swap to its ring and write the same operation again to the new

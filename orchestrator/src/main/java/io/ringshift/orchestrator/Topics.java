@@ -12,7 +12,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 
 /**
- * The topics of the control plane (DESIGN.md, "Data flow"). Membership events are read as raw bytes, so that a
+ * The topics of the control plane (docs/architecture.md, "Data flow"). Membership events are read as raw bytes, so that a
  * malformed record can be sent to {@link #rejected()} exactly as it arrived.
  *
  * @param membership {@code ring.membership}: compacted, key {@code <cluster>/<node>}

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The ring hash is XXH3-64 with seed 0 over UTF-8, as published vectors (PLATFORM.md) pin it. */
+/** The ring hash is XXH3-64 with seed 0 over UTF-8, as published vectors (docs/placement.md) pin it. */
 class Xxh3VectorsTest {
 
   @ParameterizedTest(name = "XXH3-64(\"{0}\") = {1}")

@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every schema under {@code src/main/avro} stays backward and forward compatible with every released version of
- * itself (DESIGN.md, Wire format), and keeps the house rules (docs, UNKNOWN enum defaults, optional fields).
+ * itself (docs/schemas.md, Compatibility), and keeps the house rules (docs, UNKNOWN enum defaults, optional fields).
  * Discovers the schema files itself, so a new file is checked without editing this test.
  */
 class SchemaCompatibilityTest {

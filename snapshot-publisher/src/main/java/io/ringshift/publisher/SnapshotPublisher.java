@@ -29,7 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The snapshot publisher (DESIGN.md, migration step 5; docs/publisher.md): for every READY epoch on
+ * The snapshot publisher (docs/architecture.md, migration step 5; docs/publisher.md): for every READY epoch on
  * {@code ring.epochs} it rebuilds the ring from the record's membership and parameters with the {@code ring}
  * library, checks it, and either publishes the signed, chained snapshot to {@code ring.snapshots} together with a
  * PUBLISHED epoch record, or writes a REJECTED epoch record naming the failed check and publishes nothing.

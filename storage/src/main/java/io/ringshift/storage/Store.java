@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A node's store as migration sees it: the storage SPI (DESIGN.md, "Data plane used for migration"). The
+ * A node's store as migration sees it: the storage SPI (docs/architecture.md, "Data flow"). The
  * reference implementation is RocksDB ({@code RocksStore}); {@code RemoteStore} is the same SPI over a node's
  * network API, so a worker drives a local and a remote store alike.
  *

@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * The configuration of a single-node KRaft broker that is its own controller (combined mode), as measured in
- * the project's PLATFORM.md. Every replication factor and minimum ISR is 1, so transactions and
+ * docs/development.md. Every replication factor and minimum ISR is 1, so transactions and
  * {@code exactly_once_v2} work on one broker; without that Streams hangs in REBALANCING.
  */
 public final class BrokerProperties {

@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A COPY or REPAIR task: give the target a verified copy of the range from one of the sources (DESIGN.md,
+ * A COPY or REPAIR task: give the target a verified copy of the range from one of the sources (docs/architecture.md,
  * "Epochs and the migration protocol"; docs/worker.md).
  *
  * <h2>Design</h2>

@@ -29,7 +29,7 @@ import java.util.Set;
  * task the re-plan keeps (same epoch, kind, range and target) keeps its id and its VERIFIED state; a task it
  * drops is cancelled.
  *
- * <p>The fence (DESIGN.md, migration step 4): a source stops taking writes to a moving range only when every
+ * <p>The fence (docs/architecture.md, migration step 4): a source stops taking writes to a moving range only when every
  * task of the plan has caught up, so that the write pause is short and happens once for the whole epoch. The
  * aggregate therefore tracks, per plan, the tasks whose latest status is CAUGHT_UP or FENCED; when every task
  * is caught up or VERIFIED it re-emits each unverified task with {@code fenceRequested} set, once per plan
@@ -41,7 +41,7 @@ import java.util.Set;
  * unknown states change nothing: the epoch just does not complete until an operator or the worker resolves
  * the task.
  *
- * <p>Failures are published at once (DESIGN.md: "a confirmed failure cannot copy from the dead node: its epoch
+ * <p>Failures are published at once (docs/architecture.md: "a confirmed failure cannot copy from the dead node: its epoch
  * is published at once"). A FAIL of a member of the active ring makes a <em>failure epoch</em>: the active
  * membership minus every node that died since, PLANNED and READY together with no tasks, its replicas that the
  * active ring did not have marked as filling ({@link FillingRange#between}), so the publisher publishes it

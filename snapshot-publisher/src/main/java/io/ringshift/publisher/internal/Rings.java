@@ -15,7 +15,7 @@ import java.util.Locale;
 
 /**
  * Rebuilds the ring an epoch record describes with the {@code ring} library alone, from the record's membership
- * and parameters: the publisher's independent rebuild (DESIGN.md, migration step 5). It deliberately shares no
+ * and parameters: the publisher's independent rebuild (docs/architecture.md, migration step 5). It deliberately shares no
  * code with the orchestrator, so a planner bug cannot vouch for itself.
  */
 final class Rings {

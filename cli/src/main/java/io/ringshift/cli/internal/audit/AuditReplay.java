@@ -34,7 +34,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Replays a cluster's audit log and proves every published snapshot from it (DESIGN.md, invariants 3 and 5).
+ * Replays a cluster's audit log and proves every published snapshot from it (docs/architecture.md, invariants 3 and 5).
  * Pure: it takes the records already read, so it is tested without a broker.
  *
  * <p>Design: for every {@code PUBLISHED} {@link EpochRecord} of a cluster, in log order, the snapshot is rebuilt from

@@ -81,7 +81,7 @@ public record SimulationParameters(
     require(Double.isFinite(totalQps) && totalQps > 0, "totalQps", totalQps, "must be finite and > 0");
   }
 
-  /** The reference scenario of DESIGN.md with the default seed. */
+  /** The reference scenario of docs/architecture.md with the default seed. */
   public static SimulationParameters reference() {
     return new SimulationParameters(DEFAULT_SEED, DEFAULT_NODES, DEFAULT_ZONES, DEFAULT_VNODES, DEFAULT_REPLICAS,
         DEFAULT_KEYS, DEFAULT_PARTITIONS, DEFAULT_ZIPF, DEFAULT_VALUE_MEDIAN, DEFAULT_VALUE_SIGMA, REFERENCE_QPS);

@@ -16,7 +16,7 @@ final class TextReport {
   private static final String INDENT = "  ";
   /** Prose width: readable in an 80-column terminal with room to spare in a wider one. */
   private static final int WIDTH = 110;
-  /** The reference scenario's logical data (DESIGN.md), to turn fractions into terabytes. */
+  /** The reference scenario's logical data (docs/architecture.md), to turn fractions into terabytes. */
   private static final double REFERENCE_LOGICAL_BYTES = 24.0 * (1L << 40);
 
   private TextReport() {}
