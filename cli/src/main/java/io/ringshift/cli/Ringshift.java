@@ -15,7 +15,7 @@ import io.ringshift.cli.internal.publisher.PublisherCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.cli.internal.worker.WorkerCommand;
 import io.ringshift.ring.RingException;
-import io.ringshift.schemas.CodecException;
+import io.ringshift.protocol.CodecException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

@@ -31,7 +31,7 @@ class ArchitectureTest {
   @Test
   void shouldImportEveryModuleOnTheClassPath() {
     assertThat(CLASSES.stream().map(JavaClass::getPackageName).map(ArchitectureTest::moduleOf).distinct())
-        .contains("ring", "schemas", "cli");
+        .contains("ring", "protocol", "cli");
   }
 
   @Test
@@ -45,10 +45,10 @@ class ArchitectureTest {
 
   @Test
   void noClassOutsideTheSchemasModuleUsesSchemasInternals() {
-    noClasses().that().resideOutsideOfPackage("io.ringshift.schemas..")
-        .should().dependOnClassesThat().resideInAPackage("io.ringshift.schemas.internal..")
-        .because("io.ringshift.schemas.internal is the codecs' implementation; use RingSnapshotCodec, AvroSerde "
-            + "and CodecException in io.ringshift.schemas, or add what you need there")
+    noClasses().that().resideOutsideOfPackage("io.ringshift.protocol..")
+        .should().dependOnClassesThat().resideInAPackage("io.ringshift.protocol.internal..")
+        .because("io.ringshift.protocol.internal is the codecs' implementation; use RingSnapshotCodec, AvroSerde "
+            + "and CodecException in io.ringshift.protocol, or add what you need there")
         .check(CLASSES);
   }
 

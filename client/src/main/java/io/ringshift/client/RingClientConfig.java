@@ -2,7 +2,7 @@ package io.ringshift.client;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.protocol.TrustedKeys;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

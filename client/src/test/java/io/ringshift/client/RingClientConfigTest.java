@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ringshift.schemas.SigningKey;
-import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TrustedKeys;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.devkit.EmbeddedKafka;
-import io.ringshift.schemas.PublishedSnapshot;
-import io.ringshift.schemas.SigningKey;
-import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.protocol.PublishedSnapshot;
+import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TrustedKeys;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.ringshift.client;
 
-import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.protocol.PublishedSnapshot;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;

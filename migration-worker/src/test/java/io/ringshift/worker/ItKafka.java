@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.ringshift.orchestrator.Orchestrator;
 import io.ringshift.orchestrator.OrchestratorConfig;
 import io.ringshift.orchestrator.Topics;
-import io.ringshift.schemas.RecordKeys;
+import io.ringshift.protocol.RecordKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;

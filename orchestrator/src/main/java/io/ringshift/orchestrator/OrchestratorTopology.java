@@ -6,7 +6,7 @@ import io.ringshift.orchestrator.internal.KafkaSerdes;
 import io.ringshift.orchestrator.internal.Output;
 import io.ringshift.orchestrator.internal.Processors;
 import io.ringshift.orchestrator.internal.Routed;
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordSerdes;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;

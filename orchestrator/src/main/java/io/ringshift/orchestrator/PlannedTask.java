@@ -1,6 +1,6 @@
 package io.ringshift.orchestrator;
 
-import io.ringshift.schemas.RecordKeys;
+import io.ringshift.protocol.RecordKeys;
 import io.ringshift.schemas.avro.TaskKind;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package io.ringshift.orchestrator;
 
 import io.ringshift.orchestrator.internal.KafkaSerdes;
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;

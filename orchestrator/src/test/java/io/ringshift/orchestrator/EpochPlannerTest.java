@@ -8,7 +8,7 @@ import io.ringshift.ring.Member;
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.RecordKeys;
+import io.ringshift.protocol.RecordKeys;
 import io.ringshift.schemas.avro.TaskKind;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package io.ringshift.orchestrator;
 
-import io.ringshift.schemas.RecordKeys;
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordKeys;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.MemberSpec;
 import io.ringshift.schemas.avro.MemberSpecState;
 import io.ringshift.schemas.avro.MembershipAction;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MembershipAction;

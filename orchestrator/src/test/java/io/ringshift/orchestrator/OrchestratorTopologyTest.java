@@ -2,7 +2,7 @@ package io.ringshift.orchestrator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;

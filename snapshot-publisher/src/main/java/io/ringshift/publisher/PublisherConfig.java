@@ -1,8 +1,8 @@
 package io.ringshift.publisher;
 
 import io.ringshift.orchestrator.Topics;
-import io.ringshift.schemas.SigningKey;
-import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TrustedKeys;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.PublicKey;

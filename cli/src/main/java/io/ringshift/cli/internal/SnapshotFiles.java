@@ -2,8 +2,8 @@ package io.ringshift.cli.internal;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.CodecException;
-import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.protocol.CodecException;
+import io.ringshift.protocol.RingSnapshotCodec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;

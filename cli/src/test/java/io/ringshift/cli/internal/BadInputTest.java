@@ -3,7 +3,7 @@ package io.ringshift.cli.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.protocol.RingSnapshotCodec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

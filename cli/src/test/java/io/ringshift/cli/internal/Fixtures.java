@@ -2,7 +2,7 @@ package io.ringshift.cli.internal;
 
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.protocol.RingSnapshotCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

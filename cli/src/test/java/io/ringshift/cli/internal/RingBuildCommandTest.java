@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.protocol.RingSnapshotCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.ringshift.client.internal;
 
-import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.protocol.PublishedSnapshot;
 import java.util.Objects;
 
 /**

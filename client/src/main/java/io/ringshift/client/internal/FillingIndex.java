@@ -2,7 +2,7 @@ package io.ringshift.client.internal;
 
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.FillingRange;
+import io.ringshift.protocol.FillingRange;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.ringshift.client.internal;
 
 import io.ringshift.client.RefusalReason;
-import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.protocol.PublishedSnapshot;
 import java.util.Objects;
 
 /** What {@link SnapshotGate#check} decided about one snapshot's bytes. */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ringshift.client.TestSnapshots;
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.FillingRange;
+import io.ringshift.protocol.FillingRange;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.ringshift.worker.internal;
 
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;

@@ -2,8 +2,8 @@ package io.ringshift.worker.internal;
 
 import static org.awaitility.Awaitility.await;
 
-import io.ringshift.schemas.RecordKeys;
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordKeys;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;

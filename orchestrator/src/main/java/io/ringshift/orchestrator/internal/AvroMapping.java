@@ -15,7 +15,7 @@ import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.DiffSummary;
-import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.InFlightEpoch;

@@ -7,7 +7,7 @@ import io.ringshift.orchestrator.PlannedTask;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.FillingRange;
+import io.ringshift.protocol.FillingRange;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

@@ -1,8 +1,8 @@
 package io.ringshift.orchestrator.internal;
 
-import io.ringshift.schemas.CodecException;
-import io.ringshift.schemas.RecordKeys;
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.CodecException;
+import io.ringshift.protocol.RecordKeys;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.TaskStatus;

@@ -1,6 +1,6 @@
 package io.ringshift.orchestrator.internal;
 
-import io.ringshift.schemas.AvroSerde;
+import io.ringshift.protocol.AvroSerde;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;

@@ -11,7 +11,7 @@ import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Progress;
 import io.ringshift.orchestrator.internal.ClusterAggregate.TaskEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.ClusterState;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -146,7 +146,7 @@ class AvroMappingTest {
   }
 
   private static Schema released(String name, int version) throws IOException {
-    String resource = "/io/ringshift/schemas/released/" + name + "/v" + version + ".avsc";
+    String resource = "/io/ringshift/protocol/released/" + name + "/v" + version + ".avsc";
     try (InputStream in = AvroMappingTest.class.getResourceAsStream(resource)) {
       assertThat(in).as("class-path resource %s", resource).isNotNull();
       return new Schema.Parser().parse(in);

@@ -11,7 +11,7 @@ import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
 import io.ringshift.orchestrator.MembershipChange.Action;
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.FillingRange;
+import io.ringshift.protocol.FillingRange;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,9 @@
 package io.ringshift.publisher.internal;
 
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.CodecException;
-import io.ringshift.schemas.SigningKey;
-import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.protocol.CodecException;
+import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.ringshift.publisher.internal;
 
 import io.ringshift.orchestrator.Topics;
-import io.ringshift.schemas.RingSnapshotCodec;
-import io.ringshift.schemas.SigningKey;
-import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.protocol.RingSnapshotCodec;
+import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskStatus;

@@ -1,6 +1,6 @@
 package io.ringshift.publisher.internal;
 
-import io.ringshift.schemas.PublishedSnapshot;
+import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
 import java.util.Objects;
 

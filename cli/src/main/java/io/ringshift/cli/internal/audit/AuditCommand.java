@@ -11,7 +11,7 @@ import io.ringshift.cli.internal.audit.WhatIf.ClusterWhatIf;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingException;
-import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochState;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -11,7 +11,7 @@ import io.ringshift.orchestrator.OrchestratorConfig;
 import io.ringshift.orchestrator.Topics;
 import io.ringshift.publisher.PublisherConfig;
 import io.ringshift.publisher.SnapshotPublisher;
-import io.ringshift.schemas.SigningKey;
+import io.ringshift.protocol.SigningKey;
 import io.ringshift.worker.Limits;
 import io.ringshift.worker.MigrationWorker;
 import io.ringshift.worker.WorkerConfig;

@@ -1,7 +1,7 @@
 package io.ringshift.cli.internal.publisher;
 
 import io.ringshift.cli.BadInputException;
-import io.ringshift.schemas.SigningKey;
+import io.ringshift.protocol.SigningKey;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

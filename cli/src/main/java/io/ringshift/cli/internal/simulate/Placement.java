@@ -1,6 +1,6 @@
 package io.ringshift.cli.internal.simulate;
 
-import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.protocol.RingSnapshotCodec;
 
 /**
  * One placement scheme applied to one membership: which nodes hold a key, in preference order.

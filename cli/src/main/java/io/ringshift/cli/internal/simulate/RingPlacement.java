@@ -2,7 +2,7 @@ package io.ringshift.cli.internal.simulate;
 
 import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.protocol.RingSnapshotCodec;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -14,7 +14,7 @@ import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingHash;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.RingSnapshotCodec;
+import io.ringshift.protocol.RingSnapshotCodec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -9,7 +9,7 @@ import io.ringshift.cli.internal.audit.WhatIf.Row;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.SigningKey;
+import io.ringshift.protocol.SigningKey;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import java.util.ArrayList;

@@ -14,7 +14,7 @@ import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.TaskState;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

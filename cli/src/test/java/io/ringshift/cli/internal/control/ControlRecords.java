@@ -1,9 +1,9 @@
 package io.ringshift.cli.internal.control;
 
-import io.ringshift.schemas.RecordSerdes;
+import io.ringshift.protocol.RecordSerdes;
 
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.RecordKeys;
+import io.ringshift.protocol.RecordKeys;
 import io.ringshift.schemas.avro.DiffSummary;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;

@@ -10,7 +10,7 @@ import io.ringshift.cli.internal.MembersFile;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.SigningKey;
+import io.ringshift.protocol.SigningKey;
 import io.ringshift.storage.RemoteStore;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.WriteResult;

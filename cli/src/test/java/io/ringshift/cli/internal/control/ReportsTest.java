@@ -17,7 +17,7 @@ import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
-import io.ringshift.schemas.RecordKeys;
+import io.ringshift.protocol.RecordKeys;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;

@@ -3,8 +3,8 @@ package io.ringshift.cli.internal.publisher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.cli.internal.Cli;
-import io.ringshift.schemas.SigningKey;
-import io.ringshift.schemas.TrustedKeys;
+import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TrustedKeys;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

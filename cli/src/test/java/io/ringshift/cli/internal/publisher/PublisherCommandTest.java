@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.cli.internal.Cli;
 import io.ringshift.cli.internal.Fixtures;
-import io.ringshift.schemas.SigningKey;
+import io.ringshift.protocol.SigningKey;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

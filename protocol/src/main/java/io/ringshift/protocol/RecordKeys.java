@@ -1,0 +1,98 @@
+package io.ringshift.protocol;
+
+import io.ringshift.protocol.CodecException.Reason;
+import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.TaskKind;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The Kafka record keys and task ids of ringshift's topics, built in one place so that every writer and reader
+ * agrees on them byte for byte.
+ *
+ * <p>Why the escaping: cluster ids may contain {@code '/'} (for example {@code eu-west/cache}), so a plain
+ * {@code clusterId + "/" + nodeId} would give cluster {@code a/b} with node {@code c} and cluster {@code a} with
+ * node {@code b/c} the same key, and compaction of {@code ring.membership} would then drop one cluster's event
+ * for the other's. The cluster id is therefore written with {@code '%'} as {@code %25} and {@code '/'} as
+ * {@code %2F}, so the first {@code '/'} of a key always ends it; every other character, and the node id, is
+ * written as is. A cluster id without those two characters appears unchanged.
+ *
+ * <p>Keys of {@code ring.epochs} and {@code ring.snapshots} are the plain cluster id and need no helper.
+ */
+public final class RecordKeys {
+  private static final HexFormat HEX = HexFormat.of();
+
+  private RecordKeys() {}
+
+  /**
+   * Key of a {@code ring.membership} event: {@code <clusterId>/<nodeId>}, with the cluster id escaped.
+   *
+   * @throws CodecException with {@link Reason#INVALID_CONTENT} when the cluster id is blank
+   */
+  public static String membershipKey(String clusterId, String nodeId) {
+    Objects.requireNonNull(nodeId, "nodeId");
+    return escapedClusterId(clusterId) + "/" + nodeId;
+  }
+
+  /**
+   * Key of an INIT event, which concerns the whole cluster: {@code <clusterId>/}, the membership key of the
+   * empty node id that INIT events carry.
+   *
+   * @throws CodecException with {@link Reason#INVALID_CONTENT} when the cluster id is blank
+   */
+  public static String initKey(String clusterId) {
+    return membershipKey(clusterId, "");
+  }
+
+  /**
+   * Key of {@code event} on {@code ring.membership}.
+   *
+   * @throws CodecException with {@link Reason#INVALID_CONTENT} when the cluster id is blank
+   */
+  public static String membershipKey(MembershipEvent event) {
+    Objects.requireNonNull(event, "event");
+    return membershipKey(event.getClusterId(), event.getNodeId());
+  }
+
+  /**
+   * The deterministic id of a task, and its key on {@code ring.tasks} and {@code ring.task-status}:
+   * {@code <clusterId>/<epoch>/<kind>/<rangeStart>-<rangeEnd>/<target>}, with the cluster id escaped, the epoch
+   * in decimal, the kind in lower case and the range ends as 16 lowercase hex digits of their unsigned value.
+   * Planning the same change twice gives the same ids, which makes re-emitted tasks harmless. The id names what
+   * is copied where, not how: when a re-plan of the epoch (after a failure) keeps a task, the task keeps its id
+   * and its progress, and the re-emitted record may name other sources; a worker whose checkpoint came from a
+   * source that is no longer listed ({@code TaskStatus.source}) starts that copy over.
+   *
+   * @throws CodecException with {@link Reason#INVALID_CONTENT} when the cluster id or target is blank, the
+   *     epoch is negative or the kind is {@link TaskKind#UNKNOWN}
+   */
+  public static String taskId(String clusterId, long epoch, TaskKind kind, long rangeStart, long rangeEnd,
+      String target) {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(target, "target");
+    if (epoch < 0) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "epoch was %d; a task's epoch must be >= 0", epoch);
+    }
+    if (kind == TaskKind.UNKNOWN) {
+      throw CodecException.of(Reason.INVALID_CONTENT,
+          "task kind was UNKNOWN; UNKNOWN only stands for a kind this version cannot read and is never written");
+    }
+    if (target.isBlank()) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "target was \"%s\"; a task's target must not be blank",
+          target);
+    }
+    return escapedClusterId(clusterId) + "/" + epoch + "/" + kind.name().toLowerCase(Locale.ROOT)
+        + "/" + HEX.toHexDigits(rangeStart) + "-" + HEX.toHexDigits(rangeEnd) + "/" + target;
+  }
+
+  private static String escapedClusterId(String clusterId) {
+    Objects.requireNonNull(clusterId, "clusterId");
+    if (clusterId.isBlank()) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "clusterId was \"%s\"; clusterId must not be blank",
+          clusterId);
+    }
+    // '%' first, so the '%' that escapes a '/' is not escaped again.
+    return clusterId.replace("%", "%25").replace("/", "%2F");
+  }
+}

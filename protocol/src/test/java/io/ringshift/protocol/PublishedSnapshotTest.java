@@ -1,0 +1,126 @@
+package io.ringshift.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.protocol.CodecException.Reason;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PublishedSnapshotTest {
+  private static final SigningKey KEY = SigningKey.generate();
+  private final RingSnapshotCodec codec = new RingSnapshotCodec();
+
+  private static RingSnapshot ring(int nodes, long epoch) {
+    return Rings.builder(nodes, 3).clusterId("eu-west/cache").epoch(epoch).vnodes(16).build();
+  }
+
+  private static RingSnapshot without(RingSnapshot ring, String id, long epoch) {
+    return ring.toBuilder().epoch(epoch)
+        .members(ring.members().stream().filter(m -> !m.id().equals(id)).toList()).build();
+  }
+
+  @Test
+  void shouldRoundTripChainFillingAndSignature() {
+    RingSnapshot before = ring(6, 7);
+    RingSnapshot failed = without(before, "node-0002", 8);
+    List<FillingRange> filling = FillingRange.between(before, failed);
+    assertThat(filling).isNotEmpty().allSatisfy(f -> assertThat(f.node()).isNotEqualTo("node-0002"));
+    PublishedSnapshot signed = PublishedSnapshot.unsigned(failed, before.checksum(), filling).signedBy(KEY);
+
+    PublishedSnapshot decoded = codec.decodePublished(codec.encode(signed));
+
+    assertThat(decoded).isEqualTo(signed);
+    assertThat(decoded.signingKeyId()).isEqualTo(KEY.id()).startsWith("ed25519:");
+    assertThat(decoded.previousChecksum()).isEqualTo(before.checksum());
+    TrustedKeys.of(KEY.publicKey()).verify(decoded);
+    assertThat(codec.encode(decoded)).isEqualTo(codec.encode(signed));
+  }
+
+  @Test
+  void shouldMarkOnlyTheNodesTheFailureAddedToARange() {
+    RingSnapshot before = ring(9, 3);
+    RingSnapshot after = without(before, "node-0005", 4);
+    List<FillingRange> filling = FillingRange.between(before, after);
+    for (int r = 0; r < after.tokenCount(); r++) {
+      long end = after.rangeEnd(r);
+      List<String> old = before.replicasAt(end).ids();
+      for (String id : after.replicasOfRange(r).ids()) {
+        boolean marked = filling.stream().anyMatch(f -> f.node().equals(id) && f.contains(end));
+        assertThat(marked).as("range ending %s, replica %s", Long.toUnsignedString(end), id)
+            .isEqualTo(!old.contains(id));
+      }
+    }
+  }
+
+  @Test
+  void rejectsASignatureByAnUntrustedKey() {
+    PublishedSnapshot signed = PublishedSnapshot.unsigned(ring(4, 1), null, List.of()).signedBy(SigningKey.generate());
+    assertThatThrownBy(() -> TrustedKeys.of(KEY.publicKey()).verify(signed))
+        .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.UNKNOWN_KEY))
+        .hasMessageContaining(signed.signingKeyId());
+  }
+
+  @Test
+  void rejectsAnAlteredSignatureAndAnUnsignedSnapshot() {
+    PublishedSnapshot signed = PublishedSnapshot.unsigned(ring(4, 2), new byte[32], List.of()).signedBy(KEY);
+    byte[] sig = signed.signature();
+    sig[5] ^= 1;
+    PublishedSnapshot forged = signed.withSignature(sig, signed.signingKeyId());
+    TrustedKeys trusted = TrustedKeys.of(KEY.publicKey());
+    assertThatThrownBy(() -> trusted.verify(forged))
+        .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_SIGNATURE));
+    PublishedSnapshot unsigned = PublishedSnapshot.unsigned(ring(4, 2), null, List.of());
+    assertThatThrownBy(() -> trusted.verify(unsigned))
+        .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.UNSIGNED));
+  }
+
+  @Test
+  void rejectsASignatureMovedToAnotherChain() {
+    PublishedSnapshot signed = PublishedSnapshot.unsigned(ring(4, 2), new byte[32], List.of()).signedBy(KEY);
+    byte[] otherPrevious = new byte[32];
+    otherPrevious[0] = 1;
+    PublishedSnapshot moved = PublishedSnapshot.unsigned(signed.ring(), otherPrevious, List.of())
+        .withSignature(signed.signature(), signed.signingKeyId());
+    assertThatThrownBy(() -> TrustedKeys.of(KEY.publicKey()).verify(moved))
+        .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_SIGNATURE));
+  }
+
+  @Test
+  void rejectsTruncatedPublishedBytesAtEveryLength() {
+    byte[] bytes = codec.encode(PublishedSnapshot.unsigned(ring(4, 2), new byte[32], List.of()).signedBy(KEY));
+    for (int n = 0; n < bytes.length; n++) {
+      byte[] cut = Arrays.copyOf(bytes, n);
+      assertThatThrownBy(() -> codec.decodePublished(cut)).as("first %d bytes", n)
+          .isInstanceOf(CodecException.class);
+    }
+  }
+
+  @Test
+  void rejectsFillingThatNamesANonMember() {
+    assertThatThrownBy(() -> PublishedSnapshot.unsigned(ring(4, 2), null,
+        List.of(new FillingRange(1, 2, "node-9999"))))
+        .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_CONTENT))
+        .hasMessageContaining("node-9999");
+  }
+
+  @Test
+  void shouldReadTheKeyFilesItWrites(@TempDir Path dir) throws IOException {
+    Path key = dir.resolve("publisher.key");
+    Path pub = dir.resolve("publisher.pub");
+    KEY.write(key, pub);
+    SigningKey read = SigningKey.read(key);
+    assertThat(read.id()).isEqualTo(KEY.id());
+    PublishedSnapshot signed = PublishedSnapshot.unsigned(ring(4, 1), null, List.of()).signedBy(read);
+    TrustedKeys.read(List.of(pub)).verify(signed);
+    Files.writeString(pub, "not a key");
+    assertThatThrownBy(() -> TrustedKeys.read(List.of(pub)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(pub.toString());
+  }
+}
