@@ -295,7 +295,7 @@ class CopyRunTest {
     TaskStatus throttled = h.awaitStatus(id, "throttled", s -> s.getBlockedReason() != null
         && s.getBlockedReason().startsWith("throttled"));
     assertThat(throttled.getState()).isEqualTo(TaskState.COPYING);
-    assertThat(throttled.getBlockedReason()).isEqualTo("throttled: source node-a at 2.0 KiB/s");
+    assertThat(throttled.getBlockedReason()).isEqualTo("throttled: source node-a at 2.00 KiB/s");
     // Lifting the limit lets the waiting task go.
     h.throttles.setLimits(Limits.unlimited());
     TaskStatus caughtUp = h.awaitState(id, TaskState.CAUGHT_UP);

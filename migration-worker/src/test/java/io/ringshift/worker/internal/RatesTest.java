@@ -11,7 +11,7 @@ class RatesTest {
   void shouldWriteRatesAndWaitsAsOperatorsReadThem() {
     assertThat(Rates.format(20L << 20)).isEqualTo("20.0 MiB/s");
     assertThat(Rates.format(0)).isEqualTo("unlimited");
-    assertThat(Rates.bytes(1536)).isEqualTo("1.5 KiB");
+    assertThat(Rates.format(1536)).isEqualTo("1.50 KiB/s");
     assertThat(Rates.duration(Duration.ofSeconds(500))).isEqualTo("8 min 20 s");
     assertThat(Rates.duration(Duration.ofMillis(44_001))).isEqualTo("45 s");
     assertThat(Rates.duration(Duration.ofMinutes(125))).isEqualTo("2 h 5 min");

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.ring.ByteUnits;
 import io.ringshift.cli.internal.control.ClusterView.TaskView;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -84,11 +85,11 @@ record EpochProgress(int tasks, int verified, long copiedBytes, long estimatedBy
   String line() {
     int filled = (int) Math.floor(fraction * BAR);
     String bar = "[" + "#".repeat(filled) + ".".repeat(BAR - filled) + "]";
-    String of = estimatedBytes > 0 ? " of " + Text.bytes(estimatedBytes) : "";
-    String rate = bytesPerSecond < 0 ? "not started" : "at " + Text.bytes(bytesPerSecond) + "/s";
+    String of = estimatedBytes > 0 ? " of " + ByteUnits.format(estimatedBytes) : "";
+    String rate = bytesPerSecond < 0 ? "not started" : "at " + ByteUnits.format(bytesPerSecond) + "/s";
     String eta = etaSeconds < 0 ? "ETA unknown" : "ETA " + duration(etaSeconds);
     return String.format(Locale.ROOT, "%s %6.1f%%  %s%s copied  %s  %s  (%d of %d verified)", bar, 100 * fraction,
-        Text.bytes(copiedBytes), of, rate, eta, verified, tasks);
+        ByteUnits.format(copiedBytes), of, rate, eta, verified, tasks);
   }
 
   /** {@code 57 s}, {@code 3 min 20 s}, {@code 2 h 5 min}. */

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.ring.ByteUnits;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringshift.cli.internal.JsonOutput;
@@ -90,14 +91,14 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
     boolean bytes = clusterBytes > 0;
     lines.add(bytes
         ? String.format(Locale.ROOT, "by zone    (preferred source zone -> target zone; cluster of %s)",
-            Text.bytes(clusterBytes))
+            ByteUnits.format(clusterBytes))
         : "by zone    (preferred source zone -> target zone; keyspace fractions: --cluster-bytes N shows bytes)");
     List<List<String>> rows = new ArrayList<>();
     for (ZoneFlow f : flows()) {
       List<String> row = new ArrayList<>(List.of(f.sourceZone() + " -> " + f.targetZone(),
           f.tasks() + " task" + (f.tasks() == 1 ? "" : "s"), Text.percent(f.keyspaceFraction())));
       if (bytes) {
-        row.add(Text.bytes(f.bytes()));
+        row.add(ByteUnits.format(f.bytes()));
       }
       rows.add(row);
     }
@@ -113,7 +114,7 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
       List<String> row = new ArrayList<>(List.of(t.kind().name(), Text.range(t.rangeStart(), t.rangeEnd()),
           Text.percent(t.keyspaceFraction())));
       if (bytes) {
-        row.add(Text.bytes(t.estimatedBytes()));
+        row.add(ByteUnits.format(t.estimatedBytes()));
       }
       row.add((t.sources().isEmpty() ? "(no live source)" : String.join(",", t.sources())) + " -> " + t.target());
       taskRows.add(row);

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.ring.ByteUnits;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringshift.cli.internal.JsonOutput;
@@ -157,7 +158,7 @@ final class Reports {
         lines.add(String.format(Locale.ROOT,
             "           %d tasks, replica data moved %s (ideal %s), keyspace changed %s, estimated %s",
             d.getTasks(), Text.percent(d.getMovedReplicaFraction()), Text.percent(d.getIdealMovedFraction()),
-            Text.percent(d.getChangedFraction()), Text.bytes(d.getEstimatedBytes())));
+            Text.percent(d.getChangedFraction()), ByteUnits.format(d.getEstimatedBytes())));
       }
       for (EpochRecord s : view.superseded()) {
         lines.add(String.format(Locale.ROOT, "           superseded plan %s at %s: %s", s.getPlanVersion(),
@@ -191,7 +192,7 @@ final class Reports {
       rows.add(List.of(t.state().name(), task.getKind().name(), Text.range(task.getRangeStart(), task.getRangeEnd()),
           Text.percent(RangeChange.fraction(task.getRangeStart(), task.getRangeEnd())),
           String.join(",", task.getSources()) + " -> " + task.getTarget(),
-          Text.bytes(t.status() == null ? 0 : t.status().getCopiedBytes()), task.getTaskId(), detail(t)));
+          ByteUnits.format(t.status() == null ? 0 : t.status().getCopiedBytes()), task.getTaskId(), detail(t)));
     }
     Text.table(rows).forEach(line -> lines.add("  " + line));
     if (shown < view.tasks().size()) {
@@ -334,7 +335,7 @@ final class Reports {
     String summary = d == null ? "" : String.format(Locale.ROOT,
         ": %d tasks, replica data moved %s (ideal %s), estimated %s", d.getTasks(),
         Text.percent(d.getMovedReplicaFraction()), Text.percent(d.getIdealMovedFraction()),
-        Text.bytes(d.getEstimatedBytes()));
+        ByteUnits.format(d.getEstimatedBytes()));
     return String.format(Locale.ROOT, "epoch %d %s (plan %s, %d members, checksum %s)%s", e.getEpoch(), e.getState(),
         e.getPlanVersion(), e.getMembers().size(), Rings.checksumPrefix(e.getTargetChecksum()), summary);
   }

@@ -1,6 +1,5 @@
 package io.ringshift.cli.internal.control;
 
-import io.ringshift.cli.internal.ByteUnits;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -18,11 +17,6 @@ final class Text {
   /** A fraction as a percentage with two decimals: 0.0769 -> {@code 7.69%}. */
   static String percent(double fraction) {
     return String.format(Locale.ROOT, "%.2f%%", 100 * fraction);
-  }
-
-  /** {@code 1536} -> {@code 1.50 KiB}; three significant digits above 1 KiB. */
-  static String bytes(double value) {
-    return ByteUnits.format(value);
   }
 
 

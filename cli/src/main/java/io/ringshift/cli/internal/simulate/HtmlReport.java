@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.simulate;
 
+import io.ringshift.ring.ByteUnits;
 import io.ringshift.cli.internal.simulate.Charts.Group;
 import io.ringshift.cli.internal.simulate.Charts.Line;
 import io.ringshift.cli.internal.simulate.Charts.Scale;
@@ -82,10 +83,10 @@ final class HtmlReport {
         .append(Units.fixed(w.zipfExponent(), 2)).append(" over ").append(Units.rate(w.totalQps()))
         .append(" req/s (the hottest key gets ").append(Units.percent(w.hottestKeyQpsShare())).append(", ")
         .append(Units.fixed(w.hottestKeyOverNodeMean(), 1)).append("&times; a node's mean); values log-normal, median ")
-        .append(Units.bytes(w.valueMedianBytes())).append(", &sigma; ").append(Units.fixed(w.valueSigma(), 2))
-        .append(" (mean ").append(Units.bytes(w.meanValueBytes()))
-        .append(", p99 ").append(Units.bytes(w.p99ValueBytes()))
-        .append("), ").append(Units.bytes(w.totalValueBytes())).append(" in all.</p>\n</header>\n");
+        .append(ByteUnits.format(w.valueMedianBytes())).append(", &sigma; ").append(Units.fixed(w.valueSigma(), 2))
+        .append(" (mean ").append(ByteUnits.format(w.meanValueBytes()))
+        .append(", p99 ").append(ByteUnits.format(w.p99ValueBytes()))
+        .append("), ").append(ByteUnits.format(w.totalValueBytes())).append(" in all.</p>\n</header>\n");
   }
 
   private static void card(StringBuilder h, String title, String figure, String detail) {
@@ -146,7 +147,7 @@ final class HtmlReport {
     for (Change c : s.rows()) {
       Moved m = c.moved();
       row(h, c.name(), escape(c.description()), Units.percent(m.idealFraction()), Units.count(m.replicaCopies()),
-          Units.percent(m.keysFraction()), Units.ratio(m.keysOverIdeal()), Units.bytes(m.bytes()),
+          Units.percent(m.keysFraction()), Units.ratio(m.keysOverIdeal()), ByteUnits.format(m.bytes()),
           Units.percent(m.bytesFraction()), Units.ratio(m.bytesOverIdeal()), Units.rate(m.qps()),
           Units.percent(m.qpsFraction()), Units.ratio(m.qpsOverIdeal()), Units.count(m.primaryKeys()),
           Units.percent(m.primaryKeysFraction()), Units.ratio(m.primaryOverIdeal()));
@@ -327,8 +328,8 @@ final class HtmlReport {
         + "<th>join/ideal</th><th>join ranges</th><th>ns/lookup</th></tr></thead><tbody>\n");
     for (VnodeRow v : rows) {
       row(h, (v.vnodes() == r.parameters().vnodes() ? "&#9656; " : "") + v.vnodes(), Units.count(v.tokens()),
-          Units.fixed(v.buildMillis(), 1), Units.bytes(v.footprintBytes()), Units.bytes(v.rawTokenTableBytes()),
-          Units.bytes(v.wireSnapshotBytesEstimate()), Units.fixed(v.primaryMaxOverMean(), 2),
+          Units.fixed(v.buildMillis(), 1), ByteUnits.format(v.footprintBytes()), ByteUnits.format(v.rawTokenTableBytes()),
+          ByteUnits.format(v.wireSnapshotBytesEstimate()), Units.fixed(v.primaryMaxOverMean(), 2),
           Units.percent(v.primaryCv()), Units.fixed(v.replicaMaxOverMean(), 2), Units.percent(v.replicaCv()),
           Units.fixed(v.joinMovedOverIdeal(), 2), Units.count(v.joinChangedRanges()), Units.fixed(v.lookupNanos(), 0));
     }
@@ -371,7 +372,7 @@ final class HtmlReport {
           new String[] {"+" + Units.percent(replicaExcess), "+" + Units.percent(primaryExcess)}, null));
       maxNanos = Math.max(maxNanos, row.lookupNanos());
       minNanos = Math.min(minNanos, row.lookupNanos());
-      cost.add(new Group(row.scheme(), row.clientState() + ", " + Units.bytes(row.clientStateBytes()),
+      cost.add(new Group(row.scheme(), row.clientState() + ", " + ByteUnits.format(row.clientStateBytes()),
           new double[] {row.lookupNanos()}, new String[] {Units.fixed(row.lookupNanos(), 0) + " ns"}, null));
     }
     figureStart(h, "Copies moved over the ideal (log scale; 1&times; is the ideal, dashed)");
@@ -399,10 +400,10 @@ final class HtmlReport {
     for (SchemeRow row : s.rows()) {
       row(h, row.scheme(), row.zoneAware() ? "aware" : "no", Units.percent(row.join().keysFraction()),
           Units.ratio(row.join().keysOverIdeal()), Units.percent(row.join().primaryKeysFraction()),
-          Units.bytes(row.join().bytes()), Units.percent(row.removal().keysFraction()),
+          ByteUnits.format(row.join().bytes()), Units.percent(row.removal().keysFraction()),
           Units.ratio(row.removal().keysOverIdeal()), Units.percent(row.removal().primaryKeysFraction()),
           Units.fixed(row.replicaKeysMaxOverMean(), 3), Units.percent(row.replicaKeysCv()),
-          Units.fixed(row.lookupNanos(), 0), escape(row.clientState()) + ", " + Units.bytes(row.clientStateBytes()));
+          Units.fixed(row.lookupNanos(), 0), escape(row.clientState()) + ", " + ByteUnits.format(row.clientStateBytes()));
     }
     h.append("</tbody></table>\n");
     detailsEnd(h);

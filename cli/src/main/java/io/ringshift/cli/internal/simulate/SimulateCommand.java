@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.simulate;
 
+import io.ringshift.ring.ByteUnits;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
@@ -159,7 +160,7 @@ public final class SimulateCommand implements Callable<Integer> {
     if (max != Long.MAX_VALUE && max < needed) {
       throw new BadInputException(String.format(java.util.Locale.ROOT, "--keys was %d; that needs about %s of "
           + "heap and this JVM may use %s (set RINGSHIFT_JAVA_OPTS=-Xmx%dm or use fewer keys)", keys,
-          Units.bytes(needed), Units.bytes(max), (needed >> 20) + 64));
+          ByteUnits.format(needed), ByteUnits.format(max), (needed >> 20) + 64));
     }
   }
 

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.simulate;
 
+import io.ringshift.ring.ByteUnits;
 import com.dynatrace.hash4j.hashing.Hasher64;
 import com.dynatrace.hash4j.hashing.Hashing;
 import io.ringshift.cli.internal.simulate.SimulationResult.BalanceRow;
@@ -363,16 +364,16 @@ final class Simulation {
     StringBuilder s = new StringBuilder();
     s.append(String.format(Locale.ROOT, "Replica CV falls roughly as 1/sqrt(V), from %.0f%% at V = %d to %.1f%% at "
         + "V = %d, while the in-memory table grows from %s to %s. ", 100 * first.replicaCv(), first.vnodes(),
-        100 * last.replicaCv(), last.vnodes(), Units.bytes(first.footprintBytes()),
-        Units.bytes(last.footprintBytes())));
+        100 * last.replicaCv(), last.vnodes(), ByteUnits.format(first.footprintBytes()),
+        ByteUnits.format(last.footprintBytes())));
     if (chosen != null && quarter != null && fourfold != null) {
       s.append(String.format(Locale.ROOT, "4x the tokens buys ever less: V %d -> %d cuts max/mean from %.2f to "
           + "%.2f, V %d -> %d only to %.2f. ", quarter.vnodes(), chosen.vnodes(), quarter.replicaMaxOverMean(),
           chosen.replicaMaxOverMean(), chosen.vnodes(), fourfold.vnodes(), fourfold.replicaMaxOverMean()));
     }
     s.append(String.format(Locale.ROOT, "The membership-only snapshot stays %s at any V (a raw token table at V = %d "
-        + "would be %s).", Units.bytes(last.wireSnapshotBytesEstimate()), last.vnodes(),
-        Units.bytes(last.rawTokenTableBytes())));
+        + "would be %s).", ByteUnits.format(last.wireSnapshotBytesEstimate()), last.vnodes(),
+        ByteUnits.format(last.rawTokenTableBytes())));
     return s.toString();
   }
 
@@ -490,7 +491,7 @@ final class Simulation {
             + "even); %s costs %.0f ns a lookup against the ring's %.0f; with %s every client holds %s.",
         ringRow.replicaKeysMaxOverMean(), p.vnodes(), balanced.replicaKeysMaxOverMean(), balanced.scheme(),
         slowest.scheme(), slowest.lookupNanos(), ringRow.lookupNanos(), largest.scheme(),
-        Units.bytes(largest.clientStateBytes())));
+        ByteUnits.format(largest.clientStateBytes())));
     return s.toString();
   }
 

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.simulate;
 
+import io.ringshift.ring.ByteUnits;
 import io.ringshift.cli.internal.simulate.SimulationResult.BalanceRow;
 import io.ringshift.cli.internal.simulate.SimulationResult.Change;
 import io.ringshift.cli.internal.simulate.SimulationResult.CopySources;
@@ -47,10 +48,10 @@ final class TextReport {
             + "(%.1fx a node's mean), the top 1%% of keys %s%n", INDENT, w.zipfExponent(), Units.rate(w.totalQps()),
         Units.percent(w.hottestKeyQpsShare()), w.hottestKeyOverNodeMean(), Units.percent(w.top1PercentQpsShare())));
     out.append(String.format(Locale.ROOT, "%svalues    log-normal, median %s (mu = ln %d), sigma %.2f: mean %s, "
-            + "p99 %s, max %s; %s in all, %s with %d replicas%n", INDENT, Units.bytes(w.valueMedianBytes()),
-        w.valueMedianBytes(), w.valueSigma(), Units.bytes(w.meanValueBytes()), Units.bytes(w.p99ValueBytes()),
-        Units.bytes(w.maxValueBytes()), Units.bytes(w.totalValueBytes()),
-        Units.bytes((double) w.totalValueBytes() * p.replicas()), p.replicas()));
+            + "p99 %s, max %s; %s in all, %s with %d replicas%n", INDENT, ByteUnits.format(w.valueMedianBytes()),
+        w.valueMedianBytes(), w.valueSigma(), ByteUnits.format(w.meanValueBytes()), ByteUnits.format(w.p99ValueBytes()),
+        ByteUnits.format(w.maxValueBytes()), ByteUnits.format(w.totalValueBytes()),
+        ByteUnits.format((double) w.totalValueBytes() * p.replicas()), p.replicas()));
     out.append('\n');
   }
 
@@ -67,7 +68,7 @@ final class TextReport {
     for (Change c : s.rows()) {
       Moved m = c.moved();
       t.row(c.name(), c.description(), Units.percent(m.idealFraction()), Units.count(m.replicaCopies()),
-          Units.percent(m.keysFraction()), Units.ratio(m.keysOverIdeal()), Units.bytes(m.bytes()),
+          Units.percent(m.keysFraction()), Units.ratio(m.keysOverIdeal()), ByteUnits.format(m.bytes()),
           Units.percent(m.bytesFraction()), Units.ratio(m.bytesOverIdeal()), Units.rate(m.qps()),
           Units.percent(m.qpsFraction()), Units.ratio(m.qpsOverIdeal()), Units.count(m.primaryKeys()),
           Units.percent(m.primaryKeysFraction()), Units.ratio(m.primaryOverIdeal()));
@@ -110,7 +111,7 @@ final class TextReport {
     for (int i = 0; i < s.rows().size(); i++) {
       Change c = s.rows().get(i);
       text.append(i == 0 ? "" : i == s.rows().size() - 1 ? " and " : ", ").append(c.name()).append(" copies ")
-          .append(Units.bytes(c.moved().bytesFraction() * p.replicas() * REFERENCE_LOGICAL_BYTES));
+          .append(ByteUnits.format(c.moved().bytesFraction() * p.replicas() * REFERENCE_LOGICAL_BYTES));
     }
     return text.append('.').toString();
   }
@@ -158,8 +159,8 @@ final class TextReport {
     for (VnodeRow v : s.rows()) {
       t.row((v.vnodes() == p.vnodes() ? "*" : "") + v.vnodes(), Units.count(v.tokens()),
           Units.fixed(v.buildMillis(), 1),
-          Units.bytes(v.footprintBytes()), Units.bytes(v.rawTokenTableBytes()),
-          Units.bytes(v.wireSnapshotBytesEstimate()), Units.fixed(v.primaryMaxOverMean(), 2),
+          ByteUnits.format(v.footprintBytes()), ByteUnits.format(v.rawTokenTableBytes()),
+          ByteUnits.format(v.wireSnapshotBytesEstimate()), Units.fixed(v.primaryMaxOverMean(), 2),
           Units.percent(v.primaryCv()), Units.fixed(v.replicaMaxOverMean(), 2), Units.percent(v.replicaCv()),
           Units.fixed(v.joinMovedOverIdeal(), 2), Units.count(v.joinChangedRanges()), Units.fixed(v.lookupNanos(), 0));
     }
@@ -183,7 +184,7 @@ final class TextReport {
           Units.percent(r.removal().keysFraction()), Units.ratio(r.removal().keysOverIdeal()),
           Units.percent(r.removal().primaryKeysFraction()), Units.fixed(r.replicaKeysMaxOverMean(), 3),
           Units.percent(r.replicaKeysCv()), Units.fixed(r.lookupNanos(), 0),
-          r.clientState() + ", " + Units.bytes(r.clientStateBytes()));
+          r.clientState() + ", " + ByteUnits.format(r.clientStateBytes()));
     }
     out.append(t.render(INDENT));
     takeaway(out, s.takeaway());

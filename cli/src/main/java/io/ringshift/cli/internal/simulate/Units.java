@@ -1,17 +1,12 @@
 package io.ringshift.cli.internal.simulate;
 
-import io.ringshift.cli.internal.ByteUnits;
+import io.ringshift.ring.ByteUnits;
 import java.util.Locale;
 
 /** Number formatting shared by the text and HTML reports (binary byte units, root locale). */
 final class Units {
 
   private Units() {}
-
-  /** {@code 1536} -> {@code 1.5 KiB}; three significant digits above 1 KiB. */
-  static String bytes(double value) {
-    return ByteUnits.format(value);
-  }
 
 
   /** A fraction as a percentage with enough digits for small values: 0.00813 -> {@code 0.813%}. */
@@ -37,7 +32,7 @@ final class Units {
 
   /** A byte-size axis tick: powers of 32 print as whole binary units (1 KiB, 32 KiB, 1 MiB). */
   static String bytesTick(double value) {
-    return bytes(value).replace(".00 ", " ").replace(".0 ", " ");
+    return ByteUnits.format(value).replace(".00 ", " ").replace(".0 ", " ");
   }
 
   /** A ratio with two decimals, or a dash when undefined. */

@@ -125,7 +125,7 @@ class WorkerCommandIT {
         || exit.isDone());
     assertThat(exit.isDone()).as("worker ended early: %s %s", out, err).isFalse();
     assertThat(out.toString()).startsWith("ringshift worker: worker-it running in group " + KAFKA.applicationId()
-        + "-workers on " + KAFKA.bootstrapServers() + ", 5 nodes; 100.0 MiB/s per worker, unlimited per source, 8 tasks "
+        + "-workers on " + KAFKA.bootstrapServers() + ", 5 nodes; 100 MiB/s per worker, unlimited per source, 8 tasks "
         + "(4 per source, 8 per target); cleanup grace PT10M.");
 
     Cli.Result join = cli("join", "node-005", "--zone", "az-1", "--wait", "30");

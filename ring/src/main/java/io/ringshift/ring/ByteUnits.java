@@ -1,8 +1,11 @@
-package io.ringshift.cli.internal;
+package io.ringshift.ring;
 
 import java.util.Locale;
 
-/** Byte counts in binary units for people: {@code 1536} -> {@code 1.50 KiB}, three significant digits. */
+/**
+ * Byte counts in binary units for people: {@code 1536} -> {@code 1.50 KiB}, three significant digits, root locale.
+ * The one byte formatter of every ringshift module (reports, status lines, task reasons), so sizes read alike.
+ */
 public final class ByteUnits {
   private static final String[] UNITS = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 
