@@ -1,6 +1,6 @@
 package io.ringshift.worker;
 
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;

@@ -59,7 +59,7 @@ class CopyThroughputIT {
     NodeDirectory nodes = NodeDirectory.empty()
         .with("node-a", new NodeDirectory.Address("127.0.0.1", source))
         .with("node-b", new NodeDirectory.Address("127.0.0.1", target));
-    try (ItKafka kafka = new ItKafka(KAFKA.bootstrapServers(), KAFKA.topicPrefix(), dir.resolve("orchestrator"))) {
+    try (ItKafka kafka = new ItKafka(KAFKA.bootstrapServers(), KAFKA.topicPrefix())) {
       WorkerConfig config = WorkerConfig.of(KAFKA.bootstrapServers(), "worker-throughput", nodes)
           .withTopics(kafka.topics).withGroupId(KAFKA.applicationId() + "-workers").withLimits(Limits.unlimited());
       try (MigrationWorker worker = new MigrationWorker(config).start()) {

@@ -2,9 +2,7 @@ package io.ringshift.worker;
 
 import static org.awaitility.Awaitility.await;
 
-import io.ringshift.orchestrator.Orchestrator;
-import io.ringshift.orchestrator.OrchestratorConfig;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.RecordKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
@@ -15,12 +13,13 @@ import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.RingRange;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.function.Predicate;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -45,9 +44,13 @@ final class ItKafka implements AutoCloseable {
   private final KafkaConsumer<String, TaskStatus> statusConsumer;
   private final List<TaskStatus> statuses = new ArrayList<>();
 
-  ItKafka(String bootstrap, String topicPrefix, Path stateDir) {
+  ItKafka(String bootstrap, String topicPrefix) {
     topics = Topics.withPrefix(topicPrefix);
-    Orchestrator.createTopics(OrchestratorConfig.local(bootstrap, stateDir).withTopics(topics), TIMEOUT);
+    Properties a = new Properties();
+    a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(a)) {
+      topics.createMissing(admin, 3, (short) 1, TIMEOUT);
+    }
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     tasks = new KafkaProducer<>(p, new StringSerializer(), topics.tasks().valueSerde().serializer());

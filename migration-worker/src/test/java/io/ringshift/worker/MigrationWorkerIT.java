@@ -49,7 +49,7 @@ class MigrationWorkerIT {
     t = nodes.node("node-t");
     a.fill("k", 2000, 100);
     b.fill("k", 2000, 100);
-    kafka = new ItKafka(KAFKA.bootstrapServers(), KAFKA.topicPrefix(), dir.resolve("orchestrator"));
+    kafka = new ItKafka(KAFKA.bootstrapServers(), KAFKA.topicPrefix());
   }
 
   @AfterEach

@@ -64,7 +64,7 @@ class WorkerKillIT {
         Store target = RocksStore.open(dir.resolve("node-t"), "node-t", "az-2");
         NodeServer sourceServer = NodeServer.start(source, new InetSocketAddress("127.0.0.1", 0));
         NodeServer targetServer = NodeServer.start(target, new InetSocketAddress("127.0.0.1", 0));
-        ItKafka kafka = new ItKafka(KAFKA.bootstrapServers(), KAFKA.topicPrefix(), dir.resolve("orchestrator"))) {
+        ItKafka kafka = new ItKafka(KAFKA.bootstrapServers(), KAFKA.topicPrefix())) {
       for (int i = 0; i < KEYS; i++) {
         byte[] value = new byte[100 + random.nextInt(100)];
         random.nextBytes(value);

@@ -1,19 +1,11 @@
 package io.ringshift.orchestrator;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -86,37 +78,9 @@ public final class Orchestrator implements AutoCloseable {
     // The admin client refuses a default API timeout below the request timeout (30 s unless set).
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 30_000));
     try (Admin admin = Admin.create(p)) {
-      Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      List<NewTopic> missing = new ArrayList<>();
-      for (Topic<?, ?> topic : config.topics().all()) {
-        if (!existing.contains(topic.name())) {
-          missing.add(new NewTopic(topic.name(), config.partitions(), config.replicationFactor())
-              .configs(Map.copyOf(topic.configs())));
-        }
-      }
-      if (missing.isEmpty()) {
-        return;
-      }
-      admin.createTopics(missing).values().forEach((name, future) -> {
-        try {
-          future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof TopicExistsException)) {
-            throw new IllegalStateException("could not create topic " + name + ": " + e.getCause(), e);
-          }
-          // Created concurrently by another instance: exactly what we wanted.
-        } catch (TimeoutException e) {
-          throw new IllegalStateException("creating topic " + name + " timed out after " + timeout, e);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while creating topic " + name, e);
-        }
-      });
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("could not list topics on " + config.bootstrapServers() + ": " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while listing topics", e);
+      config.topics().createMissing(admin, config.partitions(), config.replicationFactor(), timeout);
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(e.getMessage() + " (bootstrap " + config.bootstrapServers() + ")", e);
     }
   }
 

@@ -2,7 +2,8 @@ package io.ringshift.orchestrator;
 
 import io.ringshift.orchestrator.internal.AvroMapping;
 import io.ringshift.orchestrator.internal.Command;
-import io.ringshift.orchestrator.internal.KafkaSerdes;
+import io.ringshift.protocol.KafkaSerdes;
+import io.ringshift.protocol.Topics;
 import io.ringshift.orchestrator.internal.Output;
 import io.ringshift.orchestrator.internal.Processors;
 import io.ringshift.orchestrator.internal.Routed;

@@ -1,5 +1,6 @@
 package io.ringshift.orchestrator;
 
+import io.ringshift.protocol.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
 

@@ -1,5 +1,6 @@
 package io.ringshift.orchestrator;
 
+import io.ringshift.protocol.Topics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;

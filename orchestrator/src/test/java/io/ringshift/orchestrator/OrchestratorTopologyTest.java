@@ -1,5 +1,7 @@
 package io.ringshift.orchestrator;
 
+import io.ringshift.protocol.AvroBytes;
+import io.ringshift.protocol.Topics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.protocol.RecordSerdes;
@@ -173,7 +175,7 @@ class OrchestratorTopologyTest {
     RejectedEvent reject = rejected.readValue();
     assertThat(reject.getReason()).contains("node-03").contains("already a member");
     assertThat(reject.getRequestId()).isEqualTo(duplicate.getRequestId());
-    assertThat(bytes(reject.getValue())).isEqualTo(Events.bytes(duplicate));
+    assertThat(AvroBytes.toArray(reject.getValue())).isEqualTo(Events.bytes(duplicate));
     assertThat(epochs.isEmpty()).isTrue();
     assertThat(tasks.isEmpty()).isTrue();
     // State unchanged: a valid join afterwards is epoch 2, as if the duplicate never happened.
@@ -191,7 +193,7 @@ class OrchestratorTopologyTest {
     RejectedEvent reject = rejected.readValue();
     assertThat(reject.getReason()).startsWith("malformed membership event");
     assertThat(reject.getKey()).isEqualTo("c1/node-99");
-    assertThat(bytes(reject.getValue())).isEqualTo(garbage);
+    assertThat(AvroBytes.toArray(reject.getValue())).isEqualTo(garbage);
     assertThat(reject.getSourceTopic()).isEqualTo(TOPICS.membership().name());
     assertThat(epochs.isEmpty()).isTrue();
   }
@@ -314,9 +316,4 @@ class OrchestratorTopologyTest {
     assertThat(epochs.isEmpty()).isTrue();
   }
 
-  private static byte[] bytes(ByteBuffer buffer) {
-    byte[] out = new byte[buffer.remaining()];
-    buffer.duplicate().get(out);
-    return out;
-  }
 }

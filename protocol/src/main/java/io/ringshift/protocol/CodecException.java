@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * The one exception of the schemas module: bytes that cannot be decoded into a valid record, or a value that
+ * The one exception of the protocol module: bytes that cannot be decoded into a valid record, or a value that
  * cannot be encoded. The message names the problem (the bad header bytes, the unknown fingerprint or id, the
  * invalid member, both checksums); {@link #reason()} classifies it for callers that route rejected records,
  * for example to a reject topic.

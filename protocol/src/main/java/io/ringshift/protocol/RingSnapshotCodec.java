@@ -118,7 +118,7 @@ public final class RingSnapshotCodec {
     RingSnapshot ring = fromRecord(record);
     List<FillingRange> filling = fromAvro(record.getFilling());
     PublishedSnapshot unsigned = PublishedSnapshot.unsigned(ring,
-        record.getPreviousChecksum() == null ? null : bytes(record.getPreviousChecksum()), filling);
+        record.getPreviousChecksum() == null ? null : AvroBytes.toArray(record.getPreviousChecksum()), filling);
     if (record.getSignature() == null && record.getSigningKeyId() == null) {
       return unsigned;
     }
@@ -127,7 +127,7 @@ public final class RingSnapshotCodec {
           ring.epoch(), ring.clusterId(), record.getSignature() == null ? "signing key id" : "signature",
           record.getSignature() == null ? "signature" : "signing key id");
     }
-    return unsigned.withSignature(bytes(record.getSignature()), record.getSigningKeyId());
+    return unsigned.withSignature(AvroBytes.toArray(record.getSignature()), record.getSigningKeyId());
   }
 
   /** The Avro form of filling marks (shared with the epoch records that carry them). */
@@ -233,7 +233,7 @@ public final class RingSnapshotCodec {
     } catch (RingException e) {
       throw new CodecException(Reason.INVALID_CONTENT, "invalid snapshot: " + e.getMessage(), e);
     }
-    byte[] stated = bytes(record.getChecksum());
+    byte[] stated = AvroBytes.toArray(record.getChecksum());
     byte[] actual = rebuilt.checksum();
     if (!Arrays.equals(stated, actual)) {
       throw CodecException.of(Reason.CHECKSUM_MISMATCH,
@@ -280,10 +280,4 @@ public final class RingSnapshotCodec {
     }
   }
 
-  private static byte[] bytes(ByteBuffer buffer) {
-    ByteBuffer view = buffer.duplicate();
-    byte[] out = new byte[view.remaining()];
-    view.get(out);
-    return out;
-  }
 }

@@ -1,6 +1,6 @@
 package io.ringshift.publisher;
 
-import io.ringshift.orchestrator.Topic;
+import io.ringshift.protocol.Topic;
 import io.ringshift.publisher.internal.PublishingSession;
 import io.ringshift.schemas.avro.EpochRecord;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package io.ringshift.publisher;
 
-import io.ringshift.orchestrator.EpochPlanner;
-import io.ringshift.orchestrator.PlannedTask;
+import io.ringshift.protocol.RecordKeys;
 import io.ringshift.ring.Member;
+import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.FillingRange;
@@ -30,8 +30,9 @@ import java.util.Set;
  * complete ring, when the ring keeps at least R zones; the repair epoch after it has the same membership, no marks
  * and REPAIR tasks planned from the last complete ring. A FAIL that leaves fewer than R zones is planned like a
  * drain instead, with REPAIR tasks for the dead node's ranges, and is READY once they are VERIFIED (no marks, no
- * repair epoch after it). Each step assumes the one before was published. Tasks are planned by the orchestrator's public
- * planner, as the orchestrator plans them; the publisher itself never uses it.
+ * repair epoch after it). Each step assumes the one before was published. Tasks are planned here, one per (changed
+ * range, new replica), without the orchestrator's coalescing of adjacent ranges: the publisher must accept any
+ * task layout that covers the diff, and its tests do not lean on the orchestrator's planner.
  */
 public final class ClusterScript {
   public static final int VNODES = 16;
@@ -131,9 +132,9 @@ public final class ClusterScript {
   /** The repair epoch after a failure: same membership, REPAIR tasks from the last complete ring, no marks. */
   public Step repair() {
     epoch++;
-    EpochPlanner.Plan plan = EpochPlanner.plan(lastComplete, members, epoch, 0, dead, 0);
-    return advance(plan.target(), cause(MembershipAction.FAIL, dead.iterator().next()),
-        RingDiff.between(active, plan.target()), plan.tasks(), List.of(), true);
+    RingSnapshot target = lastComplete.toBuilder().epoch(epoch).members(members).build();
+    return advance(target, cause(MembershipAction.FAIL, dead.iterator().next()), RingDiff.between(active, target),
+        tasks(lastComplete, target, dead), List.of(), true);
   }
 
   private Step planned(List<Member> next, MembershipEvent cause) {
@@ -143,13 +144,42 @@ public final class ClusterScript {
   private Step planned(List<Member> next, MembershipEvent cause, Set<String> deadNodes) {
     members = next;
     epoch++;
-    EpochPlanner.Plan plan = EpochPlanner.plan(active, next, epoch, 0, deadNodes, 0);
-    return advance(plan.target(), cause, plan.diff(), plan.tasks(), List.of(), true);
+    RingSnapshot target = active.toBuilder().epoch(epoch).members(next).build();
+    return advance(target, cause, RingDiff.between(active, target), tasks(active, target, deadNodes), List.of(),
+        true);
   }
 
-  private Step advance(RingSnapshot ring, MembershipEvent cause, RingDiff diff, List<PlannedTask> planned,
+  /**
+   * One task per (changed range, new replica) from {@code from} to {@code to}: a REPAIR when the range lost a
+   * replica to a dead node, otherwise a COPY, from the range's live old replicas.
+   */
+  private List<RangeCopyTask> tasks(RingSnapshot from, RingSnapshot to, Set<String> deadNodes) {
+    List<RangeCopyTask> tasks = new ArrayList<>();
+    for (RangeChange change : RingDiff.between(from, to).changes()) {
+      TaskKind kind = change.removed().stream().anyMatch(deadNodes::contains) ? TaskKind.REPAIR : TaskKind.COPY;
+      List<String> sources = change.before().stream().filter(n -> !deadNodes.contains(n)).toList();
+      for (String target : change.added()) {
+        String zone = to.members().stream().filter(m -> m.id().equals(target)).findFirst().orElseThrow().zone();
+        tasks.add(RangeCopyTask.newBuilder()
+            .setTaskId(RecordKeys.taskId(cluster, to.epoch(), kind, change.start(), change.end(), target))
+            .setClusterId(cluster)
+            .setEpoch(to.epoch())
+            .setKind(kind)
+            .setRangeStart(change.start())
+            .setRangeEnd(change.end())
+            .setSources(sources)
+            .setTarget(target)
+            .setTargetZone(zone)
+            .setEstimatedBytes(0)
+            .setTimestampMillis(0)
+            .build());
+      }
+    }
+    return tasks;
+  }
+
+  private Step advance(RingSnapshot ring, MembershipEvent cause, RingDiff diff, List<RangeCopyTask> tasks,
       List<FillingRange> filling, boolean complete) {
-    List<RangeCopyTask> tasks = planned.stream().map(t -> task(t, ring.epoch())).toList();
     EpochRecord plannedRecord = record(EpochState.PLANNED, ring, active, cause, diff, tasks.size(), filling);
     EpochRecord ready = record(EpochState.READY, ring, active, cause, diff, tasks.size(), filling);
     List<TaskStatus> verified = tasks.stream().map(t -> Step.status(t, TaskState.VERIFIED)).toList();
@@ -158,22 +188,6 @@ public final class ClusterScript {
       lastComplete = ring;
     }
     return new Step(plannedRecord, ready, ring, tasks, verified);
-  }
-
-  private RangeCopyTask task(PlannedTask t, long epochNumber) {
-    return RangeCopyTask.newBuilder()
-        .setTaskId(t.taskId())
-        .setClusterId(cluster)
-        .setEpoch(epochNumber)
-        .setKind(TaskKind.valueOf(t.kind().name()))
-        .setRangeStart(t.rangeStart())
-        .setRangeEnd(t.rangeEnd())
-        .setSources(t.sources())
-        .setTarget(t.target())
-        .setTargetZone(t.targetZone())
-        .setEstimatedBytes(t.estimatedBytes())
-        .setTimestampMillis(0)
-        .build();
   }
 
   private EpochRecord record(EpochState state, RingSnapshot ring, RingSnapshot previous, MembershipEvent cause,

@@ -1,7 +1,7 @@
 package io.ringshift.publisher;
 
-import io.ringshift.orchestrator.Topic;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topic;
+import io.ringshift.protocol.Topics;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.RangeCopyTask;

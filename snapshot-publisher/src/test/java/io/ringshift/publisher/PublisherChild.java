@@ -1,6 +1,6 @@
 package io.ringshift.publisher;
 
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import java.nio.file.Path;
 
 /**

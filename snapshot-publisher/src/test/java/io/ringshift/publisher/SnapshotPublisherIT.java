@@ -3,8 +3,9 @@ package io.ringshift.publisher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ringshift.protocol.AvroBytes;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.publisher.ClusterScript.Step;
 import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.PublishedSnapshot;
@@ -100,7 +101,7 @@ class SnapshotPublisherIT {
     assertThat(published).extracting(EpochRecord::getEpoch).containsExactly(1L, 2L);
     EpochRecord second = published.get(1);
     assertThat(second.getSigningKeyId()).isEqualTo(KEY.id());
-    assertThat(bytes(second.getSignature())).isEqualTo(snapshots.get(1).signature());
+    assertThat(AvroBytes.toArray(second.getSignature())).isEqualTo(snapshots.get(1).signature());
     assertThat(second.getTargetChecksum()).isEqualTo(join.ready().getTargetChecksum());
     assertThat(second.getPreviousChecksum()).isEqualTo(join.ready().getPreviousChecksum());
     assertThat(publisher.publishedCount()).isEqualTo(2);
@@ -291,10 +292,4 @@ class SnapshotPublisherIT {
     }
   }
 
-  private static byte[] bytes(ByteBuffer b) {
-    ByteBuffer d = b.duplicate();
-    byte[] out = new byte[d.remaining()];
-    d.get(out);
-    return out;
-  }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.publisher.ClusterScript.Step;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.RingSnapshotCodec;

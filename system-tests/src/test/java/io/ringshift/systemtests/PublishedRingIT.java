@@ -1,6 +1,6 @@
 package io.ringshift.systemtests;
 
-import static io.ringshift.worker.ClusterDriver.ringOf;
+import static io.ringshift.systemtests.ClusterDriver.ringOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,7 +12,7 @@ import io.ringshift.client.RefusalReason;
 import io.ringshift.client.RingClient;
 import io.ringshift.client.RingClientConfig;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.publisher.PublisherConfig;
 import io.ringshift.publisher.SnapshotPublisher;
 import io.ringshift.ring.Member;
@@ -29,9 +29,7 @@ import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
-import io.ringshift.worker.ClusterDriver;
-import io.ringshift.worker.ControlPlaneTail;
-import io.ringshift.worker.ControlPlaneTail.Seen;
+import io.ringshift.systemtests.ControlPlaneTail.Seen;
 import io.ringshift.worker.LoadedData;
 import io.ringshift.worker.StorageNodes;
 import java.io.PrintWriter;

@@ -1,14 +1,12 @@
 package io.ringshift.cli.internal;
 
 import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.protocol.ReadToEnd;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -24,8 +22,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * partitions to fixed end offsets, and the operator-facing messages when Kafka does not answer.
  */
 public final class KafkaAccess {
-  private static final Duration POLL = Duration.ofMillis(100);
-
   private KafkaAccess() {}
 
   /** Timeouts short enough that no call outlives {@code timeout} by much. */
@@ -62,8 +58,8 @@ public final class KafkaAccess {
   }
 
   /**
-   * Assigns {@code consumer} the partitions of {@code end} and reads each from the beginning to its end offset:
-   * every record below it, in the order polled (offset order within a partition).
+   * Assigns {@code consumer} the partitions of {@code end} and reads each from the beginning to its end offset
+   * ({@link ReadToEnd#fromBeginning}).
    *
    * @param reading what is read, for the error message ({@code reading ring.tasks from Kafka at host:9092})
    * @throws KafkaUnavailableException when the read makes no progress for {@code timeout}
@@ -71,37 +67,11 @@ public final class KafkaAccess {
    */
   public static List<ConsumerRecord<byte[], byte[]>> readToEnd(KafkaConsumer<byte[], byte[]> consumer,
       Map<TopicPartition, Long> end, Duration timeout, String reading) {
-    consumer.assign(end.keySet());
-    consumer.seekToBeginning(end.keySet());
-    List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
-    Set<TopicPartition> remaining = new HashSet<>();
-    for (var e : end.entrySet()) {
-      if (consumer.position(e.getKey(), timeout) < e.getValue()) {
-        remaining.add(e.getKey());
-      }
+    try {
+      return ReadToEnd.fromBeginning(consumer, end, timeout, reading);
+    } catch (IllegalStateException e) {
+      throw new KafkaUnavailableException(e.getMessage(), e);
     }
-    long lastProgress = System.nanoTime();
-    while (!remaining.isEmpty()) {
-      var records = consumer.poll(POLL);
-      for (ConsumerRecord<byte[], byte[]> r : records) {
-        if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
-          read.add(r);
-        }
-      }
-      boolean progressed = !records.isEmpty();
-      // position() passes transaction markers and aborted records, which poll() never returns.
-      progressed |= remaining.removeIf(tp -> consumer.position(tp, timeout) >= end.get(tp));
-      if (progressed) {
-        lastProgress = System.nanoTime();
-      } else if (System.nanoTime() - lastProgress > timeout.toNanos()) {
-        List<String> left = new ArrayList<>();
-        remaining.forEach(tp -> left.add(tp + " at " + consumer.position(tp, timeout) + " of " + end.get(tp)));
-        throw new KafkaUnavailableException(String.format(Locale.ROOT,
-            "%s made no progress for %d s (still to read: %s)", reading, timeout.toSeconds(),
-            String.join(", ", left)));
-      }
-    }
-    return read;
   }
 
   /** The error for a broker that did not answer within {@code timeout}. */

@@ -1,6 +1,6 @@
 package io.ringshift.worker.internal;
 
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskStatus;

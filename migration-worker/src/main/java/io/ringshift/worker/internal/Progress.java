@@ -1,5 +1,6 @@
 package io.ringshift.worker.internal;
 
+import io.ringshift.protocol.AvroBytes;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -41,8 +42,8 @@ final class Progress {
     p.copiedBytes = previous.getCopiedBytes();
     p.caughtUpPosition = previous.getCaughtUpPosition();
     p.fencePosition = previous.getFencePosition();
-    p.digest = bytes(previous.getDigest());
-    p.targetDigest = bytes(previous.getTargetDigest());
+    p.digest = AvroBytes.toArray(previous.getDigest());
+    p.targetDigest = AvroBytes.toArray(previous.getTargetDigest());
     p.blockedReason = previous.getBlockedReason();
     p.error = previous.getError();
     p.startedMillis = previous.getStartedMillis();
@@ -106,12 +107,4 @@ final class Progress {
         .build();
   }
 
-  private static byte[] bytes(ByteBuffer buffer) {
-    if (buffer == null) {
-      return null;
-    }
-    byte[] out = new byte[buffer.remaining()];
-    buffer.duplicate().get(out);
-    return out;
-  }
 }

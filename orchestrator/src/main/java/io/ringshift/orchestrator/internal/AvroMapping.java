@@ -15,6 +15,8 @@ import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.DiffSummary;
+import io.ringshift.protocol.AvroBytes;
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
@@ -120,30 +122,8 @@ public final class AvroMapping {
         .epoch(1)
         .vnodes(init.getVnodes() == null ? RingBuilder.DEFAULT_VNODES : init.getVnodes())
         .replicas(init.getReplicas() == null ? RingBuilder.DEFAULT_REPLICAS : init.getReplicas())
-        .members(members(init.getInitialMembers()))
+        .members(EpochRecords.members(init.getInitialMembers()))
         .build();
-  }
-
-  // ---- members ----
-
-  static List<Member> members(List<MemberSpec> specs) {
-    List<Member> members = new ArrayList<>(specs.size());
-    for (MemberSpec s : specs) {
-      if (s.getState() == MemberSpecState.UNKNOWN) {
-        throw new RingException("member " + s.getId() + ": state was UNKNOWN (written by a newer version); "
-            + "state must be ACTIVE or FILLING");
-      }
-      members.add(new Member(s.getId(), s.getZone(), s.getWeight(), MemberState.valueOf(s.getState().name())));
-    }
-    return members;
-  }
-
-  static List<MemberSpec> specs(List<Member> members) {
-    List<MemberSpec> specs = new ArrayList<>(members.size());
-    for (Member m : members) {
-      specs.add(new MemberSpec(m.id(), m.zone(), m.weight(), MemberSpecState.valueOf(m.state().name())));
-    }
-    return specs;
   }
 
   // ---- outputs ----
@@ -160,7 +140,7 @@ public final class AvroMapping {
         .setPlanVersion(plan.planVersion())
         .setState(EpochState.valueOf(e.state().name()))
         .setCause(cause)
-        .setMembers(specs(target.members()))
+        .setMembers(EpochRecords.specs(target.members()))
         .setVnodes(target.vnodes())
         .setReplicas(target.replicas())
         .setHashId(target.hashId())
@@ -249,7 +229,7 @@ public final class AvroMapping {
       inFlight = InFlightEpoch.newBuilder()
           .setEpoch(target.epoch())
           .setPlanVersion(f.plan().planVersion())
-          .setMembers(specs(target.members()))
+          .setMembers(EpochRecords.specs(target.members()))
           .setChecksum(ByteBuffer.wrap(target.checksum()))
           .setCause(event(active.clusterId(), f.cause()))
           .setDeadNodes(new ArrayList<>(f.deadNodes()))
@@ -269,7 +249,7 @@ public final class AvroMapping {
         .setVnodes(active.vnodes())
         .setReplicas(active.replicas())
         .setActiveEpoch(active.epoch())
-        .setActiveMembers(specs(active.members()))
+        .setActiveMembers(EpochRecords.specs(active.members()))
         .setActiveChecksum(ByteBuffer.wrap(active.checksum()))
         .setInFlight(inFlight)
         .setQueue(queue)
@@ -289,11 +269,11 @@ public final class AvroMapping {
     InFlightEpoch f = s.getInFlight();
     if (f != null) {
       HashSet<String> dead = new HashSet<>(f.getDeadNodes());
-      byte[] targetChecksum = bytes(f.getChecksum());
+      byte[] targetChecksum = AvroBytes.toArray(f.getChecksum());
       PlanKey key = new PlanKey(f.getEpoch(), f.getPlanVersion(), active.checksumHex(),
           java.util.HexFormat.of().formatHex(targetChecksum), sorted(dead));
       Plan plan = plans.computeIfAbsent(s.getClusterId(), c -> new ConcurrentHashMap<>()).computeIfAbsent(key, k ->
-          EpochPlanner.plan(active, members(f.getMembers()), f.getEpoch(), f.getPlanVersion(), dead, clusterBytes));
+          EpochPlanner.plan(active, EpochRecords.members(f.getMembers()), f.getEpoch(), f.getPlanVersion(), dead, clusterBytes));
       requireChecksum("in-flight epoch " + f.getEpoch(), plan.target(), f.getChecksum());
       // A version 1 state has no caught-up tasks and no fence request: its defaults, [] and false.
       // In the order they failed, which says which failure epochs were published (ClusterAggregate.InFlight).
@@ -317,7 +297,7 @@ public final class AvroMapping {
   private RingSnapshot activeRing(ClusterState s) {
     RingSnapshot cached = activeRings.get(s.getClusterId());
     if (cached != null && cached.epoch() == s.getActiveEpoch()
-        && java.util.Arrays.equals(cached.checksum(), bytes(s.getActiveChecksum()))) {
+        && java.util.Arrays.equals(cached.checksum(), AvroBytes.toArray(s.getActiveChecksum()))) {
       return cached;
     }
     RingSnapshot active = RingSnapshot.builder()
@@ -325,7 +305,7 @@ public final class AvroMapping {
         .epoch(s.getActiveEpoch())
         .vnodes(s.getVnodes())
         .replicas(s.getReplicas())
-        .members(members(s.getActiveMembers()))
+        .members(EpochRecords.members(s.getActiveMembers()))
         .build();
     requireChecksum("active epoch " + s.getActiveEpoch(), active, s.getActiveChecksum());
     activeRings.put(s.getClusterId(), active);
@@ -352,15 +332,8 @@ public final class AvroMapping {
     return List.copyOf(new java.util.TreeSet<>(values));
   }
 
-  private static byte[] bytes(ByteBuffer buffer) {
-    byte[] out = new byte[buffer.remaining()];
-    buffer.duplicate().get(out);
-    return out;
-  }
-
   private static void requireChecksum(String what, RingSnapshot ring, ByteBuffer stored) {
-    byte[] expected = new byte[stored.remaining()];
-    stored.duplicate().get(expected);
+    byte[] expected = AvroBytes.toArray(stored);
     if (!java.util.Arrays.equals(expected, ring.checksum())) {
       throw new IllegalStateException(String.format(Locale.ROOT,
           "stored %s of cluster %s rebuilds to checksum %s, not the stored %s: the placement rules changed",

@@ -3,8 +3,9 @@ package io.ringshift.publisher.internal;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.RingDiff;
-import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.protocol.EpochRecords;
+import io.ringshift.protocol.AvroBytes;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.PublishedSnapshot;
@@ -68,7 +69,7 @@ public final class EpochCheck {
    * @param lastEpoch the last published epoch, -1 if none
    * @param lastChecksum its checksum, null if none
    * @param lastComplete the latest published epoch record with no filling marks; null if none
-   * @param lastCompleteRing rebuilds {@code lastComplete} (and may keep the ring); throws {@link RingException}
+   * @param lastCompleteRing rebuilds {@code lastComplete} (and may keep the ring); throws {@link CodecException}
    *     when it does not rebuild
    */
   public record History(Map<Long, byte[]> publishedChecksums, long lastEpoch, byte[] lastChecksum,
@@ -99,8 +100,8 @@ public final class EpochCheck {
     }
     String cluster = ready.getClusterId();
     long epoch = ready.getEpoch();
-    byte[] target = Rings.bytes(ready.getTargetChecksum());
-    byte[] previous = Rings.bytes(ready.getPreviousChecksum());
+    byte[] target = AvroBytes.toArray(ready.getTargetChecksum());
+    byte[] previous = AvroBytes.toArray(ready.getPreviousChecksum());
 
     // SEQUENCE and CHAIN.
     if (history.any()) {
@@ -109,12 +110,12 @@ public final class EpochCheck {
         byte[] published = history.publishedChecksums().get(epoch);
         if (published != null && Arrays.equals(published, target)) {
           return new Verdict.Ignore("epoch " + epoch + " of cluster " + cluster + " is already published with "
-              + "this ring (checksum " + Rings.hex(target) + ")");
+              + "this ring (checksum " + AvroBytes.hex(target) + ")");
         }
         return reject(ready, nowMillis, Check.SEQUENCE, "epoch %d is older than the last published epoch %d of "
             + "cluster %s, and %s; only epoch %d can be published next", epoch, last, cluster, published == null
-            ? "was never published" : "was published with checksum " + Rings.hex(published) + ", not "
-            + Rings.hex(target), last + 1);
+            ? "was never published" : "was published with checksum " + AvroBytes.hex(published) + ", not "
+            + AvroBytes.hex(target), last + 1);
       }
       if (epoch != last + 1) {
         return reject(ready, nowMillis, Check.SEQUENCE, "epoch %d does not follow the last published epoch %d of "
@@ -123,25 +124,25 @@ public final class EpochCheck {
       }
       if (!Arrays.equals(previous, history.lastChecksum())) {
         return reject(ready, nowMillis, Check.CHAIN, "epoch %d names previousChecksum %s, but the last published "
-            + "epoch %d of cluster %s has checksum %s", epoch, Rings.hex(previous), last, cluster,
-            Rings.hex(history.lastChecksum()));
+            + "epoch %d of cluster %s has checksum %s", epoch, AvroBytes.hex(previous), last, cluster,
+            AvroBytes.hex(history.lastChecksum()));
       }
     } else if (previous != null) {
       return reject(ready, nowMillis, Check.CHAIN, "epoch %d would be the first published epoch of cluster %s, so "
-          + "its previousChecksum must be null; it names %s", epoch, cluster, Rings.hex(previous));
+          + "its previousChecksum must be null; it names %s", epoch, cluster, AvroBytes.hex(previous));
     }
 
     // REBUILD and CHECKSUM.
     RingSnapshot ring;
     try {
-      ring = Rings.rebuild(ready);
-    } catch (RingException e) {
+      ring = EpochRecords.rebuild(ready);
+    } catch (CodecException e) {
       return reject(ready, nowMillis, Check.REBUILD, "the membership and parameters of epoch %d do not rebuild to "
           + "a ring: %s", epoch, e.getMessage());
     }
     if (!Arrays.equals(ring.checksum(), target)) {
       return reject(ready, nowMillis, Check.CHECKSUM, "the membership and parameters of epoch %d rebuild to "
-          + "checksum %s, but the record's targetChecksum is %s", epoch, ring.checksumHex(), Rings.hex(target));
+          + "checksum %s, but the record's targetChecksum is %s", epoch, ring.checksumHex(), AvroBytes.hex(target));
     }
 
     // PLACEMENT.
@@ -197,7 +198,7 @@ public final class EpochCheck {
       RingSnapshot complete;
       try {
         complete = history.lastCompleteRing().get();
-      } catch (RingException e) {
+      } catch (CodecException e) {
         return reject(ready, nowMillis, Check.REBUILD, "the last complete published epoch %d, against which epoch "
             + "%d's added replicas are found, does not rebuild: %s", history.lastComplete().getEpoch(), epoch,
             e.getMessage());

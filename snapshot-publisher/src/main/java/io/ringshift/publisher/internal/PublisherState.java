@@ -1,6 +1,8 @@
 package io.ringshift.publisher.internal;
 
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.protocol.EpochRecords;
+import io.ringshift.protocol.AvroBytes;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.TrustedKeys;
@@ -136,7 +138,7 @@ public final class PublisherState {
         c.lastComplete, () -> {
           // Rebuilt once per complete epoch, when first needed: replaying a long log rebuilds nothing.
           if (c.lastCompleteRing == null && c.lastComplete != null) {
-            c.lastCompleteRing = Rings.rebuild(c.lastComplete);
+            c.lastCompleteRing = EpochRecords.rebuild(c.lastComplete);
           }
           return c.lastCompleteRing;
         });
@@ -151,13 +153,13 @@ public final class PublisherState {
   private void applyPublished(EpochRecord record) {
     Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
     long epoch = record.getEpoch();
-    byte[] checksum = Rings.bytes(record.getTargetChecksum());
+    byte[] checksum = AvroBytes.toArray(record.getTargetChecksum());
     if (!c.published.isEmpty() && epoch <= c.published.lastKey()) {
       byte[] known = c.published.get(epoch);
       if (known == null || !Arrays.equals(known, checksum)) {
         LOG.warn("ring.epochs holds a PUBLISHED record of epoch {} of cluster {} with checksum {}, after epoch {} "
             + "was published with checksum {}; keeping the first", epoch, record.getClusterId(),
-            Rings.hex(checksum), epoch, Rings.hex(known));
+            AvroBytes.hex(checksum), epoch, AvroBytes.hex(known));
       }
       return; // our own record read back, or a repeat: already applied
     }

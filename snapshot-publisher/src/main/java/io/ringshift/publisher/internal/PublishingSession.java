@@ -1,6 +1,8 @@
 package io.ringshift.publisher.internal;
 
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.AvroBytes;
+import io.ringshift.protocol.Topics;
+import io.ringshift.protocol.ReadToEnd;
 import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.TrustedKeys;
@@ -216,7 +218,7 @@ public final class PublishingSession implements AutoCloseable {
     state.onRecord(record);
     tasks.forget(cluster, record.getEpoch());
     LOG.info("publisher {}: published epoch {} of cluster {} (checksum {}, key {}, {} filling marks)",
-        settings.transactionalId(), record.getEpoch(), cluster, Rings.hex(Rings.bytes(record.getTargetChecksum())),
+        settings.transactionalId(), record.getEpoch(), cluster, AvroBytes.hex(record.getTargetChecksum()),
         record.getSigningKeyId(), record.getFilling().size());
     outcomes.published(record);
   }

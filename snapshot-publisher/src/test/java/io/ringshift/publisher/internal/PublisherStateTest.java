@@ -3,6 +3,7 @@ package io.ringshift.publisher.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import io.ringshift.protocol.AvroBytes;
 import io.ringshift.publisher.ClusterScript;
 import io.ringshift.publisher.ClusterScript.Step;
 import io.ringshift.ring.Member;
@@ -59,7 +60,7 @@ class PublisherStateTest {
     EpochRecord record = p.record();
     assertThat(record.getState()).isEqualTo(EpochState.PUBLISHED);
     assertThat(record.getSigningKeyId()).isEqualTo(KEY.id());
-    assertThat(bytes(record.getSignature())).isEqualTo(snapshot.signature());
+    assertThat(AvroBytes.toArray(record.getSignature())).isEqualTo(snapshot.signature());
     assertThat(record.getTimestampMillis()).isEqualTo(NOW);
     assertThat(withoutPublication(record)).isEqualTo(withoutPublication(init.ready()));
     assertThat(CODEC.decodePublished(CODEC.encode(snapshot))).isEqualTo(snapshot);
@@ -641,9 +642,6 @@ class PublisherStateTest {
     return c;
   }
 
-  private static byte[] bytes(ByteBuffer b) {
-    return Rings.bytes(b);
-  }
 
   private static String hex(byte[] b) {
     return HexFormat.of().formatHex(b);

@@ -10,7 +10,7 @@ import io.ringshift.cli.internal.audit.AuditReplay.Result;
 import io.ringshift.cli.internal.audit.WhatIf.ClusterWhatIf;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.ring.RingBuilder;
-import io.ringshift.ring.RingException;
+import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochState;
 import java.io.IOException;
@@ -132,7 +132,7 @@ public final class AuditCommand implements Callable<Integer> {
     List<ClusterWhatIf> clusters;
     try {
       clusters = WhatIf.replay(contents.epochs(), vnodes, replicas);
-    } catch (RingException e) {
+    } catch (CodecException e) {
       throw new BadInputException("--what-if with --vnodes " + vnodes + (replicas == null ? "" : " --replicas "
           + replicas) + ": " + e.getMessage(), e);
     }

@@ -3,7 +3,7 @@ package io.ringshift.cli.internal.audit;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.KafkaAccess;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.EpochRecord;

@@ -1,9 +1,10 @@
 package io.ringshift.cli.internal.audit;
 
+import io.ringshift.protocol.AvroBytes;
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.ReplicaSet;
-import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingHash;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.CodecException;
@@ -240,59 +241,8 @@ final class AuditReplay {
     return text;
   }
 
-  /**
-   * The ring an epoch record describes, built with the ring library from its members and parameters.
-   *
-   * @throws RingException when the record names a hash or policy this version does not implement, a member state
-   *     it does not know, or membership and parameters the ring refuses; the message says which
-   */
-  static RingSnapshot ring(EpochRecord e) {
-    return ring(e, e.getVnodes(), e.getReplicas());
-  }
-
-  /** The ring of the record's membership, placed with other parameters (what-if). */
-  static RingSnapshot ring(EpochRecord e, int vnodes, int replicas) {
-    if (!RingHash.Xxh3.ID.equals(e.getHashId())) {
-      throw new RingException(String.format(Locale.ROOT, "hash \"%s\" is not one this version implements (%s)",
-          e.getHashId(), RingHash.Xxh3.ID));
-    }
-    if (!RingSnapshot.POLICY_ID.equals(e.getPolicyId())) {
-      throw new RingException(String.format(Locale.ROOT,
-          "placement policy \"%s\" is not one this version implements (%s)", e.getPolicyId(),
-          RingSnapshot.POLICY_ID));
-    }
-    List<Member> members = new ArrayList<>(e.getMembers().size());
-    for (MemberSpec s : e.getMembers()) {
-      if (s.getState() == MemberSpecState.UNKNOWN) {
-        throw new RingException("member " + s.getId() + ": state UNKNOWN (written by a newer version); this "
-            + "version knows ACTIVE and FILLING");
-      }
-      members.add(new Member(s.getId(), s.getZone(), s.getWeight(), MemberState.valueOf(s.getState().name())));
-    }
-    return RingSnapshot.builder()
-        .clusterId(e.getClusterId())
-        .epoch(e.getEpoch())
-        .vnodes(vnodes)
-        .replicas(replicas)
-        .members(members)
-        .build();
-  }
-
   private static String time(EpochRecord e) {
     return Instant.ofEpochMilli(e.getTimestampMillis()).toString();
-  }
-
-  static String hex(ByteBuffer buffer) {
-    return buffer == null ? "none" : HEX.formatHex(bytes(buffer));
-  }
-
-  static byte[] bytes(ByteBuffer buffer) {
-    if (buffer == null) {
-      return null;
-    }
-    byte[] out = new byte[buffer.remaining()];
-    buffer.duplicate().get(out);
-    return out;
   }
 
   /** The replay of one cluster's records; {@link #run} once. */
@@ -345,11 +295,11 @@ final class AuditReplay {
         Failure failure = earlier != null
             ? new Failure(cluster, e.getEpoch(), Check.DUPLICATE_EPOCH,
                 "one PUBLISHED record per epoch (the first written at " + time(earlier) + ", checksum "
-                    + hex(earlier.getTargetChecksum()) + ")",
-                "a second one written at " + time(e) + ", checksum " + hex(e.getTargetChecksum()))
+                    + AvroBytes.hex(earlier.getTargetChecksum()) + ")",
+                "a second one written at " + time(e) + ", checksum " + AvroBytes.hex(e.getTargetChecksum()))
             : verify(e);
         if (failure != null) {
-          results.add(new EpochResult(cluster, e.getEpoch(), false, hex(e.getTargetChecksum()), e.getSigningKeyId(),
+          results.add(new EpochResult(cluster, e.getEpoch(), false, AvroBytes.hex(e.getTargetChecksum()), e.getSigningKeyId(),
               e.getMembers().size(), cause(e.getCause()), null));
           return failure;
         }
@@ -378,18 +328,18 @@ final class AuditReplay {
       }
       RingSnapshot ring;
       try {
-        ring = ring(e);
-      } catch (RingException ex) {
+        ring = EpochRecords.rebuild(e);
+      } catch (CodecException ex) {
         return new Failure(cluster, epoch, Check.REBUILD, "members and parameters that build a ring",
             ex.getMessage());
       }
-      byte[] target = bytes(e.getTargetChecksum());
+      byte[] target = AvroBytes.toArray(e.getTargetChecksum());
       if (!Arrays.equals(target, ring.checksum())) {
         return new Failure(cluster, epoch, Check.CHECKSUM,
             ring.checksumHex() + " (the ring rebuilt from the record's members and parameters)",
             HEX.formatHex(target) + " (the record's targetChecksum)");
       }
-      byte[] previousChecksum = bytes(e.getPreviousChecksum());
+      byte[] previousChecksum = AvroBytes.toArray(e.getPreviousChecksum());
       Failure chain = chain(epoch, previousChecksum);
       if (chain != null) {
         return chain;
@@ -532,7 +482,7 @@ final class AuditReplay {
 
   /** The snapshot carrying the record's signature (checked later, with the trusted keys). */
   private static PublishedSnapshot withSignature(PublishedSnapshot unsigned, EpochRecord e) {
-    return unsigned.withSignature(bytes(e.getSignature()), e.getSigningKeyId());
+    return unsigned.withSignature(AvroBytes.toArray(e.getSignature()), e.getSigningKeyId());
   }
 
   /**

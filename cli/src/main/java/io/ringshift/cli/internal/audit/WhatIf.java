@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.audit;
 
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingDiff;
@@ -84,7 +85,7 @@ final class WhatIf {
    * already replayed is skipped, as it publishes nothing new).
    *
    * @param replicas the what-if R, or null to keep each epoch's recorded R
-   * @throws io.ringshift.ring.RingException when a membership cannot be placed with the what-if parameters (for
+   * @throws io.ringshift.protocol.CodecException when a membership cannot be placed with the what-if parameters (for
    *     example a weight that gives no token at that V); the message names the member
    */
   static List<ClusterWhatIf> replay(List<EpochRecord> epochs, int vnodes, Integer replicas) {
@@ -113,8 +114,8 @@ final class WhatIf {
       }
       addDistinct(recordedVnodes, e.getVnodes());
       addDistinct(recordedReplicas, e.getReplicas());
-      RingSnapshot actual = AuditReplay.ring(e);
-      RingSnapshot whatIf = AuditReplay.ring(e, vnodes, replicas == null ? e.getReplicas() : replicas);
+      RingSnapshot actual = EpochRecords.rebuild(e);
+      RingSnapshot whatIf = EpochRecords.rebuild(e, vnodes, replicas == null ? e.getReplicas() : replicas);
       Double movedActual = previousActual == null ? null
           : RingDiff.between(previousActual, actual).movedReplicaFraction();
       Double movedWhatIf = previousWhatIf == null ? null

@@ -8,7 +8,7 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.devkit.EmbeddedKafka;
 import io.ringshift.orchestrator.Orchestrator;
 import io.ringshift.orchestrator.OrchestratorConfig;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.publisher.PublisherConfig;
 import io.ringshift.publisher.SnapshotPublisher;
 import io.ringshift.protocol.SigningKey;

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.MembersFile;
 import io.ringshift.cli.internal.control.ControlPlaneClient.Part;
@@ -89,7 +90,7 @@ public final class InitCommand implements Callable<Integer> {
           .setRequestId(Requests.newRequestId())
           .setRequestedBy(Requests.requestedBy())
           .setTimestampMillis(System.currentTimeMillis())
-          .setInitialMembers(Rings.specs(ring.members()))
+          .setInitialMembers(EpochRecords.specs(ring.members()))
           .setVnodes(vnodes)
           .setReplicas(replicas)
           .build();

@@ -1,7 +1,7 @@
 package io.ringshift.cli.internal.control;
 
 import io.ringshift.cli.BadInputException;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Pattern;

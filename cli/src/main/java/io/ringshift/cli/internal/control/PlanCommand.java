@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.cli.internal.control.ControlPlaneClient.Contents;
@@ -129,7 +130,7 @@ public final class PlanCommand implements Callable<Integer> {
     String clusterId = view.clusterId();
     String node = change.nodeId();
     boolean fail = change.action() == MembershipAction.FAIL;
-    RingSnapshot base = Rings.ringOf(baseRecord);
+    RingSnapshot base = EpochRecords.ring(baseRecord);
     EpochRecord inFlight = view.inFlight();
     if (inFlight == null) {
       List<Member> members = change.applyTo(clusterId, base.members());
@@ -141,7 +142,7 @@ public final class PlanCommand implements Callable<Integer> {
           fail ? Set.of(node) : Set.of(), clusterBytes);
       return new PlanReport(change, clusterId, base, PlanReport.Basis.ACTIVE, null, plan, 0, clusterBytes);
     }
-    RingSnapshot target = Rings.ringOf(inFlight);
+    RingSnapshot target = EpochRecords.ring(inFlight);
     if (!fail) {
       List<Member> members = change.applyTo(clusterId, target.members());
       EpochPlanner.Plan plan = EpochPlanner.plan(target, members, target.epoch() + 1, 0, Set.of(), clusterBytes);

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.protocol.AvroBytes;
 import io.ringshift.ring.ByteUnits;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -68,7 +69,7 @@ final class Reports {
           cause(e.getCause()),
           e.getCause() == null ? "-" : e.getCause().getRequestId(),
           String.valueOf(e.getMembers().size()),
-          Rings.checksumPrefix(e.getTargetChecksum()),
+          Text.checksumPrefix(e.getTargetChecksum()),
           String.valueOf(tasks(e)),
           Text.percent(moved(e)),
           e.getReason() == null ? "" : e.getReason()));
@@ -96,10 +97,10 @@ final class Reports {
     node.put("time", Text.time(e.getTimestampMillis()));
     node.set("cause", causeJson(e.getCause()));
     node.put("members", e.getMembers().size());
-    node.put("zones", Rings.zoneCount(e.getMembers()));
+    node.put("zones", Text.zoneCount(e.getMembers()));
     node.put("vnodes", e.getVnodes());
     node.put("replicas", e.getReplicas());
-    node.put("checksum", HexFormat.of().formatHex(Rings.bytes(e.getTargetChecksum())));
+    node.put("checksum", AvroBytes.hex(e.getTargetChecksum()));
     DiffSummary d = e.getDiffSummary();
     node.put("tasks", tasks(e));
     node.put("changedRanges", d == null ? 0 : d.getChangedRanges());
@@ -135,8 +136,8 @@ final class Reports {
     EpochRecord a = view.active();
     lines.add("active     " + (a == null ? "none (no epoch is READY yet)" : String.format(Locale.ROOT,
         "epoch %d %s: %d members in %d zones, vnodes %d, replicas %d, checksum %s; %s at %s",
-        a.getEpoch(), a.getState(), a.getMembers().size(), Rings.zoneCount(a.getMembers()), a.getVnodes(),
-        a.getReplicas(), Rings.checksumPrefix(a.getTargetChecksum()), cause(a.getCause()),
+        a.getEpoch(), a.getState(), a.getMembers().size(), Text.zoneCount(a.getMembers()), a.getVnodes(),
+        a.getReplicas(), Text.checksumPrefix(a.getTargetChecksum()), cause(a.getCause()),
         Text.time(a.getTimestampMillis()))));
     EpochRecord p = view.published();
     EpochRecord refused = view.publisherRejection();
@@ -152,7 +153,7 @@ final class Reports {
       lines.add(String.format(Locale.ROOT,
           "in flight  epoch %d plan %s PLANNED: %s (request %s by %s) at %s; %d members, checksum %s",
           f.getEpoch(), f.getPlanVersion(), cause(f.getCause()), requestOf(f), requestedBy(f),
-          Text.time(f.getTimestampMillis()), f.getMembers().size(), Rings.checksumPrefix(f.getTargetChecksum())));
+          Text.time(f.getTimestampMillis()), f.getMembers().size(), Text.checksumPrefix(f.getTargetChecksum())));
       DiffSummary d = f.getDiffSummary();
       if (d != null) {
         lines.add(String.format(Locale.ROOT,
@@ -337,6 +338,6 @@ final class Reports {
         Text.percent(d.getMovedReplicaFraction()), Text.percent(d.getIdealMovedFraction()),
         ByteUnits.format(d.getEstimatedBytes()));
     return String.format(Locale.ROOT, "epoch %d %s (plan %s, %d members, checksum %s)%s", e.getEpoch(), e.getState(),
-        e.getPlanVersion(), e.getMembers().size(), Rings.checksumPrefix(e.getTargetChecksum()), summary);
+        e.getPlanVersion(), e.getMembers().size(), Text.checksumPrefix(e.getTargetChecksum()), summary);
   }
 }

@@ -1,5 +1,8 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.protocol.AvroBytes;
+import io.ringshift.schemas.avro.MemberSpec;
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -19,6 +22,16 @@ final class Text {
     return String.format(Locale.ROOT, "%.2f%%", 100 * fraction);
   }
 
+
+  /** The first 12 hex digits of a checksum: enough to tell epochs apart at a glance. */
+  static String checksumPrefix(ByteBuffer checksum) {
+    String hex = checksum == null ? "" : HexFormat.of().formatHex(AvroBytes.toArray(checksum));
+    return hex.length() > 12 ? hex.substring(0, 12) : hex;
+  }
+
+  static int zoneCount(List<MemberSpec> members) {
+    return (int) members.stream().map(MemberSpec::getZone).distinct().count();
+  }
 
   static String time(long epochMillis) {
     return TIME.format(Instant.ofEpochMilli(epochMillis));

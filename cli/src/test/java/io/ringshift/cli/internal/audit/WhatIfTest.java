@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.ringshift.cli.internal.audit.WhatIf.ClusterWhatIf;
 import io.ringshift.cli.internal.audit.WhatIf.Row;
 import io.ringshift.ring.RingDiff;
+import io.ringshift.protocol.CodecException;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.SigningKey;
@@ -126,7 +127,8 @@ class WhatIfTest {
     History weighted = new History("default", SigningKey.generate(), 16, 3).init(3, 3).setWeight("node-001", 0.1);
 
     assertThatThrownBy(() -> WhatIf.replay(weighted.epochs(), 2, null))
-        .isInstanceOf(RingException.class)
+        .isInstanceOf(CodecException.class)
+        .hasCauseInstanceOf(RingException.class)
         .hasMessageContaining("node-001");
   }
 }

@@ -9,7 +9,7 @@ import io.ringshift.cli.internal.Fixtures;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.orchestrator.Orchestrator;
 import io.ringshift.orchestrator.OrchestratorConfig;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.protocol.RecordSerdes;
 
 import io.ringshift.ring.RingSnapshot;
@@ -57,7 +58,7 @@ final class ControlRecords {
         .setPlanVersion(planVersion)
         .setState(state)
         .setCause(cause)
-        .setMembers(Rings.specs(ring.members()))
+        .setMembers(EpochRecords.specs(ring.members()))
         .setVnodes(ring.vnodes())
         .setReplicas(ring.replicas())
         .setHashId(ring.hashId())

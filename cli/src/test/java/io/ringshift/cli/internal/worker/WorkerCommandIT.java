@@ -8,7 +8,7 @@ import io.ringshift.cli.internal.Fixtures;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.orchestrator.Orchestrator;
 import io.ringshift.orchestrator.OrchestratorConfig;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;

@@ -1,8 +1,8 @@
-package io.ringshift.worker;
+package io.ringshift.systemtests;
 
 import static org.awaitility.Awaitility.await;
 
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.RangeCopyTask;

@@ -1,11 +1,17 @@
-package io.ringshift.worker;
+package io.ringshift.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringshift.worker.NodeStores;
+import io.ringshift.worker.WorkerConfig;
+import io.ringshift.worker.TaskTuning;
+import io.ringshift.worker.StorageNodes;
+import io.ringshift.worker.MigrationWorker;
+import io.ringshift.worker.Limits;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.orchestrator.Orchestrator;
 import io.ringshift.orchestrator.OrchestratorConfig;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingHash;

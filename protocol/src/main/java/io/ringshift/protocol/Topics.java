@@ -1,14 +1,21 @@
-package io.ringshift.orchestrator;
+package io.ringshift.protocol;
 
-import io.ringshift.orchestrator.internal.KafkaSerdes;
-import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
 import io.ringshift.schemas.avro.TaskStatus;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.Serdes;
 
 /**
@@ -70,5 +77,46 @@ public record Topics(
   /** Every topic, in the order they are created. */
   public List<Topic<?, ?>> all() {
     return List.of(membership, epochs, tasks, taskStatus, rejected, snapshots);
+  }
+
+  /**
+   * Creates the topics that do not exist yet, each with its configs; a topic that exists is left as it is, and one
+   * created concurrently by another process counts as created. Idempotent.
+   *
+   * @throws IllegalStateException when the topics cannot be listed or one cannot be created within {@code timeout}
+   */
+  public void createMissing(Admin admin, int partitions, short replicationFactor, Duration timeout) {
+    try {
+      Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      List<NewTopic> missing = new ArrayList<>();
+      for (Topic<?, ?> topic : all()) {
+        if (!existing.contains(topic.name())) {
+          missing.add(new NewTopic(topic.name(), partitions, replicationFactor).configs(Map.copyOf(topic.configs())));
+        }
+      }
+      if (missing.isEmpty()) {
+        return;
+      }
+      admin.createTopics(missing).values().forEach((name, future) -> {
+        try {
+          future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw new IllegalStateException("could not create topic " + name + ": " + e.getCause(), e);
+          }
+          // Created concurrently by another instance: exactly what we wanted.
+        } catch (TimeoutException e) {
+          throw new IllegalStateException("creating topic " + name + " timed out after " + timeout, e);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while creating topic " + name, e);
+        }
+      });
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not list topics: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while listing topics", e);
+    }
   }
 }

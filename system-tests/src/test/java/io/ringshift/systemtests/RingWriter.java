@@ -1,5 +1,7 @@
-package io.ringshift.worker;
+package io.ringshift.systemtests;
 
+import io.ringshift.worker.LoadedData;
+import io.ringshift.worker.StorageNodes;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;

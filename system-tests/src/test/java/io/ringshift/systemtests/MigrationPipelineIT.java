@@ -1,14 +1,18 @@
-package io.ringshift.worker;
+package io.ringshift.systemtests;
 
-import static io.ringshift.worker.ClusterDriver.ringOf;
+import static io.ringshift.systemtests.ClusterDriver.ringOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ringshift.worker.LoadedData;
+import io.ringshift.worker.StorageNodes;
+import io.ringshift.worker.OffsetClock;
+import io.ringshift.worker.MigrationWorker;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.Orchestrator;
 import io.ringshift.orchestrator.PlannedTask;
-import io.ringshift.orchestrator.Topics;
+import io.ringshift.protocol.Topics;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
@@ -18,7 +22,7 @@ import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.RingRange;
-import io.ringshift.worker.ControlPlaneTail.Seen;
+import io.ringshift.systemtests.ControlPlaneTail.Seen;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.ringshift.orchestrator;
+package io.ringshift.protocol;
 
 import java.util.Map;
 import java.util.Objects;

@@ -1,0 +1,124 @@
+package io.ringshift.protocol;
+
+import io.ringshift.protocol.CodecException.Reason;
+import io.ringshift.ring.Member;
+import io.ringshift.ring.MemberState;
+import io.ringshift.ring.RingException;
+import io.ringshift.ring.RingHash;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.MemberSpec;
+import io.ringshift.schemas.avro.MemberSpecState;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The one rebuild of a ring from an {@link EpochRecord}, with the ring library alone, from the record's members and
+ * parameters. The orchestrator, the publisher, audit and the admin client all rebuild epochs through here, so they
+ * agree on what a record means; each still checks what it is responsible for (the publisher and audit report a
+ * rebuild failure and a checksum mismatch as separate findings, which is why {@link #rebuild} does not compare
+ * checksums and {@link #ring} does).
+ *
+ * <p>Checked, in order: the hash and the placement policy are ones this version implements, every member state is
+ * known (a state written by a newer schema is refused rather than guessed: it decides whether the member is
+ * read-eligible), and the ring library accepts the membership and parameters.
+ */
+public final class EpochRecords {
+  private EpochRecords() {}
+
+  /**
+   * The ring the record describes, checked against the record's {@code targetChecksum}.
+   *
+   * @throws CodecException {@link Reason#UNKNOWN_HASH}, {@link Reason#UNKNOWN_POLICY} or {@link
+   *     Reason#INVALID_CONTENT} as {@link #rebuild}, and {@link Reason#CHECKSUM_MISMATCH} when the rebuilt ring
+   *     has another checksum than the record states (the record was altered, or written with other placement rules)
+   */
+  public static RingSnapshot ring(EpochRecord record) {
+    RingSnapshot ring = rebuild(record);
+    byte[] stated = AvroBytes.toArray(record.getTargetChecksum());
+    if (!Arrays.equals(stated, ring.checksum())) {
+      throw CodecException.of(Reason.CHECKSUM_MISMATCH,
+          "epoch %d of cluster %s rebuilds to checksum %s, not the recorded %s: the record was altered or was "
+              + "written with other placement rules", record.getEpoch(), record.getClusterId(), ring.checksumHex(),
+          AvroBytes.hex(stated));
+    }
+    return ring;
+  }
+
+  /**
+   * The ring of the record's members and parameters, without the checksum check.
+   *
+   * @throws CodecException {@link Reason#UNKNOWN_HASH} or {@link Reason#UNKNOWN_POLICY} when the record names one
+   *     this version does not implement, {@link Reason#INVALID_CONTENT} when a member state is unknown or the ring
+   *     refuses the membership or parameters; the message names the epoch, the cluster and the problem
+   */
+  public static RingSnapshot rebuild(EpochRecord record) {
+    return rebuild(record, record.getVnodes(), record.getReplicas());
+  }
+
+  /**
+   * The ring of the record's members placed with other parameters (what-if replays); checked as {@link #rebuild}.
+   */
+  public static RingSnapshot rebuild(EpochRecord record, int vnodes, int replicas) {
+    Objects.requireNonNull(record, "record");
+    if (!RingHash.Xxh3.ID.equals(record.getHashId())) {
+      throw CodecException.of(Reason.UNKNOWN_HASH, "epoch %d of cluster %s names hash \"%s\"; this version "
+          + "implements only %s", record.getEpoch(), record.getClusterId(), record.getHashId(), RingHash.Xxh3.ID);
+    }
+    if (!RingSnapshot.POLICY_ID.equals(record.getPolicyId())) {
+      throw CodecException.of(Reason.UNKNOWN_POLICY, "epoch %d of cluster %s names placement policy \"%s\"; this "
+          + "version implements only %s", record.getEpoch(), record.getClusterId(), record.getPolicyId(),
+          RingSnapshot.POLICY_ID);
+    }
+    try {
+      return RingSnapshot.builder()
+          .clusterId(record.getClusterId())
+          .epoch(record.getEpoch())
+          .vnodes(vnodes)
+          .replicas(replicas)
+          .members(members(record.getMembers()))
+          .build();
+    } catch (RingException e) {
+      throw new CodecException(Reason.INVALID_CONTENT, "epoch " + record.getEpoch() + " of cluster "
+          + record.getClusterId() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The ring library's members of a record's member list, in order.
+   *
+   * @throws RingException for a state this version cannot read, or an invalid member (blank id or zone, weight
+   *     not &gt; 0): the rules of the ring, as for any other membership it refuses
+   */
+  public static List<Member> members(List<MemberSpec> specs) {
+    List<Member> members = new ArrayList<>(specs.size());
+    for (int i = 0; i < specs.size(); i++) {
+      MemberSpec spec = specs.get(i);
+      MemberState state = switch (spec.getState()) {
+        case ACTIVE -> MemberState.ACTIVE;
+        case FILLING -> MemberState.FILLING;
+        default -> throw new RingException(String.format(Locale.ROOT, "members[%d] (\"%s\") has state %s, which "
+            + "this version cannot read (written by a newer schema); upgrade rather than guess whether the member is "
+            + "read-eligible", i, spec.getId(), spec.getState()));
+      };
+      members.add(new Member(spec.getId(), spec.getZone(), spec.getWeight(), state));
+    }
+    return members;
+  }
+
+  /** The record's member list of the ring library's members, in order. */
+  public static List<MemberSpec> specs(List<Member> members) {
+    List<MemberSpec> specs = new ArrayList<>(members.size());
+    for (Member m : members) {
+      MemberSpecState state = switch (m.state()) {
+        case ACTIVE -> MemberSpecState.ACTIVE;
+        case FILLING -> MemberSpecState.FILLING;
+      };
+      specs.add(new MemberSpec(m.id(), m.zone(), m.weight(), state));
+    }
+    return specs;
+  }
+}
