@@ -2,11 +2,11 @@ package io.ringshift.benchmarks;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.RemoteStore;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
 import java.io.IOException;

@@ -2,10 +2,10 @@ package io.ringshift.benchmarks;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Change;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
 import java.io.IOException;

@@ -109,7 +109,7 @@ class RoutingTableTest {
     long end = ring.rangeEnd(r);
     for (FillingRange mark : marks) {
       if (mark.node().equals(node) && !(start == end && r != 0)
-          && (io.ringshift.ring.RangeChange.contains(start, end, mark.end()) || mark.contains(end))) {
+          && (io.ringshift.ring.RingRange.of(start, end).contains(mark.end()) || mark.contains(end))) {
         return true;
       }
     }

@@ -4,11 +4,11 @@ import static io.ringshift.worker.ItKafka.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
-import io.ringshift.storage.RingRange;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

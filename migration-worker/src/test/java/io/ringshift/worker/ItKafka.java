@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.RecordKeys;
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
@@ -11,7 +12,6 @@ import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskStatus;
-import io.ringshift.storage.RingRange;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,11 +1,11 @@
 package io.ringshift.worker;
 
 import io.ringshift.ring.RingHash;
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.RemoteStore;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
 import java.net.InetSocketAddress;

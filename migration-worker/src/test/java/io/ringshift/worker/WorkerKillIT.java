@@ -4,6 +4,7 @@ import static io.ringshift.worker.ItKafka.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
@@ -11,7 +12,6 @@ import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RangeScan;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
 import java.io.BufferedReader;

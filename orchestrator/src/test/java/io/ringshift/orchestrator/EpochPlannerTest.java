@@ -7,6 +7,7 @@ import io.ringshift.orchestrator.EpochPlanner.Plan;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.RecordKeys;
 import io.ringshift.schemas.avro.TaskKind;
@@ -300,7 +301,7 @@ class EpochPlannerTest {
       gained.removeAll(before.ids());
       Set<String> targets = new HashSet<>();
       for (PlannedTask task : plan.tasks()) {
-        if (RangeChange.contains(task.rangeStart(), task.rangeEnd(), position)) {
+        if (RingRange.of(task.rangeStart(), task.rangeEnd()).contains(position)) {
           assertThat(targets.add(task.target())).as("two tasks copy position %x to %s", position, task.target())
               .isTrue();
           assertThat(before.ids()).as("sources are old replicas").containsAll(task.sources());

@@ -2,6 +2,7 @@ package io.ringshift.protocol;
 
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.RingDiff;
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -29,9 +30,14 @@ public record FillingRange(long start, long end, String node) {
     }
   }
 
+  /** The marked range. */
+  public RingRange range() {
+    return RingRange.of(start, end);
+  }
+
   /** Whether the range contains the ring position (unsigned, wrapping). */
   public boolean contains(long position) {
-    return RangeChange.contains(start, end, position);
+    return range().contains(position);
   }
 
   /**

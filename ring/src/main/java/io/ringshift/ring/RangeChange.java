@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One ring range {@code (start, end]} whose replica set differs between two snapshots. Positions are unsigned
- * 64-bit values; a range with {@code Long.compareUnsigned(start, end) >= 0} wraps past the top of the ring,
- * and {@code start == end} covers the whole ring.
+ * One ring range {@code (start, end]} whose replica set differs between two snapshots: {@link #range()}, with the
+ * convention of {@link RingRange} (unsigned positions, wrapping past the top of the ring when {@code end <=
+ * start}, {@code start == end} the whole ring).
  *
  * @param start exclusive start position
  * @param end inclusive end position
@@ -14,8 +14,6 @@ import java.util.List;
  * @param after replica ids in preference order in the new snapshot
  */
 public record RangeChange(long start, long end, List<String> before, List<String> after) {
-  private static final double TWO_TO_64 = 0x1p64;
-
   public RangeChange {
     before = List.copyOf(before);
     after = List.copyOf(after);
@@ -25,9 +23,14 @@ public record RangeChange(long start, long end, List<String> before, List<String
     }
   }
 
+  /** The changed range. */
+  public RingRange range() {
+    return RingRange.of(start, end);
+  }
+
   /** The fraction of the whole keyspace this range covers, in (0, 1]. */
   public double fraction() {
-    return fraction(start, end);
+    return range().fraction();
   }
 
   /** Nodes that hold the range afterwards but not before: the copy targets. */
@@ -53,31 +56,7 @@ public record RangeChange(long start, long end, List<String> before, List<String
 
   /** True when {@code position} lies in this range. */
   public boolean contains(long position) {
-    return contains(start, end, position);
-  }
-
-  /** The fraction of the keyspace covered by {@code (start, end]}; a range with start == end is the ring. */
-  public static double fraction(long start, long end) {
-    long length = end - start;
-    if (length == 0) {
-      return 1.0;
-    }
-    return unsignedToDouble(length) / TWO_TO_64;
-  }
-
-  /** True when {@code position} lies in {@code (start, end]}, wrapping past the top of the ring. */
-  public static boolean contains(long start, long end, long position) {
-    if (start == end) {
-      return true;
-    }
-    // Shift so that start becomes 0; then (start, end] is (0, end - start] in unsigned order.
-    long offset = position - start;
-    return offset != 0 && Long.compareUnsigned(offset, end - start) <= 0;
-  }
-
-  static double unsignedToDouble(long value) {
-    double d = (double) (value >>> 1) * 2.0;
-    return d + (value & 1L);
+    return range().contains(position);
   }
 
   @Override

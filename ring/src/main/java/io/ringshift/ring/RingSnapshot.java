@@ -217,7 +217,7 @@ public final class RingSnapshot {
       // token[r-1] == token[r]: for r = 0 that means every token is equal and range 0 is the whole ring.
       return r == 0 ? 1.0 : 0.0;
     }
-    return RangeChange.fraction(start, end);
+    return RingRange.of(start, end).fraction();
   }
 
   /** Replica set of range {@code r}. */

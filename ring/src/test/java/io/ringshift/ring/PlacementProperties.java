@@ -257,7 +257,7 @@ class PlacementProperties {
     for (int r = 0; r < ring.tokenCount(); r++) {
       // A token equal to the one before it closes an empty range, not the whole ring.
       if (ring.rangeStart(r) != ring.rangeEnd(r) && ring.members().get(ring.tokenOwner(r)).id().equals(id)) {
-        owned += RangeChange.fraction(ring.rangeStart(r), ring.rangeEnd(r));
+        owned += RingRange.of(ring.rangeStart(r), ring.rangeEnd(r)).fraction();
       }
     }
     return owned;

@@ -121,7 +121,7 @@ final class RingInvariants {
       int range = s.rangeOf(p);
       check(range == ref.rangeOf(p), () -> "rangeOf(" + Long.toUnsignedString(p) + ") = " + range
           + ", expected " + ref.rangeOf(p));
-      check(RangeChange.contains(s.rangeStart(range), s.rangeEnd(range), p),
+      check(RingRange.of(s.rangeStart(range), s.rangeEnd(range)).contains(p),
           () -> "position " + Long.toUnsignedString(p) + " is not inside its range " + range);
       check(s.replicasAt(p) == s.replicasOfRange(range), () -> "replicasAt disagrees with rangeOf");
     }
@@ -157,7 +157,7 @@ final class RingInvariants {
     double[] totals = new double[2];
     Long previous = boundaries.last();
     for (long b : boundaries) {
-      double width = boundaries.size() == 1 ? 1.0 : RangeChange.fraction(previous, b);
+      double width = boundaries.size() == 1 ? 1.0 : RingRange.of(previous, b).fraction();
       previous = b;
       List<String> before = from.replicasAt(b).ids();
       List<String> after = to.replicasAt(b).ids();

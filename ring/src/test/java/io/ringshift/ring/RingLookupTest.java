@@ -60,8 +60,8 @@ class RingLookupTest {
     // Range 0 is the wrapping one: (last token, first token].
     assertThat(ring.rangeStart(0)).isEqualTo(-1000L);
     assertThat(ring.rangeEnd(0)).isEqualTo(1000L);
-    assertThat(RangeChange.contains(ring.rangeStart(0), ring.rangeEnd(0), -1L)).isTrue();
-    assertThat(RangeChange.contains(ring.rangeStart(0), ring.rangeEnd(0), -1000L)).isFalse();
+    assertThat(RingRange.of(ring.rangeStart(0), ring.rangeEnd(0)).contains(-1L)).isTrue();
+    assertThat(RingRange.of(ring.rangeStart(0), ring.rangeEnd(0)).contains(-1000L)).isFalse();
   }
 
   @Test
@@ -87,7 +87,7 @@ class RingLookupTest {
     assertThat(ring.tokenCount()).isEqualTo(1);
     assertThat(ring.token(0)).isEqualTo(TestRings.xxh3("solo#0"));
     // A single token's range (t, t] is the whole ring.
-    assertThat(RangeChange.fraction(ring.rangeStart(0), ring.rangeEnd(0))).isEqualTo(1.0);
+    assertThat(RingRange.of(ring.rangeStart(0), ring.rangeEnd(0)).fraction()).isEqualTo(1.0);
     for (String key : new String[] {"", "a", "zzz", "\uD83D\uDE00"}) {
       assertThat(ring.replicasOf(key).ids()).containsExactly("solo");
     }

@@ -36,8 +36,8 @@ class WeightedShareTest {
     Map<String, Double> owned = new HashMap<>();
     for (int r = 0; r < ring.tokenCount(); r++) {
       // A token equal to its predecessor closes an empty range; (t, t] would otherwise read as the whole ring.
-      double width = ring.rangeStart(r) == ring.rangeEnd(r) ? 0 : RangeChange.fraction(ring.rangeStart(r),
-          ring.rangeEnd(r));
+      double width = ring.rangeStart(r) == ring.rangeEnd(r) ? 0
+          : RingRange.of(ring.rangeStart(r), ring.rangeEnd(r)).fraction();
       owned.merge(ring.replicasOfRange(r).primary().id(), width, Double::sum);
     }
 

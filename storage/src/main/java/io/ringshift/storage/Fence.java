@@ -1,5 +1,7 @@
 package io.ringshift.storage;
 
+import io.ringshift.ring.RingRange;
+
 /**
  * A fence on a range: from {@code position} on, the store refuses writes to the range tagged with an epoch
  * below {@code epoch} (they get {@link WriteResult.RetryWithEpoch}), so the range's contents at

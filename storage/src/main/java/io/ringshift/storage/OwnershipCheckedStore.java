@@ -1,6 +1,7 @@
 package io.ringshift.storage;
 
 import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.storage.internal.Checks;
 

@@ -1,5 +1,6 @@
 package io.ringshift.storage;
 
+import io.ringshift.ring.RingRange;
 import java.util.List;
 import java.util.Optional;
 

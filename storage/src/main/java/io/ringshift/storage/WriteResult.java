@@ -1,5 +1,7 @@
 package io.ringshift.storage;
 
+import io.ringshift.ring.RingRange;
+
 /** The outcome of a client write: applied at a sequence number, or refused for an older epoch. */
 public sealed interface WriteResult permits WriteResult.Applied, WriteResult.RetryWithEpoch {
 

@@ -1,5 +1,6 @@
 package io.ringshift.storage;
 
+import io.ringshift.ring.RingRange;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A store that counts the key and value bytes its scans hand out: how far a server has read ahead. */

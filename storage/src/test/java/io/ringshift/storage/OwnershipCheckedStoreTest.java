@@ -5,6 +5,7 @@ import static io.ringshift.storage.TestKeys.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringshift.ring.RingRange;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

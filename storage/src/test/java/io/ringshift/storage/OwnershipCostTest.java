@@ -4,6 +4,7 @@ import static io.ringshift.storage.TestKeys.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.ring.RingBuilder;
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;

@@ -2,6 +2,7 @@ package io.ringshift.storage;
 
 import static io.ringshift.storage.TestKeys.bytes;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import java.util.List;
 import java.util.function.Predicate;

@@ -4,6 +4,7 @@ import static io.ringshift.storage.TestKeys.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

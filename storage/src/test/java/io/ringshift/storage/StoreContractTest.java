@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.dynatrace.hash4j.hashing.Hashing;
+import io.ringshift.ring.RingRange;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

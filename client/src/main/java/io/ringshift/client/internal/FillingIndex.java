@@ -1,6 +1,6 @@
 package io.ringshift.client.internal;
 
-import io.ringshift.ring.RangeChange;
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.FillingRange;
 import java.util.BitSet;
@@ -28,15 +28,16 @@ public final class FillingIndex {
     int n = ring.tokenCount();
     for (FillingRange mark : marks) {
       BitSet ranges = byNode.computeIfAbsent(mark.node(), node -> new BitSet(n));
-      if (mark.start() == mark.end()) {
+      RingRange marked = mark.range();
+      if (marked.isWhole()) {
         ranges.set(0, n);
         continue;
       }
-      long first = mark.start() + 1;
+      long first = marked.start() + 1;
       int r = ring.rangeOf(first);
       for (int steps = 0; steps < n; steps++) {
         ranges.set(r);
-        if (endsIn(ring, r, first, mark.end(), steps == 0)) {
+        if (endsIn(ring, r, first, marked.end(), steps == 0)) {
           break;
         }
         r = r + 1 == n ? 0 : r + 1;
@@ -56,9 +57,10 @@ public final class FillingIndex {
     if (start == end && r != 0) {
       return false; // two equal tokens: an empty range holds no position
     }
-    if (!RangeChange.contains(start, end, last)) {
+    if (!RingRange.of(start, end).contains(last)) {
       return false;
     }
-    return !startRange || Long.compareUnsigned(first - start - 1, last - start - 1) <= 0;
+    // In the start range, the mark ends here unless its last position lies behind its first one.
+    return !startRange || RingRange.of(start, last).contains(first);
   }
 }

@@ -3,7 +3,7 @@ package io.ringshift.client.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.client.TestSnapshots;
-import io.ringshift.ring.RangeChange;
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.FillingRange;
 import java.util.ArrayList;
@@ -23,7 +23,7 @@ class FillingIndexTest {
     if (start == end && r != 0) {
       return false;
     }
-    return RangeChange.contains(start, end, mark.end()) || mark.contains(end);
+    return RingRange.of(start, end).contains(mark.end()) || mark.contains(end);
   }
 
   private static BitSet expected(RingSnapshot ring, List<FillingRange> marks) {

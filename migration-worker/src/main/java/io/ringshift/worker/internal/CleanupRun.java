@@ -1,9 +1,9 @@
 package io.ringshift.worker.internal;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.StoreException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,7 +94,7 @@ final class CleanupRun extends TaskRun {
   String handedBack() {
     RangeCopyTask task = task();
     for (RangeCopyTask later : ctx.control().laterCopiesTo(task.getClusterId(), task.getEpoch(), task.getTarget())) {
-      if (Ranges.overlap(range(), RingRange.of(later.getRangeStart(), later.getRangeEnd()))) {
+      if (range().intersects(RingRange.of(later.getRangeStart(), later.getRangeEnd()))) {
         return "epoch " + later.getEpoch() + " gives the range back to " + task.getTarget() + " (task "
             + later.getTaskId() + ")";
       }
@@ -137,7 +137,7 @@ final class CleanupRun extends TaskRun {
     List<String> unverified = new ArrayList<>();
     for (RangeCopyTask copy : ctx.control().copyTasks(task.getClusterId(), task.getEpoch())) {
       if (sources.contains(copy.getTarget())
-          && Ranges.overlap(range, RingRange.of(copy.getRangeStart(), copy.getRangeEnd()))) {
+          && range.intersects(RingRange.of(copy.getRangeStart(), copy.getRangeEnd()))) {
         String state = ctx.control().status(copy.getTaskId()).map(s -> s.getState().name()).orElse("no status");
         if (!state.equals(TaskState.VERIFIED.name())) {
           unverified.add("task " + copy.getTaskId() + " not VERIFIED (" + state + ")");

@@ -1,11 +1,11 @@
 package io.ringshift.worker.internal;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskStatus;
-import io.ringshift.storage.RingRange;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -113,7 +113,7 @@ public final class ControlState {
       String except) {
     for (RangeCopyTask other : copyTasks(clusterId, epoch)) {
       if (!other.getTaskId().equals(except) && other.getSources().contains(node)
-          && Ranges.overlap(range, RingRange.of(other.getRangeStart(), other.getRangeEnd()))) {
+          && range.intersects(RingRange.of(other.getRangeStart(), other.getRangeEnd()))) {
         return other.getTaskId();
       }
     }

@@ -1,5 +1,6 @@
 package io.ringshift.worker.internal;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -9,7 +10,6 @@ import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.StoreException;
 import java.util.ArrayList;
 import java.util.Iterator;

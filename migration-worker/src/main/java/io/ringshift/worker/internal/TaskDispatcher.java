@@ -1,10 +1,10 @@
 package io.ringshift.worker.internal;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.StoreException;
 import java.time.Duration;
 import java.util.ArrayList;

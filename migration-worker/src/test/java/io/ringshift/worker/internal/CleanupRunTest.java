@@ -6,6 +6,7 @@ import static io.ringshift.worker.internal.Harness.CLUSTER;
 import static io.ringshift.worker.internal.Harness.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
@@ -14,7 +15,6 @@ import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
-import io.ringshift.storage.RingRange;
 import io.ringshift.worker.Limits;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

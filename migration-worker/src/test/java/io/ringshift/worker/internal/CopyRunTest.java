@@ -5,12 +5,12 @@ import static io.ringshift.worker.internal.Harness.fenceRequested;
 import static io.ringshift.worker.internal.StoreFixture.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.RangeScan;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.Limits;
 import java.nio.ByteBuffer;

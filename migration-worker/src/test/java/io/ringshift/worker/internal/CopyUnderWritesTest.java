@@ -5,10 +5,10 @@ import static io.ringshift.worker.internal.Harness.fenceRequested;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.storage.Entry;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.Limits;
 import java.nio.charset.StandardCharsets;

@@ -4,11 +4,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.ringshift.protocol.RecordKeys;
 import io.ringshift.protocol.RecordSerdes;
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
-import io.ringshift.storage.RingRange;
 import io.ringshift.worker.Limits;
 import io.ringshift.worker.NodeStores;
 import io.ringshift.worker.TaskTuning;

@@ -1,11 +1,11 @@
 package io.ringshift.worker.internal;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;

@@ -9,7 +9,7 @@ import io.ringshift.orchestrator.internal.ClusterAggregate.Rejection;
 import io.ringshift.orchestrator.internal.ClusterAggregate.TaskEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
 import io.ringshift.orchestrator.MembershipChange.Action;
-import io.ringshift.ring.RangeChange;
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.FillingRange;
 import java.util.List;
@@ -279,7 +279,7 @@ class ClusterAggregateTest {
     // Every filling mark is a replica that a repair task fills.
     for (FillingRange mark : failure.filling()) {
       assertThat(repair.plan().tasks()).as("mark %s", mark).anyMatch(task -> task.target().equals(mark.node())
-          && RangeChange.contains(task.rangeStart(), task.rangeEnd(), mark.end()));
+          && RingRange.of(task.rangeStart(), task.rangeEnd()).contains(mark.end()));
     }
     assertThat(t.next().active().epoch()).isEqualTo(1);
     assertThat(t.next().lastReadyRing()).isEqualTo(failed);

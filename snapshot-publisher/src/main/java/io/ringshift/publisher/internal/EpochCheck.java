@@ -3,6 +3,7 @@ package io.ringshift.publisher.internal;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.RingDiff;
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.protocol.AvroBytes;
@@ -40,8 +41,9 @@ import java.util.stream.Collectors;
  * filled by a VERIFIED copy or repair task of this epoch, or be marked filling so that clients do not read from
  * it. The marks must be exactly the replicas that no task filled: a mark on a filled replica would keep clients
  * off a good copy until the next epoch, and a missing one would send them to an empty one. Ranges are compared as
- * sets of ring positions ({@link Arc}), since diffs, coalesced tasks and coalesced marks cut the ring at
- * different places.
+ * sets of ring positions ({@link RingRange#firstGap}, {@link RingRange#intersects}), since diffs, coalesced tasks
+ * and coalesced marks cut the ring at different places. Reasons name ranges in unsigned decimal, as filling marks
+ * and ring diffs print them.
  *
  * <p>The checks that read the tasks do not reject at first sight: they answer {@link Verdict.NotYet}, because the
  * tasks the publisher has read may lag behind the READY record (Kafka commits a transaction partition by
@@ -193,7 +195,7 @@ public final class EpochCheck {
     long epoch = ready.getEpoch();
     // Added (range, node) pairs, per node. A cluster's first published ring follows no complete ring: a new
     // cluster holds no data, so nothing in it is missing.
-    Map<String, List<Arc>> added = new LinkedHashMap<>();
+    Map<String, List<RingRange>> added = new LinkedHashMap<>();
     if (history.lastComplete() != null) {
       RingSnapshot complete;
       try {
@@ -205,32 +207,32 @@ public final class EpochCheck {
       }
       for (RangeChange change : RingDiff.between(complete, ring).changes()) {
         for (String node : change.added()) {
-          added.computeIfAbsent(node, n -> new ArrayList<>()).add(new Arc(change.start(), change.end()));
+          added.computeIfAbsent(node, n -> new ArrayList<>()).add(change.range());
         }
       }
     }
-    Map<String, List<Arc>> filledByTasks = new LinkedHashMap<>();
+    Map<String, List<RingRange>> filledByTasks = new LinkedHashMap<>();
     for (TaskBook.Entry t : tasks) {
       filledByTasks.computeIfAbsent(t.task().getTarget(), n -> new ArrayList<>())
-          .add(new Arc(t.task().getRangeStart(), t.task().getRangeEnd()));
+          .add(taskRange(t));
     }
-    Map<String, List<Arc>> marked = new LinkedHashMap<>();
+    Map<String, List<RingRange>> marked = new LinkedHashMap<>();
     for (FillingRange f : filling) {
-      marked.computeIfAbsent(f.node(), n -> new ArrayList<>()).add(new Arc(f.start(), f.end()));
+      marked.computeIfAbsent(f.node(), n -> new ArrayList<>()).add(f.range());
     }
     String since = history.lastComplete() == null ? "(no complete epoch published before)"
         : "relative to the last complete epoch " + history.lastComplete().getEpoch();
 
     // Every addition is filled by a task or marked.
     List<String> gaps = new ArrayList<>();
-    added.forEach((node, arcs) -> {
-      List<Arc> cover = new ArrayList<>(filledByTasks.getOrDefault(node, List.of()));
+    added.forEach((node, ranges) -> {
+      List<RingRange> cover = new ArrayList<>(filledByTasks.getOrDefault(node, List.of()));
       cover.addAll(marked.getOrDefault(node, List.of()));
-      for (Arc arc : arcs) {
-        OptionalLong gap = arc.firstGap(cover);
+      for (RingRange range : ranges) {
+        OptionalLong gap = range.firstGap(cover);
         if (gap.isPresent()) {
-          gaps.add(node + " on " + arc + " (first uncovered position " + Long.toUnsignedString(gap.getAsLong())
-              + ")");
+          gaps.add(node + " on " + decimal(range) + " (first uncovered position "
+              + Long.toUnsignedString(gap.getAsLong()) + ")");
         }
       }
     });
@@ -252,7 +254,7 @@ public final class EpochCheck {
     List<String> notAdded = new ArrayList<>();
     List<String> filled = new ArrayList<>();
     for (FillingRange f : filling) {
-      Arc mark = new Arc(f.start(), f.end());
+      RingRange mark = f.range();
       OptionalLong outside = mark.firstGap(added.getOrDefault(f.node(), List.of()));
       if (outside.isPresent()) {
         notAdded.add(f + " (position " + Long.toUnsignedString(outside.getAsLong()) + ")");
@@ -260,7 +262,7 @@ public final class EpochCheck {
       }
       for (TaskBook.Entry t : tasks) {
         if (t.task().getTarget().equals(f.node())
-            && mark.intersects(new Arc(t.task().getRangeStart(), t.task().getRangeEnd()))) {
+            && mark.intersects(taskRange(t))) {
           filled.add(f + " (VERIFIED task " + t.task().getTaskId() + ")");
           break;
         }
@@ -280,7 +282,7 @@ public final class EpochCheck {
 
   /** The first placement rule a range of {@code ring} breaks, or null. */
   static String placementViolation(RingSnapshot ring) {
-    return placementViolation(ring.tokenCount(), r -> new Arc(ring.rangeStart(r), ring.rangeEnd(r)),
+    return placementViolation(ring.tokenCount(), r -> RingRange.of(ring.rangeStart(r), ring.rangeEnd(r)),
         r -> ring.replicasOfRange(r).members(), ring.replicasPerRange(), ring.zones().size() >= ring.replicas());
   }
 
@@ -289,30 +291,39 @@ public final class EpochCheck {
    * nodes, and when {@code distinctZones} all in distinct zones. Checked range by range rather than trusted to
    * the ring library, whose output is what is being checked.
    */
-  static String placementViolation(int ranges, IntFunction<Arc> range, IntFunction<List<Member>> replicas,
+  static String placementViolation(int ranges, IntFunction<RingRange> range, IntFunction<List<Member>> replicas,
       int expected, boolean distinctZones) {
     for (int r = 0; r < ranges; r++) {
       List<Member> set = replicas.apply(r);
       List<String> ids = set.stream().map(Member::id).toList();
       if (set.size() != expected) {
         return String.format(Locale.ROOT, "range %s has %d replicas %s; it must have min(R, nodes) = %d",
-            range.apply(r), set.size(), ids, expected);
+            decimal(range.apply(r)), set.size(), ids, expected);
       }
       if (new HashSet<>(ids).size() != ids.size()) {
         return String.format(Locale.ROOT, "range %s names a node twice among its replicas %s; replicas must be "
-            + "distinct nodes", range.apply(r), ids);
+            + "distinct nodes", decimal(range.apply(r)), ids);
       }
       if (distinctZones) {
         Set<String> zones = new HashSet<>();
         for (Member m : set) {
           if (!zones.add(m.zone())) {
             return String.format(Locale.ROOT, "range %s places two of its replicas %s in zone %s; the ring has at "
-                + "least R zones, so replicas must be in distinct zones", range.apply(r), ids, m.zone());
+                + "least R zones, so replicas must be in distinct zones", decimal(range.apply(r)), ids, m.zone());
           }
         }
       }
     }
     return null;
+  }
+
+  private static RingRange taskRange(TaskBook.Entry t) {
+    return RingRange.of(t.task().getRangeStart(), t.task().getRangeEnd());
+  }
+
+  /** {@code (start, end]} in unsigned decimal, the form of the reasons the publisher has always written. */
+  static String decimal(RingRange range) {
+    return "(" + Long.toUnsignedString(range.start()) + ", " + Long.toUnsignedString(range.end()) + "]";
   }
 
   /** A failed check on the tasks: not final until the caller has read them again ({@link Verdict.NotYet}). */

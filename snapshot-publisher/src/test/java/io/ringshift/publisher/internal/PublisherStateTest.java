@@ -7,6 +7,7 @@ import io.ringshift.protocol.AvroBytes;
 import io.ringshift.publisher.ClusterScript;
 import io.ringshift.publisher.ClusterScript.Step;
 import io.ringshift.ring.Member;
+import io.ringshift.ring.RingRange;
 import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.RingSnapshotCodec;
@@ -198,7 +199,7 @@ class PublisherStateTest {
   void rejectsARangeWhoseReplicasNameANodeTwice() {
     List<Member> replicas = List.of(Member.of("a", "az-1"), Member.of("b", "az-2"), Member.of("a", "az-1"));
 
-    String violation = EpochCheck.placementViolation(1, r -> new Arc(10, 20), r -> replicas, 3, true);
+    String violation = EpochCheck.placementViolation(1, r -> RingRange.of(10, 20), r -> replicas, 3, true);
 
     assertThat(violation).isEqualTo("range (10, 20] names a node twice among its replicas [a, b, a]; replicas must "
         + "be distinct nodes");
@@ -208,10 +209,10 @@ class PublisherStateTest {
   void rejectsARangeWithTwoReplicasInOneZoneWhenTheRingHasAtLeastRZones() {
     List<Member> replicas = List.of(Member.of("a", "az-1"), Member.of("b", "az-2"), Member.of("c", "az-1"));
 
-    assertThat(EpochCheck.placementViolation(1, r -> new Arc(10, 20), r -> replicas, 3, true))
+    assertThat(EpochCheck.placementViolation(1, r -> RingRange.of(10, 20), r -> replicas, 3, true))
         .isEqualTo("range (10, 20] places two of its replicas [a, b, c] in zone az-1; the ring has at least R "
             + "zones, so replicas must be in distinct zones");
-    assertThat(EpochCheck.placementViolation(1, r -> new Arc(10, 20), r -> replicas, 3, false))
+    assertThat(EpochCheck.placementViolation(1, r -> RingRange.of(10, 20), r -> replicas, 3, false))
         .as("fewer zones than R: sharing a zone is the best placement").isNull();
   }
 
@@ -219,7 +220,7 @@ class PublisherStateTest {
   void rejectsARangeWithFewerReplicasThanMinOfRAndNodes() {
     List<Member> replicas = List.of(Member.of("a", "az-1"), Member.of("b", "az-2"));
 
-    assertThat(EpochCheck.placementViolation(1, r -> new Arc(10, 20), r -> replicas, 3, true))
+    assertThat(EpochCheck.placementViolation(1, r -> RingRange.of(10, 20), r -> replicas, 3, true))
         .isEqualTo("range (10, 20] has 2 replicas [a, b]; it must have min(R, nodes) = 3");
   }
 

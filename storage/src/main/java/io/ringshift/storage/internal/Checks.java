@@ -1,7 +1,7 @@
 package io.ringshift.storage.internal;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Entry;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
 import java.util.HexFormat;

@@ -1,7 +1,7 @@
 package io.ringshift.storage.internal;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Fence;
-import io.ringshift.storage.RingRange;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

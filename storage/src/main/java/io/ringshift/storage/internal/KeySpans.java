@@ -1,14 +1,14 @@
 package io.ringshift.storage.internal;
 
-import io.ringshift.storage.RingRange;
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Store;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A ring range as data-key spans, in the range's token order. {@code (s, e]} with {@code s < e} (unsigned) is
- * one span; a wrapping range and the whole ring {@code (x, x]} are {@code (s, MAX]} then {@code [0, e]}, so a
- * scan of the whole ring {@code (x, x]} starts just after {@code x} and ends at {@code x}.
+ * A ring range as data-key spans, in the range's token order: one span for each interval of
+ * {@link RingRange#splitAtWrap}, so a scan of the whole ring {@code (x, x]} starts just after {@code x} and ends
+ * at {@code x}.
  */
 final class KeySpans {
   private static final long MAX = -1L;
@@ -18,27 +18,17 @@ final class KeySpans {
    *
    * @param low the first data key (inclusive)
    * @param high the data key after the span (exclusive), or null for the end of the key space
-   * @param firstPosition the span's first position, {@code lastPosition} its last one (both inclusive)
+   * @param positions the span's first and last positions
    */
-  record Span(byte[] low, byte[] high, long firstPosition, long lastPosition) {
-    boolean contains(long position) {
-      return Long.compareUnsigned(position, firstPosition) >= 0 && Long.compareUnsigned(position, lastPosition) <= 0;
-    }
-  }
+  record Span(byte[] low, byte[] high, RingRange.Interval positions) {}
 
   private KeySpans() {}
 
   static List<Span> of(RingRange range) {
-    long s = range.start();
-    long e = range.end();
     List<Span> spans = new ArrayList<>(2);
-    if (Long.compareUnsigned(s, e) < 0) {
-      spans.add(span(s + 1, e));
-    } else {
-      if (s != MAX) {
-        spans.add(span(s + 1, MAX));
-      }
-      spans.add(span(0, e));
+    for (RingRange.Interval positions : range.splitAtWrap()) {
+      byte[] high = positions.last() == MAX ? null : DataKeys.positionPrefix(positions.last() + 1);
+      spans.add(new Span(DataKeys.positionPrefix(positions.first()), high, positions));
     }
     return spans;
   }
@@ -54,10 +44,10 @@ final class KeySpans {
     for (Span span : all) {
       if (found) {
         rest.add(span);
-      } else if (span.contains(cursor.position())) {
+      } else if (span.positions().contains(cursor.position())) {
         found = true;
         byte[] from = successor(DataKeys.encode(cursor.position(), cursor.key()), cursor.key().length == 0);
-        rest.add(new Span(from, span.high(), cursor.position(), span.lastPosition()));
+        rest.add(new Span(from, span.high(), new RingRange.Interval(cursor.position(), span.positions().last())));
       }
     }
     if (!found) {
@@ -77,10 +67,5 @@ final class KeySpans {
     byte[] next = new byte[dataKey.length + 1];
     System.arraycopy(dataKey, 0, next, 0, dataKey.length);
     return next;
-  }
-
-  private static Span span(long first, long last) {
-    byte[] high = last == MAX ? null : DataKeys.positionPrefix(last + 1);
-    return new Span(DataKeys.positionPrefix(first), high, first, last);
   }
 }

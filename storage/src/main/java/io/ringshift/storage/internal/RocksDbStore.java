@@ -2,12 +2,12 @@ package io.ringshift.storage.internal;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
 import io.ringshift.storage.WriteResult;

@@ -1,9 +1,9 @@
 package io.ringshift.storage.internal;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Change;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.StoreException;
 import java.util.ArrayDeque;
 import java.util.NoSuchElementException;

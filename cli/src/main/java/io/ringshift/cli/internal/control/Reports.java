@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.cli.internal.control.ClusterView.TaskView;
-import io.ringshift.ring.RangeChange;
+import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.DiffSummary;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MembershipAction;
@@ -191,7 +191,7 @@ final class Reports {
     for (TaskView t : view.tasks().subList(0, shown)) {
       RangeCopyTask task = t.task();
       rows.add(List.of(t.state().name(), task.getKind().name(), Text.range(task.getRangeStart(), task.getRangeEnd()),
-          Text.percent(RangeChange.fraction(task.getRangeStart(), task.getRangeEnd())),
+          Text.percent(RingRange.of(task.getRangeStart(), task.getRangeEnd()).fraction()),
           String.join(",", task.getSources()) + " -> " + task.getTarget(),
           ByteUnits.format(t.status() == null ? 0 : t.status().getCopiedBytes()), task.getTaskId(), detail(t)));
     }
@@ -306,7 +306,7 @@ final class Reports {
       node.put("kind", task.getKind().name());
       node.put("rangeStart", HexFormat.of().toHexDigits(task.getRangeStart()));
       node.put("rangeEnd", HexFormat.of().toHexDigits(task.getRangeEnd()));
-      node.put("keyspaceFraction", RangeChange.fraction(task.getRangeStart(), task.getRangeEnd()));
+      node.put("keyspaceFraction", RingRange.of(task.getRangeStart(), task.getRangeEnd()).fraction());
       ArrayNode sources = node.putArray("sources");
       task.getSources().forEach(sources::add);
       node.put("target", task.getTarget());

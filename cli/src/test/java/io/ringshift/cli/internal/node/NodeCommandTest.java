@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.cli.internal.Cli;
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.RemoteStore;
-import io.ringshift.storage.RingRange;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
