@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.worker;
 
+import io.ringshift.ring.ByteUnits;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.Durations;
@@ -280,6 +281,6 @@ public final class WorkerCommand implements Callable<Integer> {
     if (bytesPerSecond == 0) {
       return "unlimited";
     }
-    return String.format(Locale.ROOT, "%.1f MiB/s", bytesPerSecond / (1024.0 * 1024.0));
+    return ByteUnits.format(bytesPerSecond) + "/s";
   }
 }
