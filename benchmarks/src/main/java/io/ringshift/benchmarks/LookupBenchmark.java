@@ -7,6 +7,9 @@ import com.dynatrace.hash4j.hashing.Hashing;
 import com.dynatrace.hash4j.random.PseudoRandomGeneratorProvider;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.simulator.placement.Fleet;
+import io.ringshift.simulator.placement.PlacementScheme;
+import io.ringshift.simulator.placement.RendezvousPlacement;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -38,8 +41,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>Peers: {@code treemapMd5} is the textbook ketama ring (MD5 of the key, {@code TreeMap.ceilingEntry});
  * {@code guavaJump} is Guava's {@code Hashing.consistentHash} on an XXH3 key hash; {@code jumpBackAnchor} is
- * hash4j's JumpBackAnchor bucket set; {@code rendezvous} scores all 120 nodes with a 64-bit mix of the key hash
- * and a per-node seed and takes the highest.
+ * hash4j's JumpBackAnchor bucket set; {@code rendezvous} is the simulator's {@link RendezvousPlacement} (the
+ * scheme {@code ringshift simulate} compares the ring with), primary only: it scores all 120 nodes with XXH3-64
+ * of the key hash and a per-node hash and takes the highest.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -106,8 +110,15 @@ public class LookupBenchmark {
         }
         return key -> anchor.getBucket(xxh3.hashBytesToLong(key));
       }
-      case "rendezvous":
-        return new Rendezvous(NODES);
+      case "rendezvous": {
+        Hasher64 xxh3 = Hashing.xxh3_64();
+        PlacementScheme.Lookup rendezvous = new RendezvousPlacement(Fleet.uniform(NODES, 3), 1).lookup();
+        int[] primary = new int[1];
+        return key -> {
+          rendezvous.replicasOf(xxh3.hashBytesToLong(key), primary);
+          return primary[0];
+        };
+      }
       default:
         throw new IllegalArgumentException("impl was " + impl + "; see @Param for the known impls");
     }
@@ -150,44 +161,6 @@ public class LookupBenchmark {
     public Object lookup(byte[] key) {
       Map.Entry<Long, String> e = ring.ceilingEntry(hash(key));
       return e != null ? e.getValue() : ring.firstEntry().getValue();
-    }
-  }
-
-  /** Highest-random-weight placement: score every node, keep the best. O(nodes) per lookup. */
-  static final class Rendezvous implements Lookup {
-    private final long[] seeds;
-    private final String[] ids;
-    private final Hasher64 xxh3 = Hashing.xxh3_64();
-
-    Rendezvous(int nodes) {
-      seeds = new long[nodes];
-      ids = new String[nodes];
-      for (int n = 0; n < nodes; n++) {
-        ids[n] = Rings.nodeId(n);
-        seeds[n] = xxh3.hashBytesToLong(ids[n].getBytes(StandardCharsets.UTF_8));
-      }
-    }
-
-    @Override
-    public Object lookup(byte[] key) {
-      long h = xxh3.hashBytesToLong(key);
-      int best = 0;
-      long bestScore = Long.MIN_VALUE;
-      for (int n = 0; n < seeds.length; n++) {
-        long score = mix(h ^ seeds[n]);
-        if (score > bestScore) {
-          bestScore = score;
-          best = n;
-        }
-      }
-      return ids[best];
-    }
-
-    /** The splitmix64 finaliser: a strong 64-bit mix, far cheaper than a full hash per node. */
-    private static long mix(long z) {
-      z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-      z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-      return z ^ (z >>> 31);
     }
   }
 }

@@ -36,6 +36,11 @@ public final class JsonOutput {
     return MAPPER.createObjectNode();
   }
 
+  /** A record (of plain values, lists, maps and records) as a tree, field names from its components. */
+  public static ObjectNode tree(Object value) {
+    return MAPPER.valueToTree(value);
+  }
+
   public static void print(PrintWriter out, ObjectNode node) {
     try {
       out.print(MAPPER.writer(PRETTY).writeValueAsString(node));

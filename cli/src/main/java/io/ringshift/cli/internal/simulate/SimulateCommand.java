@@ -1,16 +1,17 @@
 package io.ringshift.cli.internal.simulate;
 
-import io.ringshift.ring.ByteUnits;
-import com.fasterxml.jackson.core.json.JsonWriteFeature;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.internal.JsonOutput;
+import io.ringshift.protocol.RingSnapshotCodec;
+import io.ringshift.ring.ByteUnits;
+import io.ringshift.simulator.HtmlReport;
+import io.ringshift.simulator.Simulation;
+import io.ringshift.simulator.SimulationParameters;
+import io.ringshift.simulator.SimulationProgress;
+import io.ringshift.simulator.SimulationResult;
+import io.ringshift.simulator.TextReport;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -103,18 +104,24 @@ public final class SimulateCommand implements Callable<Integer> {
     var parsed = spec.commandLine().getParseResult();
     int zoneCount = parsed.hasMatchedOption("--zones") ? zones : Math.max(1, Math.min(zones, nodes));
     int replicaCount = parsed.hasMatchedOption("--replicas") ? replicas : Math.max(1, Math.min(replicas, nodes - 1));
-    SimulationParameters parameters = new SimulationParameters(seed, nodes, zoneCount, vnodes, replicaCount, keys,
-        partitions, zipf, valueMedian, valueSigma, SimulationParameters.REFERENCE_QPS);
+    SimulationParameters parameters;
+    try {
+      parameters = new SimulationParameters(seed, nodes, zoneCount, vnodes, replicaCount, keys, partitions, zipf,
+          valueMedian, valueSigma, SimulationParameters.REFERENCE_QPS);
+    } catch (IllegalArgumentException e) {
+      // The message already names the option, its value and the rule.
+      throw new BadInputException(e.getMessage(), e);
+    }
     checkHeap(parameters.keys());
     Path reportPath = report == null ? null : checkReportPath(report);
     PrintWriter err = spec.commandLine().getErr();
-    Progress progress = new Progress(err, Progress.stderrIsTerminal(), quiet, Simulation.TOTAL_WEIGHT,
-        System::nanoTime);
-    SimulationResult result = Simulation.run(parameters, progress);
+    SimulationProgress progress = new SimulationProgress(err, SimulationProgress.stderrIsTerminal(), quiet);
+    RingSnapshotCodec codec = new RingSnapshotCodec();
+    SimulationResult result = Simulation.run(parameters, progress, snapshot -> codec.encode(snapshot).length);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.print(toJson(result));
-      out.print('\n');
+      // Field names are the record component names (docs/simulate.md), printed like every command's JSON.
+      JsonOutput.print(out, JsonOutput.tree(result));
     } else {
       out.print(TextReport.render(result));
     }
@@ -127,27 +134,6 @@ public final class SimulateCommand implements Callable<Integer> {
       }
     }
     return 0;
-  }
-
-  /**
-   * The result as indented JSON; field names are the record component names. Formatted like the ring
-   * commands' output (two-space indents, {@code "key": value}, {@code \n} line ends, non-ASCII escaped), whose
-   * printer is package-private to {@code io.ringshift.cli.internal}.
-   */
-  static String toJson(SimulationResult result) {
-    DefaultIndenter indenter = new DefaultIndenter("  ", "\n");
-    DefaultPrettyPrinter printer = new DefaultPrettyPrinter(Separators.createDefaultInstance()
-        .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
-        .withArrayEmptySeparator("")
-        .withObjectEmptySeparator(""));
-    printer.indentArraysWith(indenter);
-    printer.indentObjectsWith(indenter);
-    ObjectMapper mapper = JsonMapper.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
-    try {
-      return mapper.writer(printer).writeValueAsString(result);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new UncheckedIOException("cannot serialise the simulation result", e);
-    }
   }
 
   /**

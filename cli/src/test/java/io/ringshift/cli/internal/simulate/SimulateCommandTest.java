@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringshift.cli.Ringshift;
+import io.ringshift.simulator.SimulationResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

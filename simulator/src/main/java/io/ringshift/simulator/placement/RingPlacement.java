@@ -1,0 +1,82 @@
+package io.ringshift.simulator.placement;
+
+import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingSnapshot;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+
+/**
+ * ringshift's own placement: a {@link RingSnapshot} (V tokens per unit of weight, zone-aware clockwise walk,
+ * replica sets precomputed per range). A lookup is the snapshot's own one search.
+ */
+public final class RingPlacement extends MemberListPlacement {
+  /** Cluster id of every snapshot the simulator builds. */
+  public static final String CLUSTER = "simulate";
+
+  private final RingSnapshot snapshot;
+  /** Node number of each snapshot member (members are sorted by id in the snapshot). */
+  private final int[] memberNumber;
+
+  private RingPlacement(Fleet fleet, RingSnapshot snapshot) {
+    super(fleet, Math.min(snapshot.replicas(), fleet.size()), "ring", true, "members + V");
+    this.snapshot = snapshot;
+    Map<String, Integer> numbers = new HashMap<>();
+    for (Fleet.Node n : fleet.nodes()) {
+      numbers.put(n.id(), n.number());
+    }
+    List<String> ids = snapshot.memberIds();
+    this.memberNumber = new int[ids.size()];
+    for (int i = 0; i < memberNumber.length; i++) {
+      memberNumber[i] = numbers.get(ids.get(i));
+    }
+  }
+
+  /**
+   * The ring of {@code fleet} at {@code vnodes} tokens per unit of weight.
+   *
+   * @throws io.ringshift.ring.RingException when the ring library rejects the parameters
+   */
+  public static RingPlacement of(Fleet fleet, int vnodes, int replicas, long epoch) {
+    return new RingPlacement(fleet, build(fleet, vnodes, replicas, epoch));
+  }
+
+  /** Builds the snapshot of a fleet; also what the V sweep times. */
+  public static RingSnapshot build(Fleet fleet, int vnodes, int replicas, long epoch) {
+    var builder = RingSnapshot.builder().clusterId(CLUSTER).epoch(epoch).vnodes(vnodes).replicas(replicas);
+    for (Fleet.Node n : fleet.nodes()) {
+      builder.addMember(n.id(), n.zoneName(), n.weight());
+    }
+    return builder.build();
+  }
+
+  /** The ring itself. */
+  public RingSnapshot snapshot() {
+    return snapshot;
+  }
+
+  @Override
+  public long clientStateBytes(ToLongFunction<RingSnapshot> snapshotWireBytes) {
+    return snapshotWireBytes.applyAsLong(snapshot);
+  }
+
+  @Override
+  public RingPlacement changeTo(Fleet next) {
+    return new RingPlacement(next, build(next, snapshot.vnodes(), snapshot.replicas(), snapshot.epoch() + 1));
+  }
+
+  @Override
+  public Lookup lookup() {
+    RingSnapshot s = snapshot;
+    int[] numbers = memberNumber;
+    return (keyHash, out) -> {
+      ReplicaSet set = s.replicasAt(keyHash);
+      int size = set.size();
+      for (int j = 0; j < size; j++) {
+        out[j] = numbers[set.memberIndex(j)];
+      }
+      return size;
+    };
+  }
+}
