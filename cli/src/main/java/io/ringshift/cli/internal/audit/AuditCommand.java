@@ -1,13 +1,19 @@
 package io.ringshift.cli.internal.audit;
 
 import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.Ringshift;
+import io.ringshift.cli.internal.KafkaAccess;
+import io.ringshift.audit.AuditException;
+import io.ringshift.audit.AuditLog;
+import io.ringshift.audit.AuditReplay;
+import io.ringshift.audit.WhatIf;
 import io.ringshift.cli.internal.JsonOutput;
-import io.ringshift.cli.internal.audit.AuditLog.Contents;
-import io.ringshift.cli.internal.audit.AuditLog.Unreadable;
-import io.ringshift.cli.internal.audit.AuditReplay.Failure;
-import io.ringshift.cli.internal.audit.AuditReplay.Result;
-import io.ringshift.cli.internal.audit.WhatIf.ClusterWhatIf;
+import io.ringshift.audit.AuditLog.Contents;
+import io.ringshift.audit.AuditLog.Unreadable;
+import io.ringshift.audit.AuditReplay.Failure;
+import io.ringshift.audit.AuditReplay.Result;
+import io.ringshift.audit.WhatIf.ClusterWhatIf;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.protocol.CodecException;
@@ -23,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -88,7 +95,7 @@ public final class AuditCommand implements Callable<Integer> {
           + "the audit itself rebuilds every epoch with its recorded parameters");
     }
     String bootstrap = kafka.bootstrap();
-    Contents contents = AuditLog.read(bootstrap, kafka.topics(), kafka.timeout(), only);
+    Contents contents = read(bootstrap, only);
     if (contents.epochs().isEmpty() && contents.unreadableEpochs().isEmpty() && contents.snapshots().isEmpty()) {
       throw new BadInputException(only == null
           ? String.format(Locale.ROOT, "ring.epochs at %s holds no epoch record (%d records read); there is nothing "
@@ -97,6 +104,16 @@ public final class AuditCommand implements Callable<Integer> {
               + "right?", only, bootstrap));
     }
     return whatIf ? whatIf(contents, only, bootstrap) : audit(contents, trusted);
+  }
+
+  private Contents read(String bootstrap, String only) {
+    try (KafkaConsumer<byte[], byte[]> consumer = KafkaAccess.consumer(bootstrap, kafka.timeout(), "ringshift-audit")) {
+      return AuditLog.read(consumer, kafka.topics(), kafka.timeout(), only, "Kafka at " + bootstrap);
+    } catch (AuditException e) {
+      throw e.retriable() ? new KafkaUnavailableException(e.getMessage(), e) : new BadInputException(e.getMessage());
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw KafkaAccess.unreachable(bootstrap, kafka.timeout(), e);
+    }
   }
 
   private int audit(Contents contents, TrustedKeys trusted) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringshift.audit.History;
 import io.ringshift.cli.Ringshift;
 import io.ringshift.cli.internal.Cli;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
@@ -149,7 +150,7 @@ class AuditIT {
 
     // Epoch 5 again, one member's weight changed and the checksum made to fit, under the publisher's signature.
     PublishedSnapshot latest = history.snapshot(5);
-    writeSnapshot("default", AuditReplayTest.forgedWithWeight(latest, latest.ring().members().get(0).id(), 2.0));
+    writeSnapshot("default", History.forgedWithWeight(latest, latest.ring().members().get(0).id(), 2.0));
 
     Cli.Result tampered = cli("audit", "--trusted-key", trustedKey.toString(), "--cluster", "default");
 

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ringshift.cli.internal.audit.AuditReplay.Result;
+import io.ringshift.audit.WhatIf;
+import io.ringshift.audit.AuditReplay;
+import io.ringshift.audit.SnapshotRecord;
+import io.ringshift.audit.History;
+import io.ringshift.audit.AuditReplay.Result;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.TrustedKeys;
 import java.util.ArrayList;

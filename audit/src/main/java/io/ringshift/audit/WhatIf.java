@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal.audit;
+package io.ringshift.audit;
 
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.ring.Member;
@@ -24,7 +24,7 @@ import java.util.TreeMap;
  * (the replica data a change must copy, as a fraction of all replica data); balance is {@link #balance}. No
  * signature, checksum or chain is checked here: {@code ringshift audit} without {@code --what-if} does that.
  */
-final class WhatIf {
+public final class WhatIf {
   private WhatIf() {}
 
   /**
@@ -35,9 +35,9 @@ final class WhatIf {
    * @param movedWhatIf the same with the what-if parameters
    * @param balanceActual {@link #balance} of the ring with the recorded parameters
    */
-  record Row(long epoch, String cause, int members, Double movedActual, Double movedWhatIf, double balanceActual,
+  public record Row(long epoch, String cause, int members, Double movedActual, Double movedWhatIf, double balanceActual,
       double balanceWhatIf) {
-    Row {
+    public Row {
       Objects.requireNonNull(cause, "cause");
       if ((movedActual == null) != (movedWhatIf == null)) {
         throw new IllegalArgumentException("epoch " + epoch + ": movement is known under both parameter sets or "
@@ -53,29 +53,29 @@ final class WhatIf {
    * @param recordedReplicas the distinct R of its published epochs
    * @param replicas the what-if R, or null when each epoch keeps its recorded R
    */
-  record ClusterWhatIf(String cluster, List<Integer> recordedVnodes, List<Integer> recordedReplicas, int vnodes,
+  public record ClusterWhatIf(String cluster, List<Integer> recordedVnodes, List<Integer> recordedReplicas, int vnodes,
       Integer replicas, List<Row> rows) {
-    ClusterWhatIf {
+    public ClusterWhatIf {
       recordedVnodes = List.copyOf(recordedVnodes);
       recordedReplicas = List.copyOf(recordedReplicas);
       rows = List.copyOf(rows);
     }
 
     /** Replica data moved over the whole history with the recorded parameters (a sum of fractions). */
-    double totalMovedActual() {
+    public double totalMovedActual() {
       return rows.stream().filter(r -> r.movedActual() != null).mapToDouble(Row::movedActual).sum();
     }
 
-    double totalMovedWhatIf() {
+    public double totalMovedWhatIf() {
       return rows.stream().filter(r -> r.movedWhatIf() != null).mapToDouble(Row::movedWhatIf).sum();
     }
 
     /** The worst balance of any epoch with the recorded parameters. */
-    double worstBalanceActual() {
+    public double worstBalanceActual() {
       return rows.stream().mapToDouble(Row::balanceActual).max().orElse(0);
     }
 
-    double worstBalanceWhatIf() {
+    public double worstBalanceWhatIf() {
       return rows.stream().mapToDouble(Row::balanceWhatIf).max().orElse(0);
     }
   }
@@ -88,7 +88,7 @@ final class WhatIf {
    * @throws io.ringshift.protocol.CodecException when a membership cannot be placed with the what-if parameters (for
    *     example a weight that gives no token at that V); the message names the member
    */
-  static List<ClusterWhatIf> replay(List<EpochRecord> epochs, int vnodes, Integer replicas) {
+  public static List<ClusterWhatIf> replay(List<EpochRecord> epochs, int vnodes, Integer replicas) {
     Map<String, List<EpochRecord>> byCluster = new TreeMap<>();
     for (EpochRecord e : epochs) {
       if (e.getState() == EpochState.PUBLISHED) {

@@ -1,11 +1,11 @@
-package io.ringshift.cli.internal.audit;
+package io.ringshift.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.ringshift.cli.internal.audit.WhatIf.ClusterWhatIf;
-import io.ringshift.cli.internal.audit.WhatIf.Row;
+import io.ringshift.audit.WhatIf.ClusterWhatIf;
+import io.ringshift.audit.WhatIf.Row;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.ring.RingException;

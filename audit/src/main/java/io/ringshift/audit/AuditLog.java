@@ -1,10 +1,8 @@
-package io.ringshift.cli.internal.audit;
+package io.ringshift.audit;
 
-import io.ringshift.cli.BadInputException;
-import io.ringshift.cli.KafkaUnavailableException;
-import io.ringshift.cli.internal.KafkaAccess;
 import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.CodecException;
+import io.ringshift.protocol.ReadToEnd;
 import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.EpochRecord;
 import java.nio.charset.StandardCharsets;
@@ -15,9 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
@@ -32,13 +29,12 @@ import org.apache.kafka.common.TopicPartition;
  * discrepancy, never a race with the publisher. The other way round, an epoch published between the two moments
  * has its record read but not its snapshot, which audit reports as {@code absent}, not as a failure.
  */
-final class AuditLog {
-  private static final Duration CLOSE = Duration.ofSeconds(2);
+public final class AuditLog {
 
   private AuditLog() {}
 
   /** An epoch record that did not decode, with where it is. */
-  record Unreadable(String key, String where, String problem) {}
+  public record Unreadable(String key, String where, String problem) {}
 
   /**
    * What was read.
@@ -48,39 +44,39 @@ final class AuditLog {
    * @param snapshots the snapshot records of the audited cluster(s), tombstones dropped
    * @param epochRecordsRead every record read from {@code ring.epochs}, of any cluster
    */
-  record Contents(List<EpochRecord> epochs, List<Unreadable> unreadableEpochs, List<SnapshotRecord> snapshots,
+  public record Contents(List<EpochRecord> epochs, List<Unreadable> unreadableEpochs, List<SnapshotRecord> snapshots,
       int epochRecordsRead) {}
 
   /**
-   * Reads both topics.
+   * Reads both topics from the beginning to their end offsets as of the call, with {@code consumer} (a
+   * {@code read_committed} consumer without a group; the caller creates and closes it).
    *
    * @param cluster the only cluster to keep, or null for all
-   * @throws KafkaUnavailableException when no broker answers within {@code timeout} or a read makes no progress
-   *     for that long
-   * @throws BadInputException when a topic does not exist (no orchestrator ever ran there, or a different prefix)
+   * @param where names the Kafka cluster in messages ({@code Kafka at host:9092})
+   * @throws AuditException {@link AuditException.Reason#MISSING_TOPIC} when a topic does not exist, {@link
+   *     AuditException.Reason#STALLED} when a read makes no progress for {@code timeout}
+   * @throws org.apache.kafka.common.errors.TimeoutException when Kafka does not answer a request in time
    */
-  static Contents read(String bootstrap, Topics topics, Duration timeout, String cluster) {
+  public static Contents read(Consumer<byte[], byte[]> consumer, Topics topics, Duration timeout, String cluster,
+      String where) {
     String epochsTopic = topics.epochs().name();
     String snapshotsTopic = topics.snapshots().name();
-    KafkaConsumer<byte[], byte[]> consumer = KafkaAccess.consumer(bootstrap, timeout, "ringshift-audit");
+    Map<String, List<PartitionInfo>> existing = consumer.listTopics(timeout);
+    List<TopicPartition> snapshotPartitions = partitions(existing, snapshotsTopic, where);
+    List<TopicPartition> epochPartitions = partitions(existing, epochsTopic, where);
+    // Snapshots first: see the class comment.
+    Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(snapshotPartitions, timeout));
+    end.putAll(consumer.endOffsets(epochPartitions, timeout));
+    List<ConsumerRecord<byte[], byte[]>> records;
     try {
-      Map<String, List<PartitionInfo>> existing = consumer.listTopics(timeout);
-      List<TopicPartition> snapshotPartitions = partitions(existing, snapshotsTopic, bootstrap);
-      List<TopicPartition> epochPartitions = partitions(existing, epochsTopic, bootstrap);
-      // Snapshots first: see the class comment.
-      Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(snapshotPartitions, timeout));
-      end.putAll(consumer.endOffsets(epochPartitions, timeout));
-      List<ConsumerRecord<byte[], byte[]>> records = KafkaAccess.readToEnd(consumer, end, timeout,
-          "reading from Kafka at " + bootstrap);
-      // By partition, each in offset order (a stable sort of the records as polled).
-      records.sort(Comparator.comparing((ConsumerRecord<byte[], byte[]> r) -> r.topic())
-          .thenComparingInt(ConsumerRecord::partition));
-      return decode(records, epochsTopic, cluster);
-    } catch (org.apache.kafka.common.errors.TimeoutException e) {
-      throw KafkaAccess.unreachable(bootstrap, timeout, e);
-    } finally {
-      consumer.close(CloseOptions.timeout(CLOSE));
+      records = new ArrayList<>(ReadToEnd.fromBeginning(consumer, end, timeout, "reading from " + where));
+    } catch (IllegalStateException e) {
+      throw new AuditException(AuditException.Reason.STALLED, e.getMessage(), e);
     }
+    // By partition, each in offset order (a stable sort of the records as polled).
+    records.sort(Comparator.comparing((ConsumerRecord<byte[], byte[]> r) -> r.topic())
+        .thenComparingInt(ConsumerRecord::partition));
+    return decode(records, epochsTopic, cluster);
   }
 
   private static Contents decode(List<ConsumerRecord<byte[], byte[]>> records, String epochsTopic, String cluster) {
@@ -113,12 +109,12 @@ final class AuditLog {
   }
 
   private static List<TopicPartition> partitions(Map<String, List<PartitionInfo>> existing, String topic,
-      String bootstrap) {
+      String where) {
     List<PartitionInfo> infos = existing.get(topic);
     if (infos == null || infos.isEmpty()) {
-      throw new BadInputException(String.format(Locale.ROOT, "Kafka at %s has no topic %s: the orchestrator "
-          + "creates it when it starts (`ringshift dev` runs one); is this the control plane's broker, and the "
-          + "right --topic-prefix?", bootstrap, topic));
+      throw new AuditException(AuditException.Reason.MISSING_TOPIC, String.format(Locale.ROOT, "%s has no topic "
+          + "%s: the orchestrator creates it when it starts (`ringshift dev` runs one); is this the control "
+          + "plane's broker, and the right --topic-prefix?", where, topic), null);
     }
     List<TopicPartition> partitions = new ArrayList<>();
     infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));

@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal.audit;
+package io.ringshift.audit;
 
 import java.util.Locale;
 import java.util.Objects;
@@ -12,8 +12,8 @@ import java.util.Objects;
  * @param partition partition of {@code ring.snapshots}
  * @param offset offset in that partition
  */
-record SnapshotRecord(String key, byte[] value, int partition, long offset) {
-  SnapshotRecord {
+public record SnapshotRecord(String key, byte[] value, int partition, long offset) {
+  public SnapshotRecord {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value: a tombstone is not a snapshot");
     if (partition < 0 || offset < 0) {

@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal.audit;
+package io.ringshift.audit;
 
 import io.ringshift.protocol.AvroBytes;
 import io.ringshift.protocol.EpochRecords;
@@ -52,14 +52,14 @@ import java.util.TreeSet;
  * <p>The replay stops at the first discrepancy: everything after it would be measured against a chain that is
  * already broken. Clusters are replayed in id order.
  */
-final class AuditReplay {
+public final class AuditReplay {
   private static final HexFormat HEX = HexFormat.of();
   private static final RingSnapshotCodec CODEC = new RingSnapshotCodec();
 
   private AuditReplay() {}
 
   /** The check a discrepancy broke. */
-  enum Check {
+  public enum Check {
     /** A record of {@code ring.epochs} or {@code ring.snapshots} that cannot be decoded. */
     UNREADABLE("unreadable record"),
     /** A second {@code PUBLISHED} record for an epoch. */
@@ -90,13 +90,13 @@ final class AuditReplay {
     }
 
     /** How the check is named in output: {@code snapshot bytes}, {@code hash chain}. */
-    String label() {
+    public String label() {
       return label;
     }
   }
 
   /** What {@code ring.snapshots} still holds of a verified epoch. */
-  enum SnapshotBytes {
+  public enum SnapshotBytes {
     /** Every record of the epoch on {@code ring.snapshots} equals the rebuilt encoding byte for byte. */
     MATCH,
     /** No record of the epoch is left, and a later epoch's snapshot is: compaction removed it. */
@@ -107,7 +107,7 @@ final class AuditReplay {
      */
     ABSENT;
 
-    String label() {
+    public String label() {
       return name().toLowerCase(Locale.ROOT);
     }
   }
@@ -120,9 +120,9 @@ final class AuditReplay {
    * @param signingKeyId the record's key id, or null when unsigned
    * @param snapshot what {@code ring.snapshots} holds of it; null when the epoch failed
    */
-  record EpochResult(String cluster, long epoch, boolean ok, String checksum, String signingKeyId, int members,
+  public record EpochResult(String cluster, long epoch, boolean ok, String checksum, String signingKeyId, int members,
       String cause, SnapshotBytes snapshot) {
-    EpochResult {
+    public EpochResult {
       Objects.requireNonNull(cluster, "cluster");
       Objects.requireNonNull(checksum, "checksum");
       Objects.requireNonNull(cause, "cause");
@@ -139,8 +139,8 @@ final class AuditReplay {
    * @param expected what the check required, with where that value comes from
    * @param found what the log or the topic holds instead, with where
    */
-  record Failure(String cluster, Long epoch, Check check, String expected, String found) {
-    Failure {
+  public record Failure(String cluster, Long epoch, Check check, String expected, String found) {
+    public Failure {
       Objects.requireNonNull(cluster, "cluster");
       Objects.requireNonNull(check, "check");
       Objects.requireNonNull(expected, "expected");
@@ -148,7 +148,7 @@ final class AuditReplay {
     }
 
     /** {@code cluster default epoch 4: checksum: expected ..., found ...}. */
-    String message() {
+    public String message() {
       return String.format(Locale.ROOT, "cluster %s %s: %s: expected %s, found %s", cluster,
           epoch == null ? "(epoch unknown)" : "epoch " + epoch, check.label(), expected, found);
     }
@@ -161,35 +161,35 @@ final class AuditReplay {
    * @param published PUBLISHED records among them (up to the first failure)
    * @param snapshots records of the cluster on {@code ring.snapshots}
    */
-  record ClusterResult(String cluster, int records, int published, int snapshots, List<EpochResult> epochs) {
-    ClusterResult {
+  public record ClusterResult(String cluster, int records, int published, int snapshots, List<EpochResult> epochs) {
+    public ClusterResult {
       epochs = List.copyOf(epochs);
     }
   }
 
   /** The whole replay; {@code failure} is null when every check passed. */
-  record Result(List<ClusterResult> clusters, Failure failure) {
-    Result {
+  public record Result(List<ClusterResult> clusters, Failure failure) {
+    public Result {
       clusters = List.copyOf(clusters);
     }
 
-    boolean passed() {
+    public boolean passed() {
       return failure == null;
     }
 
     /** Epochs verified (passed), over all clusters. */
-    int verified() {
+    public int verified() {
       return (int) clusters.stream().flatMap(c -> c.epochs().stream()).filter(EpochResult::ok).count();
     }
 
     /** Verified epochs whose snapshot was on the topic, over all clusters. */
-    int count(SnapshotBytes bytes) {
+    public int count(SnapshotBytes bytes) {
       return (int) clusters.stream().flatMap(c -> c.epochs().stream()).filter(e -> e.snapshot() == bytes).count();
     }
   }
 
   /** An undecodable record, reported as the audit's failure before any replay. */
-  static Failure unreadable(String cluster, String where, String problem) {
+  public static Failure unreadable(String cluster, String where, String problem) {
     return new Failure(cluster, null, Check.UNREADABLE, "a record this version can decode",
         where + ": " + problem);
   }
@@ -201,7 +201,7 @@ final class AuditReplay {
    * @param snapshots records of {@code ring.snapshots} in log order
    * @param trusted the publisher keys whose signatures are accepted
    */
-  static Result verify(List<EpochRecord> epochs, List<SnapshotRecord> snapshots, TrustedKeys trusted) {
+  public static Result verify(List<EpochRecord> epochs, List<SnapshotRecord> snapshots, TrustedKeys trusted) {
     Objects.requireNonNull(trusted, "trusted");
     Map<String, List<EpochRecord>> epochsByCluster = new TreeMap<>();
     for (EpochRecord e : epochs) {
@@ -226,7 +226,7 @@ final class AuditReplay {
   }
 
   /** {@code INIT}, {@code JOIN node-0013}, {@code SET_WEIGHT node-3 -> 2.0}: what caused an epoch. */
-  static String cause(MembershipEvent cause) {
+  public static String cause(MembershipEvent cause) {
     if (cause == null) {
       return "-";
     }

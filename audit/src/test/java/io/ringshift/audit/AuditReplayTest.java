@@ -1,12 +1,12 @@
-package io.ringshift.cli.internal.audit;
+package io.ringshift.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringshift.cli.internal.audit.AuditReplay.Check;
-import io.ringshift.cli.internal.audit.AuditReplay.EpochResult;
-import io.ringshift.cli.internal.audit.AuditReplay.Failure;
-import io.ringshift.cli.internal.audit.AuditReplay.Result;
-import io.ringshift.cli.internal.audit.AuditReplay.SnapshotBytes;
+import io.ringshift.audit.AuditReplay.Check;
+import io.ringshift.audit.AuditReplay.EpochResult;
+import io.ringshift.audit.AuditReplay.Failure;
+import io.ringshift.audit.AuditReplay.Result;
+import io.ringshift.audit.AuditReplay.SnapshotBytes;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.FillingRange;
@@ -128,7 +128,7 @@ class AuditReplayTest {
   void findsSnapshotBytesThatDifferFromTheRebuild() {
     PublishedSnapshot latest = history.snapshot(5);
     Member first = latest.ring().members().get(0);
-    byte[] forged = forgedWithWeight(latest, first.id(), 2.0);
+    byte[] forged = History.forgedWithWeight(latest, first.id(), 2.0);
     List<SnapshotRecord> snapshots = new ArrayList<>(history.snapshots());
     snapshots.add(new SnapshotRecord(CLUSTER, forged, 0, 5));
 
@@ -427,18 +427,4 @@ class AuditReplayTest {
     assertThat(result.failure().check()).isEqualTo(Check.SNAPSHOT_BYTES);
   }
 
-  /**
-   * A snapshot of the same epoch whose member {@code node} has another weight, with a consistent checksum but the
-   * original signature: what someone who can write to ring.snapshots but lacks the key could publish.
-   */
-  static byte[] forgedWithWeight(PublishedSnapshot original, String node, double weight) {
-    List<Member> members = original.ring().members().stream()
-        .map(m -> m.id().equals(node) ? m.withWeight(weight) : m).toList();
-    RingSnapshot ring = original.ring().toBuilder().members(members).build();
-    io.ringshift.schemas.avro.RingSnapshot record = new RingSnapshotCodec()
-        .toRecord(PublishedSnapshot.unsigned(ring, original.previousChecksum(), original.filling()));
-    record.setSignature(ByteBuffer.wrap(original.signature()));
-    record.setSigningKeyId(original.signingKeyId());
-    return RecordSerdes.ringSnapshot().serialize(record);
-  }
 }

@@ -1,10 +1,11 @@
-package io.ringshift.cli.internal.audit;
+package io.ringshift.audit;
 
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.PublishedSnapshot;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.schemas.avro.DiffSummary;
@@ -31,8 +32,8 @@ import java.util.function.UnaryOperator;
  * carries the filling marks {@link FillingRange#between} derives from the last complete epoch; the repair epoch
  * after it has the same members and none.
  */
-final class History {
-  static final long T0 = 1_780_000_000_000L;
+public final class History {
+  public static final long T0 = 1_780_000_000_000L;
 
   private final String cluster;
   private SigningKey key;
@@ -47,7 +48,7 @@ final class History {
   private RingSnapshot lastComplete;
   private long epoch;
 
-  History(String cluster, SigningKey key, int vnodes, int replicas) {
+  public History(String cluster, SigningKey key, int vnodes, int replicas) {
     this.cluster = cluster;
     this.key = key;
     this.vnodes = vnodes;
@@ -55,18 +56,18 @@ final class History {
   }
 
   /** INIT of 9 nodes in 3 zones, JOIN node-010, FAIL node-002, its repair, DRAIN node-005: epochs 1 to 5. */
-  static History standard(String cluster, SigningKey key) {
+  public static History standard(String cluster, SigningKey key) {
     return new History(cluster, key, 16, 3).init(9, 3).join("node-010", "az-1").fail("node-002").repair()
         .drain("node-005");
   }
 
   /** Later epochs are signed by {@code next}: the publisher's key was rotated. */
-  History rotateTo(SigningKey next) {
+  public History rotateTo(SigningKey next) {
     this.key = next;
     return this;
   }
 
-  History init(int nodes, int zones) {
+  public History init(int nodes, int zones) {
     List<Member> initial = new ArrayList<>();
     for (int i = 1; i <= nodes; i++) {
       initial.add(Member.of(String.format(Locale.ROOT, "node-%03d", i), "az-" + (1 + (i - 1) % zones)));
@@ -74,33 +75,33 @@ final class History {
     return publish(MembershipAction.INIT, "", initial, UnaryOperator.identity(), false);
   }
 
-  History join(String node, String zone) {
+  public History join(String node, String zone) {
     List<Member> next = new ArrayList<>(members);
     next.add(Member.of(node, zone));
     return publish(MembershipAction.JOIN, node, next, UnaryOperator.identity(), false);
   }
 
-  History drain(String node) {
+  public History drain(String node) {
     return publish(MembershipAction.DRAIN, node, without(node), UnaryOperator.identity(), false);
   }
 
-  History setWeight(String node, double weight) {
+  public History setWeight(String node, double weight) {
     List<Member> next = members.stream().map(m -> m.id().equals(node) ? m.withWeight(weight) : m).toList();
     return publish(MembershipAction.SET_WEIGHT, node, next, UnaryOperator.identity(), false);
   }
 
   /** A failure epoch: published at once, with filling marks. */
-  History fail(String node) {
+  public History fail(String node) {
     return fail(node, UnaryOperator.identity());
   }
 
   /** A failure epoch whose publisher got the filling marks wrong: {@code tamper} changes them before signing. */
-  History fail(String node, UnaryOperator<List<FillingRange>> tamper) {
+  public History fail(String node, UnaryOperator<List<FillingRange>> tamper) {
     return publish(MembershipAction.FAIL, node, without(node), tamper, true);
   }
 
   /** The repair epoch after a failure: the same members, no marks. */
-  History repair() {
+  public History repair() {
     return publish(MembershipAction.FAIL, records.get(records.size() - 1).getCause().getNodeId(), members,
         UnaryOperator.identity(), false);
   }
@@ -192,7 +193,7 @@ final class History {
    * The snapshot bytes with one character of the signing key id changed ('0' and '1' swap places in ASCII): the
    * bytes still decode, to the same epoch, but are not what the publisher wrote.
    */
-  static byte[] withKeyIdAltered(byte[] encoded, String keyId) {
+  public static byte[] withKeyIdAltered(byte[] encoded, String keyId) {
     byte[] id = keyId.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     for (int at = encoded.length - id.length; at >= 0; at--) {
       if (java.util.Arrays.equals(encoded, at, at + id.length, id, 0, id.length)) {
@@ -204,35 +205,50 @@ final class History {
     throw new IllegalArgumentException("the bytes do not contain key id " + keyId);
   }
 
-  String cluster() {
+  public String cluster() {
     return cluster;
   }
 
-  long latestEpoch() {
+  public long latestEpoch() {
     return epoch;
   }
 
   /** Every record written to ring.epochs, in order (fresh copies: tests change them). */
-  List<EpochRecord> epochs() {
+  public List<EpochRecord> epochs() {
     return records.stream().map(r -> EpochRecord.newBuilder(r).build()).toList();
   }
 
   /** The PUBLISHED record of an epoch (a fresh copy). */
-  EpochRecord publishedRecord(long e) {
+  public EpochRecord publishedRecord(long e) {
     return epochs().stream().filter(r -> r.getEpoch() == e && r.getState() == EpochState.PUBLISHED).findFirst()
         .orElseThrow();
   }
 
   /** One snapshot record per epoch, as the publisher wrote them (before any compaction). */
-  List<SnapshotRecord> snapshots() {
+  public List<SnapshotRecord> snapshots() {
     return List.copyOf(snapshots);
   }
 
-  PublishedSnapshot snapshot(long e) {
+  public PublishedSnapshot snapshot(long e) {
     return published.get(e);
   }
 
-  SigningKey key() {
+  public SigningKey key() {
     return key;
+  }
+
+  /**
+   * A snapshot of the same epoch whose member {@code node} has another weight, with a consistent checksum but the
+   * original signature: what someone who can write to ring.snapshots but lacks the key could publish.
+   */
+  public static byte[] forgedWithWeight(PublishedSnapshot original, String node, double weight) {
+    List<Member> members = original.ring().members().stream()
+        .map(m -> m.id().equals(node) ? m.withWeight(weight) : m).toList();
+    RingSnapshot ring = original.ring().toBuilder().members(members).build();
+    io.ringshift.schemas.avro.RingSnapshot record = new RingSnapshotCodec()
+        .toRecord(PublishedSnapshot.unsigned(ring, original.previousChecksum(), original.filling()));
+    record.setSignature(ByteBuffer.wrap(original.signature()));
+    record.setSigningKeyId(original.signingKeyId());
+    return RecordSerdes.ringSnapshot().serialize(record);
   }
 }
