@@ -2,15 +2,15 @@ package io.ringshift.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringshift.worker.NodeStores;
 import io.ringshift.worker.WorkerConfig;
 import io.ringshift.worker.TaskTuning;
-import io.ringshift.worker.StorageNodes;
 import io.ringshift.worker.MigrationWorker;
 import io.ringshift.worker.Limits;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
-import io.ringshift.orchestrator.Orchestrator;
-import io.ringshift.orchestrator.OrchestratorConfig;
+import io.ringshift.localplane.LocalControlPlane;
+import io.ringshift.localplane.LocalNodes;
+import io.ringshift.protocol.EpochRecords;
+import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.Topics;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
@@ -42,7 +42,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Drives one cluster's control plane for the end-to-end ITs, as an operator and a deployment would: starts the
- * {@link Orchestrator} (Kafka Streams, exactly-once), a {@link ControlPlaneTail} and the {@link StorageNodes};
+ * {@link LocalControlPlane} on the test's broker (the orchestrator, storage nodes; no publisher: the tests start their
+ * own or write PUBLISHED records themselves) and a {@link ControlPlaneTail};
  * declares and changes the membership on {@code ring.membership}; rebuilds each epoch's ring from its record; and
  * starts migration workers that reach the nodes over HTTP.
  *
@@ -70,7 +71,8 @@ public final class ClusterDriver implements AutoCloseable {
   private final String requestIdPrefix;
   private final Topics topics;
   private final ControlPlaneTail tail;
-  private final StorageNodes nodes;
+  private final LocalControlPlane plane;
+  private final LocalNodes nodes;
   private final KafkaProducer<byte[], byte[]> producer;
   private int requests;
 
@@ -84,17 +86,37 @@ public final class ClusterDriver implements AutoCloseable {
    */
   public ClusterDriver(EmbeddedKafkaExtension kafka, Path dir, String clusterId, String requestedBy,
       String requestIdPrefix) {
+    this(kafka, dir, clusterId, requestedBy, requestIdPrefix, null);
+  }
+
+  /**
+   * As above, and with {@code publisherKey} the plane also runs the snapshot publisher signing with it (its public
+   * key in {@code dir/publisher.pub}), and the nodes follow the cluster's published ring.
+   */
+  public ClusterDriver(EmbeddedKafkaExtension kafka, Path dir, String clusterId, String requestedBy,
+      String requestIdPrefix, SigningKey publisherKey) {
     this.kafka = kafka;
     this.clusterId = clusterId;
     this.requestedBy = requestedBy;
     this.requestIdPrefix = requestIdPrefix;
     this.topics = Topics.withPrefix(kafka.topicPrefix());
     try {
-      own(new Orchestrator(OrchestratorConfig.local(kafka.bootstrapServers(), dir.resolve("orchestrator"))
-          .withApplicationId(kafka.applicationId())
-          .withTopics(topics)).start(TIMEOUT));
+      LocalControlPlane.Builder settings = LocalControlPlane.builder()
+          .existingBroker(kafka.bootstrapServers())
+          .applicationId(kafka.applicationId())
+          .topicPrefix(kafka.topicPrefix())
+          .dataDir(dir)
+          .startupTimeout(TIMEOUT)
+          .clusterId(clusterId)
+          .nodes(0, 0);
+      if (publisherKey == null) {
+        settings.withoutPublisher();
+      } else {
+        settings.signingKey(publisherKey);
+      }
+      plane = own(settings.start());
+      nodes = plane.nodes().orElseThrow();
       tail = own(new ControlPlaneTail(kafka.bootstrapServers(), topics));
-      nodes = own(new StorageNodes(dir.resolve("nodes")));
       Properties p = new Properties();
       p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
       producer = own(new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()));
@@ -116,7 +138,12 @@ public final class ClusterDriver implements AutoCloseable {
     return tail;
   }
 
-  public StorageNodes nodes() {
+  /** The plane the driver runs: the orchestrator, the nodes, the publisher when it has a key. */
+  public LocalControlPlane plane() {
+    return plane;
+  }
+
+  public LocalNodes nodes() {
     return nodes;
   }
 
@@ -197,31 +224,19 @@ public final class ClusterDriver implements AutoCloseable {
 
   /** Starts a worker that reaches every node over HTTP, as deployed; the driver owns it. */
   public MigrationWorker startWorker(WorkerConfig config, Clock clock) {
-    return own(new MigrationWorker(config, NodeStores.remote(config.nodes(), Duration.ofSeconds(10)), clock)
-        .start());
+    return plane.startWorker(config, clock);
   }
 
   /**
    * The ring an epoch record describes, rebuilt with the ring library as a client would, and checked against the
    * record's checksum: proof that a test places keys exactly as the orchestrator planned them.
    *
-   * @throws AssertionError when the record's hash is not the one the nodes store keys by, or the rebuilt ring's
-   *     checksum is not the record's
+   * @throws AssertionError when the record's hash is not the one the nodes store keys by
+   * @throws io.ringshift.protocol.CodecException when the rebuilt ring's checksum is not the record's
    */
   public static RingSnapshot ringOf(EpochRecord record) {
     assertThat(record.getHashId()).as("the ring hash the nodes store keys by").isEqualTo(RingHash.xxh3().id());
-    var builder = RingSnapshot.builder().clusterId(record.getClusterId()).epoch(record.getEpoch())
-        .vnodes(record.getVnodes()).replicas(record.getReplicas());
-    for (MemberSpec m : record.getMembers()) {
-      builder.addMember(new Member(m.getId(), m.getZone(), m.getWeight(), MemberState.valueOf(m.getState().name())));
-    }
-    RingSnapshot ring = builder.build();
-    ByteBuffer stated = record.getTargetChecksum().duplicate();
-    byte[] checksum = new byte[stated.remaining()];
-    stated.get(checksum);
-    assertThat(ring.checksum()).as("checksum of epoch %d rebuilt from its %s record", record.getEpoch(),
-        record.getState()).isEqualTo(checksum);
-    return ring;
+    return EpochRecords.ring(record);
   }
 
   /**

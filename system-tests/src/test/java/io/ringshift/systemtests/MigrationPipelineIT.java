@@ -4,8 +4,7 @@ import static io.ringshift.systemtests.ClusterDriver.ringOf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.ringshift.worker.LoadedData;
-import io.ringshift.worker.StorageNodes;
+import io.ringshift.localplane.LocalNodes;
 import io.ringshift.worker.OffsetClock;
 import io.ringshift.worker.MigrationWorker;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
@@ -88,7 +87,7 @@ class MigrationPipelineIT {
   private long seed;
   private ClusterDriver cluster;
   private Topics topics;
-  private StorageNodes nodes;
+  private LocalNodes nodes;
   private ControlPlaneTail tail;
 
   @BeforeEach
@@ -189,7 +188,7 @@ class MigrationPipelineIT {
           .filteredOn(s -> s.getTimestampMillis() < publishedAt + GRACE.toMillis())
           .allSatisfy(s -> assertThat(s.getState()).isIn(TaskState.PENDING, TaskState.BLOCKED));
       RingRange range = RingRange.of(cleanup.getRangeStart(), cleanup.getRangeEnd());
-      assertThat(nodes.keysIn(cleanup.getTarget(), range)).as("keys left on %s in %s", cleanup.getTarget(), range)
+      assertThat(NodeContents.keysIn(nodes, cleanup.getTarget(), range)).as("keys left on %s in %s", cleanup.getTarget(), range)
           .isZero();
     }
     Map<String, Map<String, byte[]>> contents = assertReplicasHold(ring2, loaded, "epoch 2 after cleanup");
@@ -306,7 +305,7 @@ class MigrationPipelineIT {
       String what) {
     Map<String, Map<String, byte[]>> contents = new TreeMap<>();
     for (String node : ring.memberIds()) {
-      contents.put(node, nodes.contents(node));
+      contents.put(node, NodeContents.of(nodes, node));
     }
     List<String> wrong = new ArrayList<>();
     long wrongCount = 0;
@@ -334,7 +333,7 @@ class MigrationPipelineIT {
   /** Each old replica that loses keys in the change still holds them, with their loaded values. */
   private void assertOldReplicasHold(Map<String, Set<String>> movedAway, Map<String, byte[]> loaded, String when) {
     movedAway.forEach((node, keys) -> {
-      Map<String, byte[]> held = nodes.contents(node);
+      Map<String, byte[]> held = NodeContents.of(nodes, node);
       List<String> missing = keys.stream().filter(k -> !Arrays.equals(held.get(k), loaded.get(k))).limit(10)
           .toList();
       assertThat(missing).as("%s: keys %s moves away but must keep until cleanup (first 10 shown)", when, node)

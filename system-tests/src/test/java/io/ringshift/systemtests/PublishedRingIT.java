@@ -13,8 +13,6 @@ import io.ringshift.client.RingClient;
 import io.ringshift.client.RingClientConfig;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.protocol.Topics;
-import io.ringshift.publisher.PublisherConfig;
-import io.ringshift.publisher.SnapshotPublisher;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingSnapshot;
@@ -30,8 +28,7 @@ import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.systemtests.ControlPlaneTail.Seen;
-import io.ringshift.worker.LoadedData;
-import io.ringshift.worker.StorageNodes;
+import io.ringshift.localplane.LocalNodes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
@@ -85,7 +82,7 @@ class PublishedRingIT {
   private long seed;
   private ClusterDriver cluster;
   private Topics topics;
-  private StorageNodes nodes;
+  private LocalNodes nodes;
   private ControlPlaneTail tail;
   private Path publicKeyFile;
 
@@ -93,15 +90,11 @@ class PublishedRingIT {
   void startControlPlane(TestInfo test) throws Exception {
     seed = Long.getLong("ringshift.seed", new Random().nextLong());
     System.out.printf("%n%s: seed %d (replay with -Dringshift.seed=%d)%n", test.getDisplayName(), seed, seed);
-    cluster = new ClusterDriver(KAFKA, dir, CLUSTER, "PublishedRingIT", "system-it-");
+    cluster = new ClusterDriver(KAFKA, dir, CLUSTER, "PublishedRingIT", "system-it-", publisherKey);
     topics = cluster.topics();
     tail = cluster.tail();
     nodes = cluster.nodes();
-    publicKeyFile = dir.resolve("publisher.pub");
-    publisherKey.write(dir.resolve("publisher.key"), publicKeyFile);
-    push(new SnapshotPublisher(PublisherConfig.of(KAFKA.bootstrapServers(), publisherKey)
-        .withTopics(topics)
-        .withTransactionalId(KAFKA.applicationId() + "-publisher")).start());
+    publicKeyFile = cluster.plane().publicKeyFile();
     for (int i = 0; i < CLIENTS; i++) {
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       RingClient client = new RingClient(RingClientConfig.builder()
@@ -242,7 +235,7 @@ class PublishedRingIT {
       Placement placement = clients.get(0).placement(key);
       assertThat(ids(placement.readable())).isEqualTo(ids(placement.owners()));
       for (Member replica : placement.owners()) {
-        byte[] held = contents.computeIfAbsent(replica.id(), nodes::contents).get(key);
+        byte[] held = contents.computeIfAbsent(replica.id(), id -> NodeContents.of(nodes, id)).get(key);
         assertThat(held).as("%s on %s after the repair", key, replica.id()).isEqualTo(loaded.get(key));
       }
     }

@@ -1,7 +1,6 @@
 package io.ringshift.systemtests;
 
-import io.ringshift.worker.LoadedData;
-import io.ringshift.worker.StorageNodes;
+import io.ringshift.localplane.LocalNodes;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
@@ -41,7 +40,7 @@ public final class RingWriter implements AutoCloseable {
   /** The value the acknowledged map holds for a deleted key (compared by identity). */
   public static final byte[] DELETED = new byte[0];
 
-  private final StorageNodes nodes;
+  private final LocalNodes nodes;
   private final ControlPlaneTail tail;
   private final Function<EpochRecord, RingSnapshot> ringOf;
   private final List<Lane> lanes = new ArrayList<>();
@@ -68,7 +67,7 @@ public final class RingWriter implements AutoCloseable {
    * @param ringOf rebuilds the ring of an epoch record (the client's swap)
    * @param clients how many clients write at once; each owns its own keys, so the writes to one key are in order
    */
-  public RingWriter(StorageNodes nodes, ControlPlaneTail tail, RingSnapshot ring, Map<String, byte[]> initial,
+  public RingWriter(LocalNodes nodes, ControlPlaneTail tail, RingSnapshot ring, Map<String, byte[]> initial,
       Function<EpochRecord, RingSnapshot> ringOf, long seed, int clients) {
     this.nodes = nodes;
     this.tail = tail;

@@ -2,10 +2,10 @@ package io.ringshift.cli.internal.control;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.Durations;
-import io.ringshift.devkit.EmbeddedKafkaException;
-import io.ringshift.orchestrator.OrchestratorConfig;
+import io.ringshift.localplane.LocalControlPlane;
+import io.ringshift.localplane.LocalNodes;
+import io.ringshift.localplane.LocalPlaneException;
 import io.ringshift.ring.RingBuilder;
-import io.ringshift.storage.StoreException;
 import io.ringshift.worker.WorkerConfig;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
  * {@code ringshift dev}: a local control plane in one JVM, a single-node Kafka broker, the orchestrator and the
  * snapshot publisher, and with {@code --nodes N} also N storage nodes and a migration worker, until Ctrl-C.
  * Stopping closes the worker, the publisher, the orchestrator, the nodes and the broker, in that order
- * ({@link DevControlPlane#close}).
+ * ({@link LocalControlPlane#close}).
  *
  * <p>{@code --nodes} defaults to 0, which runs exactly what {@code dev} ran before nodes existed: a newcomer
  * trying the control plane's commands needs no data plane, and nodes take ports (7101 and up) and memory that
@@ -77,7 +77,7 @@ public final class DevCommand implements Callable<Integer> {
   private long clusterBytes;
 
   @Option(names = "--nodes", paramLabel = "N", defaultValue = "0",
-      description = "Also run N storage nodes and a migration worker, 1.." + DevNodes.MAX_NODES + "; their "
+      description = "Also run N storage nodes and a migration worker, 1.." + LocalNodes.MAX_NODES + "; their "
           + "nodes.txt and members.json go to DIR, or to a temporary directory (default: ${DEFAULT-VALUE}, neither).")
   private int nodes;
 
@@ -116,33 +116,20 @@ public final class DevCommand implements Callable<Integer> {
     if (dataDir != null && Files.exists(dataDir) && !Files.isDirectory(dataDir)) {
       throw new BadInputException("--data-dir " + dataDir + " is a file; give a directory (created if absent)");
     }
-    DevControlPlane.Settings settings = new DevControlPlane.Settings(port, dataDir, clusterBytes, topicPrefix,
-        OrchestratorConfig.DEFAULT_APPLICATION_ID, Duration.ofSeconds(60), 0, 0, WorkerConfig.DEFAULT_GRACE);
+    LocalControlPlane.Builder settings = LocalControlPlane.builder().port(port).dataDir(dataDir)
+        .clusterBytes(clusterBytes).topicPrefix(topicPrefix);
     if (nodes != 0 || matched("--node-port") || matched("--grace")) {
-      settings = settings.withNodes(checkNodes(), checkNodePort(), checkGrace());
+      settings.nodes(checkNodes(), checkNodePort()).worker(checkGrace());
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    DevControlPlane plane;
+    LocalControlPlane plane;
     try {
-      plane = DevControlPlane.start(settings);
-    } catch (EmbeddedKafkaException e) {
-      if (e.reason() == EmbeddedKafkaException.Reason.PORT_IN_USE
-          || e.reason() == EmbeddedKafkaException.Reason.INVALID_DATA_DIR) {
+      plane = settings.start();
+    } catch (LocalPlaneException e) {
+      if (e.reason().badInput()) {
         throw new BadInputException(e.getMessage(), e);
       }
-      err.println("ringshift: dev: the broker did not start: " + e.getMessage());
-      err.flush();
-      return 1;
-    } catch (IllegalStateException e) {
-      err.println("ringshift: dev: the orchestrator did not start: " + e.getMessage());
-      err.flush();
-      return 1;
-    } catch (StoreException e) {
-      err.println("ringshift: dev: the storage nodes did not start: " + e.getMessage());
-      err.flush();
-      return 1;
-    } catch (DevControlPlane.PublisherStartException | DevControlPlane.WorkerStartException e) {
       err.println("ringshift: dev: " + e.getMessage());
       err.flush();
       return 1;
@@ -151,7 +138,7 @@ public final class DevCommand implements Callable<Integer> {
     Runnable stop = () -> {
       plane.close();
       if (reported.compareAndSet(false, true)) {
-        DevControlPlane.Stopped s = plane.stopped();
+        LocalControlPlane.Stopped s = plane.stopped();
         if (plane.nodes().isPresent()) {
           err.printf(Locale.ROOT, "ringshift dev: stopped (worker %d ms, publisher %d ms, orchestrator %d ms, nodes %d "
               + "ms, broker %d ms)%n", s.workerMillis(), s.publisherMillis(), s.orchestratorMillis(), s.nodesMillis(),
@@ -194,8 +181,8 @@ public final class DevCommand implements Callable<Integer> {
   }
 
   private int checkNodes() {
-    if (nodes < 1 || nodes > DevNodes.MAX_NODES) {
-      throw new BadInputException("--nodes was " + nodes + "; it must be 1.." + DevNodes.MAX_NODES
+    if (nodes < 1 || nodes > LocalNodes.MAX_NODES) {
+      throw new BadInputException("--nodes was " + nodes + "; it must be 1.." + LocalNodes.MAX_NODES
           + " (--node-port and --grace need it)");
     }
     return nodes;
@@ -219,20 +206,20 @@ public final class DevCommand implements Callable<Integer> {
   }
 
   /** What {@code dev} prints once every part runs. */
-  static List<String> banner(DevControlPlane plane) {
+  static List<String> banner(LocalControlPlane plane) {
     String b = plane.bootstrapServers();
     List<String> lines = new ArrayList<>();
-    Optional<DevNodes> nodes = plane.nodes();
+    Optional<LocalNodes> nodes = plane.nodes();
     lines.add("ringshift dev: Kafka at " + b + ", the orchestrator and the snapshot publisher are running"
         + nodes.map(n -> ", with " + n.nodes().size() + " storage nodes and a migration worker.").orElse("."));
     if (plane.temporary()) {
       lines.add("  data:   temporary, deleted on exit (--data-dir DIR keeps it)");
     } else {
-      lines.add("  data:   " + plane.brokerDataDir() + " (broker), " + plane.stateDir() + " (orchestrator)"
+      lines.add("  data:   " + plane.brokerDataDir().orElseThrow() + " (broker), " + plane.stateDir() + " (orchestrator)"
           + nodes.map(n -> ", " + n.dir().resolve("nodes") + " (nodes)").orElse("") + ": kept");
     }
     lines.add("  topics: " + String.join(", ", plane.topics().all().stream().map(t -> t.name()).toList()));
-    lines.add("  publisher: signs with key " + plane.publisher().config().signingKey().id() + " (" + plane.keyFile()
+    lines.add("  publisher: signs with key " + plane.publisher().orElseThrow().config().signingKey().id() + " (" + plane.keyFile()
         + "); clients trust " + plane.publicKeyFile());
     if (nodes.isEmpty()) {
       lines.add("Try, in another terminal:");
@@ -242,8 +229,8 @@ public final class DevCommand implements Callable<Integer> {
       lines.add("Ctrl-C stops it.");
       return lines;
     }
-    DevNodes n = nodes.get();
-    for (DevNodes.Node node : n.nodes()) {
+    LocalNodes n = nodes.get();
+    for (LocalNodes.Node node : n.nodes()) {
       lines.add("  node:   " + node.id() + " (" + node.zone() + ") at " + node.hostPort());
     }
     WorkerConfig worker = plane.worker().orElseThrow().config();
@@ -254,7 +241,7 @@ public final class DevCommand implements Callable<Integer> {
     lines.add("Try, in another terminal:");
     lines.add("  ringshift init --members " + n.membersFile() + replicas + " --bootstrap " + b + " --wait");
     if (count > RingBuilder.DEFAULT_REPLICAS) {
-      DevNodes.Node last = n.nodes().get(count - 1);
+      LocalNodes.Node last = n.nodes().get(count - 1);
       lines.add("  ringshift drain " + last.id() + " --bootstrap " + b + " --wait");
     }
     lines.add("  ringshift status --bootstrap " + b);

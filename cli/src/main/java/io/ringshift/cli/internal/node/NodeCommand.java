@@ -12,7 +12,7 @@ import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import io.ringshift.cli.internal.NodeRing;
+import io.ringshift.localplane.PublishedRingView;
 import io.ringshift.client.RingClientConfig;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.storage.OwnershipCheckedStore;
@@ -159,9 +159,9 @@ public final class NodeCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    NodeRing ring;
+    PublishedRingView ring;
     try {
-      ring = bootstrap == null ? NodeRing.none() : NodeRing.follow(RingClientConfig.builder()
+      ring = bootstrap == null ? PublishedRingView.none() : PublishedRingView.follow(RingClientConfig.builder()
           .bootstrapServers(bootstrap)
           .clusterId(cluster)
           .topic(topicPrefix + RingClientConfig.DEFAULT_TOPIC)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import io.ringshift.localplane.LocalControlPlane;
 import io.ringshift.cli.internal.Cli;
 import io.ringshift.cli.internal.Fixtures;
 import io.ringshift.cli.internal.MembersFile;
@@ -269,9 +270,8 @@ class DevCommandIT {
     Path state;
     Path nodes;
     Path key;
-    try (DevControlPlane plane = DevControlPlane.start(DevControlPlane.Settings.of(0, null, 0)
-        .withNodes(2, 0, Duration.ofMinutes(10)))) {
-      brokerData = plane.brokerDataDir();
+    try (LocalControlPlane plane = LocalControlPlane.builder().nodes(2, 0).worker(Duration.ofMinutes(10)).start()) {
+      brokerData = plane.brokerDataDir().orElseThrow();
       state = plane.stateDir();
       nodes = plane.nodes().orElseThrow().dir();
       key = plane.keyFile();

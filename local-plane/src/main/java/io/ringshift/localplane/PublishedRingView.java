@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal;
+package io.ringshift.localplane;
 
 import io.ringshift.client.RingClient;
 import io.ringshift.client.RingClientConfig;
@@ -13,26 +13,26 @@ import java.util.Locale;
  * against one whole snapshot and the check allocates nothing), or no ring at all when the node runs without
  * Kafka.
  */
-public final class NodeRing implements RingView, AutoCloseable {
+public final class PublishedRingView implements RingView, AutoCloseable {
   private final RingClient client;
   private volatile RingSnapshot ring;
 
-  private NodeRing(RingClient client) {
+  private PublishedRingView(RingClient client) {
     this.client = client;
   }
 
   /** No ring: ownership is never checked, fences still are. */
-  public static NodeRing none() {
-    return new NodeRing(null);
+  public static PublishedRingView none() {
+    return new PublishedRingView(null);
   }
 
   /**
    * Follows the ring of the configured cluster. The persist file, if it holds a verified snapshot, is routed by
    * at once, before Kafka answers; until the first snapshot the node checks fences only.
    */
-  public static NodeRing follow(RingClientConfig config) {
+  public static PublishedRingView follow(RingClientConfig config) {
     RingClient client = new RingClient(config);
-    NodeRing view = new NodeRing(client);
+    PublishedRingView view = new PublishedRingView(client);
     client.addSwapListener(swap -> view.ring = swap.snapshot().ring());
     client.start();
     return view;

@@ -1,5 +1,6 @@
-package io.ringshift.worker;
+package io.ringshift.systemtests;
 
+import io.ringshift.localplane.LocalNodes;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.storage.Entry;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,7 @@ public final class LoadedData {
    * apply (as a restore would, without an epoch), and returns key to value. The store refuses an entry whose
    * position is not the ring hash of its key, so this also checks that the ring and the store position keys alike.
    */
-  public static Map<String, byte[]> load(StorageNodes nodes, RingSnapshot ring, int count, Random random) {
+  public static Map<String, byte[]> load(LocalNodes nodes, RingSnapshot ring, int count, Random random) {
     Map<String, byte[]> data = new LinkedHashMap<>();
     Map<String, List<Entry>> byNode = new HashMap<>();
     for (int i = 0; i < count; i++) {

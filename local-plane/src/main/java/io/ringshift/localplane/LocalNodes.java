@@ -1,0 +1,255 @@
+package io.ringshift.localplane;
+
+import io.ringshift.storage.NodeServer;
+import io.ringshift.storage.OwnershipCheckedStore;
+import io.ringshift.storage.RemoteStore;
+import io.ringshift.storage.RocksStore;
+import io.ringshift.storage.Store;
+import io.ringshift.storage.StoreException;
+import io.ringshift.worker.NodeDirectory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Storage nodes as in production, in this JVM: each node is a RocksDB store ({@link RocksStore}) served by a
+ * {@link NodeServer} on 127.0.0.1, checking stale writes against the published ring ({@link PublishedRingView}).
+ * {@link #startNumbered} starts {@code node-01}..{@code node-NN} (zero-padded to the width of N, at least two
+ * digits) in zones az-1, az-2, az-3 round-robin, node {@code i} on {@code basePort + i - 1} or on a free port when
+ * {@code basePort} is 0; {@link #start(String, String)} adds a node later (a joiner).
+ *
+ * <p>Everything lives under one directory: the stores in {@code nodes/<id>}, and the two files a newcomer needs,
+ * {@code nodes.txt} (the worker's nodes file: {@code node-id host:port} lines) and {@code members.json} (the
+ * members file of {@code ringshift init --members}), rewritten whenever a node starts because the ports may change.
+ * Given no directory, a temporary one is created and {@link #close} deletes it. Thread safe.
+ */
+public final class LocalNodes implements AutoCloseable {
+  /** Enough for any tour; each node is a RocksDB instance and an HTTP server in this JVM. */
+  public static final int MAX_NODES = 64;
+
+  private static final String HOST = "127.0.0.1";
+  private static final int ZONES = 3;
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+
+  /** One running node: its store, its server, and a client of its HTTP API ({@link #remote}). */
+  public record Node(String id, String zone, Path dataDir, Store store, NodeServer server, Store remote) {
+    public String hostPort() {
+      return server.hostPort();
+    }
+  }
+
+  private final Path dir;
+  private final boolean temporary;
+  private final Map<String, Node> nodes = new LinkedHashMap<>();
+  /** The published ring every node checks the ownership of stale writes against (one client for all). */
+  private final PublishedRingView ring;
+
+  private LocalNodes(Path dir, boolean temporary, PublishedRingView ring) {
+    this.dir = dir;
+    this.temporary = temporary;
+    this.ring = ring;
+  }
+
+  /**
+   * No node yet, under {@code dir} (a temporary directory when null); the nodes check stale writes against
+   * {@code ring}, which they close with themselves.
+   *
+   * @throws UncheckedIOException when the directory cannot be created
+   */
+  public static LocalNodes in(Path dir, PublishedRingView ring) {
+    boolean temporary = dir == null;
+    try {
+      Path root = temporary ? Files.createTempDirectory("ringshift-dev-") : Files.createDirectories(dir);
+      return new LocalNodes(root.toAbsolutePath(), temporary, ring);
+    } catch (IOException e) {
+      ring.close();
+      throw new UncheckedIOException("cannot create the storage nodes' directory: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Starts {@code count} numbered nodes (see the class comment). On failure nothing is left running.
+   *
+   * @throws LocalPlaneException {@link LocalPlaneException.Reason#PORT_IN_USE} or {@link
+   *     LocalPlaneException.Reason#BAD_DATA_DIR}, naming the node
+   * @throws StoreException when RocksDB cannot open a store
+   */
+  public static LocalNodes startNumbered(int count, int basePort, Path dir, PublishedRingView ring) {
+    if (count < 1 || count > MAX_NODES) {
+      throw new IllegalArgumentException("count was " + count + "; it must be 1.." + MAX_NODES);
+    }
+    LocalNodes nodes = in(dir, ring);
+    try {
+      for (int i = 1; i <= count; i++) {
+        nodes.start(id(i, count), zone(i), basePort == 0 ? 0 : basePort + i - 1);
+      }
+      return nodes;
+    } catch (RuntimeException e) {
+      nodes.closeQuietly(e);
+      throw e;
+    }
+  }
+
+  /** Starts node {@code id} in {@code zone} on a free port; see {@link #start(String, String, int)}. */
+  public Node start(String id, String zone) {
+    return start(id, zone, 0);
+  }
+
+  /**
+   * Opens node {@code id}'s store under this directory and serves it on {@code port} of 127.0.0.1 (0: a free
+   * one), then rewrites {@code nodes.txt} and {@code members.json}.
+   *
+   * @throws LocalPlaneException {@link LocalPlaneException.Reason#PORT_IN_USE} when the port is taken, {@link
+   *     LocalPlaneException.Reason#BAD_DATA_DIR} when the node's directory belongs to another node or is not a store
+   * @throws IllegalArgumentException when a node {@code id} runs already
+   */
+  public synchronized Node start(String id, String zone, int port) {
+    if (nodes.containsKey(id)) {
+      throw new IllegalArgumentException("storage node " + id + " runs already");
+    }
+    Path dataDir = dir.resolve("nodes").resolve(id);
+    Store store;
+    try {
+      store = RocksStore.open(dataDir, id, zone);
+    } catch (StoreException.BadRequest e) {
+      throw new LocalPlaneException(LocalPlaneException.Reason.BAD_DATA_DIR, "storage node " + id + ": "
+          + e.getMessage(), e);
+    }
+    NodeServer server;
+    try {
+      server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(HOST, port));
+    } catch (RuntimeException e) {
+      store.close();
+      if (e instanceof StoreException && e.getCause() instanceof BindException) {
+        throw new LocalPlaneException(LocalPlaneException.Reason.PORT_IN_USE, "port " + port + " on " + HOST
+            + " is already in use, so storage node " + id + " cannot listen there; stop what uses it, or give "
+            + "another --node-port (0 picks free ports)", e);
+      }
+      throw e;
+    }
+    Node node = new Node(id, zone, dataDir, store, server, RemoteStore.connect(server.hostPort(), CALL_TIMEOUT));
+    nodes.put(id, node);
+    writeFiles();
+    return node;
+  }
+
+  /** {@code node-01}: the 1-based index zero-padded to the width of {@code count}, at least 2 digits. */
+  public static String id(int index, int count) {
+    int width = Math.max(2, String.valueOf(count).length());
+    return String.format(Locale.ROOT, "node-%0" + width + "d", index);
+  }
+
+  /** az-1, az-2, az-3, az-1, ... for the 1-based index. */
+  public static String zone(int index) {
+    return "az-" + (1 + (index - 1) % ZONES);
+  }
+
+  private void writeFiles() {
+    StringBuilder txt = new StringBuilder("# the storage nodes of ringshift dev, rewritten at every start\n");
+    StringBuilder json = new StringBuilder("[\n");
+    List<Node> all = new ArrayList<>(nodes.values());
+    for (int i = 0; i < all.size(); i++) {
+      Node n = all.get(i);
+      txt.append(n.id()).append(' ').append(n.hostPort()).append('\n');
+      json.append("  {\"id\": \"").append(n.id()).append("\", \"zone\": \"").append(n.zone()).append("\"}")
+          .append(i + 1 < all.size() ? ",\n" : "\n");
+    }
+    json.append("]\n");
+    try {
+      Files.writeString(nodesFile(), txt, StandardCharsets.UTF_8);
+      Files.writeString(membersFile(), json, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + nodesFile() + " or " + membersFile() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** The running nodes, in the order they started. */
+  public synchronized List<Node> nodes() {
+    return List.copyOf(nodes.values());
+  }
+
+  /**
+   * Node {@code id}.
+   *
+   * @throws IllegalArgumentException when no such node runs
+   */
+  public synchronized Node node(String id) {
+    Node node = nodes.get(id);
+    if (node == null) {
+      throw new IllegalArgumentException("storage node " + id + " does not run here; running: " + nodes.keySet());
+    }
+    return node;
+  }
+
+  /** A client of node {@code id}'s HTTP API, as a worker or a writer reaches it (owned here). */
+  public Store remote(String id) {
+    return node(id).remote();
+  }
+
+  /** Every node at its address, for a worker. */
+  public synchronized NodeDirectory directory() {
+    Map<String, NodeDirectory.Address> addresses = new LinkedHashMap<>();
+    for (Node n : nodes.values()) {
+      addresses.put(n.id(), new NodeDirectory.Address(HOST, n.server().port()));
+    }
+    return NodeDirectory.of(addresses);
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public boolean temporary() {
+    return temporary;
+  }
+
+  public Path nodesFile() {
+    return dir.resolve("nodes.txt");
+  }
+
+  public Path membersFile() {
+    return dir.resolve("members.json");
+  }
+
+  /**
+   * Stops every server (ending the streams in progress), then closes the ring view and every store, and deletes
+   * the directory when it is temporary. Each node is closed even when another fails; the first failure is thrown
+   * after.
+   */
+  @Override
+  public synchronized void close() {
+    Failures failures = new Failures();
+    for (Node n : nodes.values()) {
+      failures.run(() -> n.remote().close());
+      failures.run(() -> n.server().close());
+    }
+    failures.run(ring::close);
+    for (Node n : nodes.values()) {
+      failures.run(() -> n.store().close());
+    }
+    nodes.clear();
+    if (temporary) {
+      failures.run(() -> Directories.deleteRecursively(dir));
+    }
+    failures.throwFirst();
+  }
+
+  private void closeQuietly(Throwable cause) {
+    try {
+      close();
+    } catch (RuntimeException e) {
+      cause.addSuppressed(e);
+    }
+  }
+}
