@@ -14,6 +14,7 @@ import io.ringshift.cli.internal.publisher.KeygenCommand;
 import io.ringshift.cli.internal.publisher.PublisherCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.cli.internal.worker.WorkerCommand;
+import io.ringshift.orchestrator.admin.AdminException;
 import io.ringshift.ring.RingException;
 import io.ringshift.protocol.CodecException;
 import picocli.CommandLine;
@@ -77,7 +78,7 @@ public final class Ringshift {
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           if (e instanceof BadInputException || e instanceof RingException || e instanceof CodecException
-              || e instanceof KafkaUnavailableException) {
+              || e instanceof KafkaUnavailableException || e instanceof AdminException) {
             commandLine.getErr().println("ringshift: " + e.getMessage());
             return EXIT_BAD_INPUT;
           }

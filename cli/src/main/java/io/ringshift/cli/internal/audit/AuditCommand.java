@@ -3,7 +3,6 @@ package io.ringshift.cli.internal.audit;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.Ringshift;
-import io.ringshift.cli.internal.KafkaAccess;
 import io.ringshift.audit.AuditException;
 import io.ringshift.audit.AuditLog;
 import io.ringshift.audit.AuditReplay;
@@ -17,6 +16,7 @@ import io.ringshift.audit.WhatIf.ClusterWhatIf;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.protocol.CodecException;
+import io.ringshift.protocol.KafkaClients;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochState;
 import java.io.IOException;
@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -107,12 +108,19 @@ public final class AuditCommand implements Callable<Integer> {
   }
 
   private Contents read(String bootstrap, String only) {
-    try (KafkaConsumer<byte[], byte[]> consumer = KafkaAccess.consumer(bootstrap, kafka.timeout(), "ringshift-audit")) {
+    KafkaConsumer<byte[], byte[]> consumer;
+    try {
+      consumer = KafkaClients.readCommittedConsumer(bootstrap, kafka.timeout(), "ringshift-audit");
+    } catch (KafkaException e) {
+      throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": "
+          + KafkaClients.rootMessage(e), e);
+    }
+    try (consumer) {
       return AuditLog.read(consumer, kafka.topics(), kafka.timeout(), only, "Kafka at " + bootstrap);
     } catch (AuditException e) {
       throw e.retriable() ? new KafkaUnavailableException(e.getMessage(), e) : new BadInputException(e.getMessage());
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
-      throw KafkaAccess.unreachable(bootstrap, kafka.timeout(), e);
+      throw new KafkaUnavailableException(KafkaClients.unreachable(bootstrap, kafka.timeout(), e), e);
     }
   }
 

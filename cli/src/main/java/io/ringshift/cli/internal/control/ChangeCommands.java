@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.schemas.avro.MembershipAction;
 import java.time.Duration;
@@ -46,7 +47,7 @@ public final class ChangeCommands {
       ChangeSpec change = change();
       String clusterId = Requests.cluster(cluster);
       Duration wait = Requests.waitOf(waitSeconds);
-      try (ControlPlaneClient client = kafka.connect()) {
+      try (ControlPlaneAdmin client = kafka.connect()) {
         var event = change.toEvent(clusterId, Requests.newRequestId(), Requests.requestedBy(),
             System.currentTimeMillis());
         return Requests.write(client, event, change.describe() + " on cluster " + clusterId, wait,

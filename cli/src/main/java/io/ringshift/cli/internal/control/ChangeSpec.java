@@ -2,6 +2,8 @@ package io.ringshift.cli.internal.control;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.orchestrator.MembershipChange;
+import io.ringshift.orchestrator.admin.AdminException;
+import io.ringshift.orchestrator.admin.PlanPreview;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingException;
@@ -116,12 +118,15 @@ record ChangeSpec(MembershipAction action, String nodeId, String zone, Double we
    * @throws BadInputException when the orchestrator would reject the change, with the reason it would give
    */
   List<Member> applyTo(String clusterId, List<Member> members) {
-    MembershipChange change = new MembershipChange(MembershipChange.Action.valueOf(action.name()), nodeId, zone,
-        weight, "plan");
-    MembershipChange.Outcome outcome = change.applyTo(clusterId, members);
-    if (outcome instanceof MembershipChange.Refused refused) {
-      throw new BadInputException(refused.reason());
+    try {
+      return PlanPreview.applyTo(toChange(), clusterId, members);
+    } catch (AdminException e) {
+      throw new BadInputException(e.getMessage(), e);
     }
-    return ((MembershipChange.Applied) outcome).members();
+  }
+
+  /** The orchestrator's view of this change, as {@code plan} replays it (request id "plan"). */
+  MembershipChange toChange() {
+    return new MembershipChange(MembershipChange.Action.valueOf(action.name()), nodeId, zone, weight, "plan");
   }
 }

@@ -1,8 +1,10 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.orchestrator.admin.ClusterView;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.internal.JsonOutput;
-import io.ringshift.cli.internal.control.ControlPlaneClient.Contents;
-import io.ringshift.cli.internal.control.ControlPlaneClient.Part;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.ring.RingBuilder;
 import java.io.PrintWriter;
 import java.util.EnumSet;
@@ -44,7 +46,7 @@ public final class EpochsCommand implements Callable<Integer> {
     String clusterId = Requests.cluster(cluster);
     Contents contents;
     String bootstrap;
-    try (ControlPlaneClient client = kafka.connect()) {
+    try (ControlPlaneAdmin client = kafka.connect()) {
       contents = client.read(EnumSet.of(Part.EPOCHS));
       bootstrap = client.bootstrap();
     }

@@ -1,9 +1,10 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.MembersFile;
-import io.ringshift.cli.internal.control.ControlPlaneClient.Part;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingException;
@@ -79,8 +80,8 @@ public final class InitCommand implements Callable<Integer> {
     Duration wait = Requests.waitOf(waitSeconds);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    try (ControlPlaneClient client = kafka.connect()) {
-      ControlPlaneClient.Contents contents = client.read(EnumSet.of(Part.EPOCHS));
+    try (ControlPlaneAdmin client = kafka.connect()) {
+      ControlPlaneAdmin.Contents contents = client.read(EnumSet.of(Part.EPOCHS));
       Requests.warnUnreadable(contents.unreadable(), err);
       refuseAnExistingCluster(clusterId, contents.epochs(), client.bootstrap());
       MembershipEvent event = MembershipEvent.newBuilder()

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.protocol.Topics;
 import java.time.Duration;
@@ -64,9 +65,9 @@ public final class KafkaOptions {
   }
 
   /** Validates every option and connects. */
-  ControlPlaneClient connect() {
+  ControlPlaneAdmin connect() {
     String address = bootstrap();
     Duration timeout = timeout();
-    return ControlPlaneClient.connect(address, topics(), timeout);
+    return ControlPlaneAdmin.connect(address, topics(), timeout);
   }
 }

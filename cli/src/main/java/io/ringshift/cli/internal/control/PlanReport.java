@@ -6,56 +6,25 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.PlannedTask;
+import io.ringshift.orchestrator.admin.PlanPreview;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingSnapshot;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
-/**
- * What a planned change would do, as {@code ringshift plan} prints it: the tasks, the data moved against the
- * ideal, and the totals per (preferred source zone, target zone).
- *
- * @param base the ring the plan starts from: the active epoch's, or for a queued change the target of the epoch
- *     in flight
- * @param basis why the plan starts there
- * @param inFlight the epoch in flight (that the change waits for, or that a FAIL re-plans), or null
- * @param alreadyVerified for a re-plan, how many of its tasks the old plan already has VERIFIED (kept, not
- *     issued again)
- * @param clusterBytes the cluster's logical size for byte figures; 0 shows keyspace fractions only
- */
-record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis basis, Long inFlight,
-    EpochPlanner.Plan plan, int alreadyVerified, long clusterBytes) {
-
-  /** Where the orchestrator would plan the change from. */
-  enum Basis {
-    /** Nothing is in flight: planned from the active epoch at once. */
-    ACTIVE,
-    /** An epoch is in flight: the change waits, and is planned from that epoch's target once it is READY. */
-    QUEUED,
-    /**
-     * A FAIL of a node that only the epoch in flight adds (a joining node): that epoch is re-planned from the
-     * active ring without the node, under the same number.
-     */
-    REPLAN,
-    /**
-     * A FAIL of a node clients route to: a failure epoch (the base without the dead nodes, its new replicas marked
-     * filling) is published at once as epoch {@code target - 1}, superseding the plan in flight if any, and the
-     * rest (the change in flight, if any, and the repair) is planned from the base as the next epoch.
-     */
-    FAILURE
-  }
-
-  /** Totals of the tasks from one zone to another; the source zone is that of each task's preferred source. */
-  record ZoneFlow(String sourceZone, String targetZone, int tasks, double keyspaceFraction, long bytes) {}
-
+/** {@code ringshift plan}'s text and JSON of a {@link PlanPreview}. */
+record PlanReport(ChangeSpec change, PlanPreview preview) {
   /** The text: a summary, the zone totals, and the first {@code taskLimit} tasks (0: all). */
   List<String> text(int taskLimit) {
+    String clusterId = preview.clusterId();
+    RingSnapshot base = preview.base();
+    PlanPreview.Basis basis = preview.basis();
+    Long inFlight = preview.inFlight();
+    EpochPlanner.Plan plan = preview.plan();
+    int alreadyVerified = preview.alreadyVerified();
+    long clusterBytes = preview.clusterBytes();
     List<String> lines = new ArrayList<>();
     RingSnapshot target = plan.target();
     RingDiff diff = plan.diff();
@@ -78,7 +47,7 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
     lines.add(String.format(Locale.ROOT, "to         epoch %d plan %d (%d members, checksum %.12s)", target.epoch(),
         plan.planVersion(), target.memberCount(), target.checksumHex()));
     List<String> kinds = new ArrayList<>();
-    kinds().forEach((kind, n) -> kinds.add(n + " " + kind));
+    preview.kinds().forEach((kind, n) -> kinds.add(n + " " + kind));
     lines.add(String.format(Locale.ROOT, "tasks      %d%s%s", plan.tasks().size(),
         kinds.isEmpty() ? "" : " (" + String.join(", ", kinds) + ")",
         alreadyVerified == 0 ? "" : "; " + alreadyVerified + " already VERIFIED are kept, not issued again"));
@@ -94,7 +63,7 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
             ByteUnits.format(clusterBytes))
         : "by zone    (preferred source zone -> target zone; keyspace fractions: --cluster-bytes N shows bytes)");
     List<List<String>> rows = new ArrayList<>();
-    for (ZoneFlow f : flows()) {
+    for (PlanPreview.ZoneFlow f : preview.flows()) {
       List<String> row = new ArrayList<>(List.of(f.sourceZone() + " -> " + f.targetZone(),
           f.tasks() + " task" + (f.tasks() == 1 ? "" : "s"), Text.percent(f.keyspaceFraction())));
       if (bytes) {
@@ -110,7 +79,7 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
     List<List<String>> taskRows = new ArrayList<>();
     taskRows.add(bytes ? List.of("KIND", "RANGE", "KEYSPACE", "BYTES", "SOURCES -> TARGET")
         : List.of("KIND", "RANGE", "KEYSPACE", "SOURCES -> TARGET"));
-    for (PlannedTask t : sortedTasks().subList(0, shown)) {
+    for (PlannedTask t : preview.sortedTasks().subList(0, shown)) {
       List<String> row = new ArrayList<>(List.of(t.kind().name(), Text.range(t.rangeStart(), t.rangeEnd()),
           Text.percent(t.keyspaceFraction())));
       if (bytes) {
@@ -127,16 +96,15 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
     return lines;
   }
 
-  /** The tasks in ring order. */
-  List<PlannedTask> sortedTasks() {
-    List<PlannedTask> tasks = new ArrayList<>(plan.tasks());
-    tasks.sort(Comparator.<PlannedTask, Long>comparing(PlannedTask::rangeStart, Long::compareUnsigned)
-        .thenComparing(PlannedTask::target));
-    return tasks;
-  }
-
   /** The JSON: the summary, the zone totals and every task with the id the orchestrator will give it. */
   ObjectNode json() {
+    String clusterId = preview.clusterId();
+    RingSnapshot base = preview.base();
+    PlanPreview.Basis basis = preview.basis();
+    Long inFlight = preview.inFlight();
+    EpochPlanner.Plan plan = preview.plan();
+    int alreadyVerified = preview.alreadyVerified();
+    long clusterBytes = preview.clusterBytes();
     RingDiff diff = plan.diff();
     ObjectNode root = JsonOutput.object();
     root.put("cluster", clusterId);
@@ -157,7 +125,7 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
     root.put("primaryMovedFraction", diff.primaryMovedFraction());
     root.put("clusterBytes", clusterBytes);
     ArrayNode byZone = root.putArray("byZone");
-    for (ZoneFlow f : flows()) {
+    for (PlanPreview.ZoneFlow f : preview.flows()) {
       ObjectNode node = byZone.addObject();
       node.put("sourceZone", f.sourceZone());
       node.put("targetZone", f.targetZone());
@@ -166,7 +134,7 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
       node.put("bytes", f.bytes());
     }
     ArrayNode tasks = root.putArray("taskList");
-    for (PlannedTask t : sortedTasks()) {
+    for (PlannedTask t : preview.sortedTasks()) {
       ObjectNode node = tasks.addObject();
       node.put("id", t.taskId());
       node.put("kind", t.kind().name());
@@ -180,35 +148,5 @@ record PlanReport(ChangeSpec change, String clusterId, RingSnapshot base, Basis 
       node.put("targetZone", t.targetZone());
     }
     return root;
-  }
-
-  /** Task count, keyspace and bytes per (preferred source zone, target zone), sorted by zone names. */
-  List<ZoneFlow> flows() {
-    Map<String, ZoneFlow> flows = new LinkedHashMap<>();
-    for (PlannedTask t : plan.tasks()) {
-      String from = t.sources().isEmpty() ? "(no live source)" : zoneOf(t.sources().get(0));
-      String key = from + "\u0000" + t.targetZone();
-      ZoneFlow old = flows.get(key);
-      flows.put(key, old == null
-          ? new ZoneFlow(from, t.targetZone(), 1, t.keyspaceFraction(), t.estimatedBytes())
-          : new ZoneFlow(from, t.targetZone(), old.tasks() + 1, old.keyspaceFraction() + t.keyspaceFraction(),
-              old.bytes() + t.estimatedBytes()));
-    }
-    List<ZoneFlow> list = new ArrayList<>(flows.values());
-    list.sort(Comparator.comparing(ZoneFlow::sourceZone).thenComparing(ZoneFlow::targetZone));
-    return list;
-  }
-
-  /** Sources are old replicas: members of the ring the plan starts from. */
-  private String zoneOf(String node) {
-    var member = base.member(node);
-    return member == null ? "(unknown zone)" : member.zone();
-  }
-
-  /** Task count per kind. */
-  Map<PlannedTask.Kind, Integer> kinds() {
-    Map<PlannedTask.Kind, Integer> kinds = new EnumMap<>(PlannedTask.Kind.class);
-    plan.tasks().forEach(t -> kinds.merge(t.kind(), 1, Integer::sum));
-    return kinds;
   }
 }

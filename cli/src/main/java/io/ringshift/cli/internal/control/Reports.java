@@ -1,11 +1,13 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.orchestrator.admin.EpochProgress;
+import io.ringshift.orchestrator.admin.ClusterView;
 import io.ringshift.protocol.AvroBytes;
 import io.ringshift.ring.ByteUnits;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringshift.cli.internal.JsonOutput;
-import io.ringshift.cli.internal.control.ClusterView.TaskView;
+import io.ringshift.orchestrator.admin.ClusterView.TaskView;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.DiffSummary;
 import io.ringshift.schemas.avro.EpochRecord;

@@ -1,11 +1,13 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.orchestrator.admin.ClusterView;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.Ringshift;
-import io.ringshift.cli.internal.control.ControlPlaneClient.Outcome;
-import io.ringshift.cli.internal.control.ControlPlaneClient.Part;
-import io.ringshift.cli.internal.control.ControlPlaneClient.Planned;
-import io.ringshift.cli.internal.control.ControlPlaneClient.Rejected;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Outcome;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Planned;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Rejected;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.schemas.avro.MembershipEvent;
 import java.io.PrintWriter;
@@ -83,7 +85,7 @@ final class Requests {
    *
    * @return the exit code: 0 written (and planned), 2 rejected, 1 no outcome within the wait
    */
-  static int write(ControlPlaneClient client, MembershipEvent event, String written, Duration wait,
+  static int write(ControlPlaneAdmin client, MembershipEvent event, String written, Duration wait,
       PrintWriter out, PrintWriter err) {
     // Taken before writing, so the outcome cannot be missed however fast the orchestrator is.
     Map<TopicPartition, Long> from = wait == null ? null : client.outcomePositions();
@@ -113,7 +115,7 @@ final class Requests {
   }
 
   /** A hint for a wait that ended without an outcome: an epoch in flight makes a change queue. */
-  private static String whyNoOutcome(ControlPlaneClient client, String clusterId) {
+  private static String whyNoOutcome(ControlPlaneAdmin client, String clusterId) {
     ClusterView view = ClusterView.of(clusterId, client.read(EnumSet.of(Part.EPOCHS)).epochs(), List.of(),
         List.of(), List.of(), 0);
     if (view.inFlight() != null) {

@@ -1,9 +1,11 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.orchestrator.admin.ClusterView;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
-import io.ringshift.cli.internal.control.ControlPlaneClient.Contents;
-import io.ringshift.cli.internal.control.ControlPlaneClient.Part;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.ring.RingBuilder;
 import java.io.PrintWriter;
 import java.util.EnumSet;
@@ -55,7 +57,7 @@ public final class StatusCommand implements Callable<Integer> {
     }
     Contents contents;
     String bootstrap;
-    try (ControlPlaneClient client = kafka.connect()) {
+    try (ControlPlaneAdmin client = kafka.connect()) {
       contents = client.read(EnumSet.allOf(Part.class));
       bootstrap = client.bootstrap();
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.internal.Cli;
 import io.ringshift.cli.internal.Fixtures;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
@@ -248,7 +249,7 @@ class ControlPlaneCommandsIT {
   }
 
   private Map<TopicPartition, Long> endOffsets() {
-    try (ControlPlaneClient client = ControlPlaneClient.connect(KAFKA.bootstrapServers(), config.topics(),
+    try (ControlPlaneAdmin client = ControlPlaneAdmin.connect(KAFKA.bootstrapServers(), config.topics(),
         Duration.ofSeconds(10))) {
       return client.endOffsetsOfAllTopics();
     }

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.ringshift.orchestrator.admin.ControlRecords;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.PlannedTask;
+import io.ringshift.orchestrator.admin.PlanPreview;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.MembershipAction;
 import java.util.List;
@@ -16,17 +18,17 @@ class PlanReportTest {
   private static final RingSnapshot ACTIVE = ControlRecords.ring("shop", 4, 6);
   private static final ChangeSpec JOIN = new ChangeSpec(MembershipAction.JOIN, "node-007", "az-1", null);
 
-  private static PlanReport report(long clusterBytes, PlanReport.Basis basis) {
+  private static PlanReport report(long clusterBytes, PlanPreview.Basis basis) {
     var plan = EpochPlanner.plan(ACTIVE, JOIN.applyTo("shop", ACTIVE.members()), 5, 0, Set.of(), clusterBytes);
-    return new PlanReport(JOIN, "shop", ACTIVE, basis, basis == PlanReport.Basis.ACTIVE ? null : 5L, plan, 0,
-        clusterBytes);
+    return new PlanReport(JOIN, new PlanPreview("shop", ACTIVE, basis, basis == PlanPreview.Basis.ACTIVE ? null : 5L,
+        plan, 0, clusterBytes));
   }
 
   @Test
   void shouldSummariseTheTasksAndTheKeyspaceMovedPerZonePair() {
-    PlanReport r = report(0, PlanReport.Basis.ACTIVE);
+    PlanReport r = report(0, PlanPreview.Basis.ACTIVE);
     List<String> lines = r.text(3);
-    int tasks = r.plan().tasks().size();
+    int tasks = r.preview().plan().tasks().size();
 
     assertThat(lines.get(0)).isEqualTo("plan: JOIN of node-007 (zone az-1, weight 1.0) on cluster shop (nothing was "
         + "written)");
@@ -37,46 +39,53 @@ class PlanReportTest {
     assertThat(lines.get(4)).startsWith("moves      ").contains("of the replica data; ideal ").contains("ratio ");
     assertThat(lines.get(6)).isEqualTo("by zone    (preferred source zone -> target zone; keyspace fractions: "
         + "--cluster-bytes N shows bytes)");
-    assertThat(lines).filteredOn(l -> l.matches("  az-\\d -> az-1 .*")).hasSameSizeAs(r.flows());
+    assertThat(lines).filteredOn(l -> l.matches("  az-\\d -> az-1 .*")).hasSameSizeAs(r.preview().flows());
     assertThat(lines).contains("task list (first 3)", "  ... " + (tasks - 3) + " more (--limit 0 shows all)");
-    assertThat(r.flows()).allSatisfy(f -> assertThat(f.targetZone()).isEqualTo("az-1"));
-    assertThat(r.flows().stream().mapToInt(PlanReport.ZoneFlow::tasks).sum()).isEqualTo(tasks);
-    assertThat(r.flows().stream().mapToDouble(PlanReport.ZoneFlow::keyspaceFraction).sum())
-        .isCloseTo(r.plan().diff().movedReplicaFraction() * ACTIVE.replicas(), within(1e-9));
+    assertThat(r.preview().flows()).allSatisfy(f -> assertThat(f.targetZone()).isEqualTo("az-1"));
+    assertThat(r.preview().flows().stream().mapToInt(PlanPreview.ZoneFlow::tasks).sum()).isEqualTo(tasks);
+    assertThat(r.preview().flows().stream().mapToDouble(PlanPreview.ZoneFlow::keyspaceFraction).sum())
+        .isCloseTo(r.preview().plan().diff().movedReplicaFraction() * ACTIVE.replicas(), within(1e-9));
   }
 
   @Test
   void shouldShowBytesWhenTheClusterSizeIsGiven() {
-    PlanReport r = report(24L << 40, PlanReport.Basis.ACTIVE);
+    PlanReport r = report(24L << 40, PlanPreview.Basis.ACTIVE);
 
     List<String> lines = r.text(0);
 
     assertThat(lines).contains("by zone    (preferred source zone -> target zone; cluster of 24.0 TiB)");
     assertThat(lines).filteredOn(l -> l.startsWith("  az-")).allSatisfy(l -> assertThat(l).matches(".*(GiB|TiB)$"));
     assertThat(lines).contains("task list").noneMatch(l -> l.contains("more (--limit 0"));
-    assertThat(r.flows().stream().mapToLong(PlanReport.ZoneFlow::bytes).sum())
-        .isEqualTo(r.plan().tasks().stream().mapToLong(PlannedTask::estimatedBytes).sum());
+    assertThat(r.preview().flows().stream().mapToLong(PlanPreview.ZoneFlow::bytes).sum())
+        .isEqualTo(r.preview().plan().tasks().stream().mapToLong(PlannedTask::estimatedBytes).sum());
   }
 
   @Test
   void shouldSayWhereThePlanStarts() {
-    assertThat(report(0, PlanReport.Basis.QUEUED).text(0).get(1)).startsWith("from       the target of epoch 4 (6 "
+    assertThat(report(0, PlanPreview.Basis.QUEUED).text(0).get(1)).startsWith("from       the target of epoch 4 (6 "
         + "members, checksum ").endsWith("which is in flight: the change waits for it to be READY");
-    assertThat(report(0, PlanReport.Basis.REPLAN).text(0).get(1)).startsWith("from       active epoch 4 (6 members")
+    assertThat(report(0, PlanPreview.Basis.REPLAN).text(0).get(1)).startsWith("from       active epoch 4 (6 members")
         .endsWith("a FAIL re-plans epoch 5, which is in flight, and its current plan becomes SUPERSEDED");
   }
 
   @Test
   void shouldListEveryTaskInTheJson() throws Exception {
-    PlanReport r = report(1L << 30, PlanReport.Basis.ACTIVE);
+    PlanReport r = report(1L << 30, PlanPreview.Basis.ACTIVE);
 
     JsonNode json = ReportsTest.parse(r.json());
 
-    assertThat(json.get("tasks").asInt()).isEqualTo(r.plan().tasks().size());
-    assertThat(json.get("taskList")).hasSize(r.plan().tasks().size());
+    assertThat(json.get("tasks").asInt()).isEqualTo(r.preview().plan().tasks().size());
+    assertThat(json.get("taskList")).hasSize(r.preview().plan().tasks().size());
     assertThat(json.get("toEpoch").asLong()).isEqualTo(5);
     assertThat(json.get("byZone").get(0).get("targetZone").asText()).isEqualTo("az-1");
     assertThat(json.get("taskList").get(0).get("target").asText()).isEqualTo("node-007");
     assertThat(json.get("taskList").get(0).get("id").asText()).startsWith("shop/5/copy/");
+  }
+
+  @Test
+  void shouldSayThatAFailurePublishesItsFailureEpochFirst() {
+    PlanReport r = report(0, PlanPreview.Basis.FAILURE);
+
+    assertThat(r.text(0)).anySatisfy(line -> assertThat(line).contains("publishes failure epoch 4 at once"));
   }
 }

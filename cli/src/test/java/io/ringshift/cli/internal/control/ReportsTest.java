@@ -1,16 +1,19 @@
 package io.ringshift.cli.internal.control;
 
-import static io.ringshift.cli.internal.control.ControlRecords.T0;
-import static io.ringshift.cli.internal.control.ControlRecords.cause;
-import static io.ringshift.cli.internal.control.ControlRecords.epoch;
-import static io.ringshift.cli.internal.control.ControlRecords.rejected;
-import static io.ringshift.cli.internal.control.ControlRecords.ring;
-import static io.ringshift.cli.internal.control.ControlRecords.status;
-import static io.ringshift.cli.internal.control.ControlRecords.task;
+import static io.ringshift.orchestrator.admin.ControlRecords.T0;
+import static io.ringshift.orchestrator.admin.ControlRecords.cause;
+import static io.ringshift.orchestrator.admin.ControlRecords.epoch;
+import static io.ringshift.orchestrator.admin.ControlRecords.rejected;
+import static io.ringshift.orchestrator.admin.ControlRecords.ring;
+import static io.ringshift.orchestrator.admin.ControlRecords.status;
+import static io.ringshift.orchestrator.admin.ControlRecords.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ringshift.orchestrator.admin.ControlRecords;
+import io.ringshift.orchestrator.admin.EpochProgress;
+import io.ringshift.orchestrator.admin.ClusterView;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;

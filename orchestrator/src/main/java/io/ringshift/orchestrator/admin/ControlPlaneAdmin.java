@@ -1,13 +1,12 @@
-package io.ringshift.cli.internal.control;
+package io.ringshift.orchestrator.admin;
 
-import static io.ringshift.cli.internal.KafkaAccess.rootMessage;
+import static io.ringshift.protocol.KafkaClients.rootMessage;
 
-import io.ringshift.cli.BadInputException;
-import io.ringshift.cli.KafkaUnavailableException;
-import io.ringshift.cli.internal.KafkaAccess;
 import io.ringshift.protocol.Topic;
 import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.CodecException;
+import io.ringshift.protocol.KafkaClients;
+import io.ringshift.protocol.ReadToEnd;
 import io.ringshift.protocol.RecordKeys;
 import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.EpochRecord;
@@ -45,7 +44,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The command line's connection to the control plane's topics: reads them to their current end, writes
+ * A tool's connection to the control plane's topics (the admin API the command line, the local plane and the
+ * dashboard use): reads them to their current end, writes
  * membership events, and waits for the outcome of one.
  *
  * <p>Design: every read is {@code read_committed} (the orchestrator writes with exactly-once transactions, so
@@ -56,7 +56,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * itself, so that an address without a broker fails in one line and within the timeout rather than in the
  * first read.
  */
-final class ControlPlaneClient implements AutoCloseable {
+public final class ControlPlaneAdmin implements AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(100);
   private static final String CLIENT_ID = "ringshift-cli";
   private static final Duration CLOSE = Duration.ofSeconds(2);
@@ -68,7 +68,7 @@ final class ControlPlaneClient implements AutoCloseable {
   private KafkaConsumer<byte[], byte[]> consumer;
   private KafkaProducer<byte[], byte[]> producer;
 
-  private ControlPlaneClient(String bootstrap, Topics topics, Duration timeout, Admin admin) {
+  private ControlPlaneAdmin(String bootstrap, Topics topics, Duration timeout, Admin admin) {
     this.bootstrap = bootstrap;
     this.topics = topics;
     this.timeout = timeout;
@@ -78,18 +78,18 @@ final class ControlPlaneClient implements AutoCloseable {
   /**
    * Connects and checks that the control plane's topics exist.
    *
-   * @throws KafkaUnavailableException when no broker answers at {@code bootstrap} within {@code timeout}
-   * @throws BadInputException when the broker answers but a topic is missing (no orchestrator ever ran there,
+   * @throws AdminException {@link AdminException.Reason#UNAVAILABLE} when no broker answers at {@code bootstrap}
+   *     within {@code timeout}; {@link AdminException.Reason#BAD_REQUEST} when the broker answers but a topic is missing (no orchestrator ever ran there,
    *     or a different topic prefix)
    */
-  static ControlPlaneClient connect(String bootstrap, Topics topics, Duration timeout) {
+  public static ControlPlaneAdmin connect(String bootstrap, Topics topics, Duration timeout) {
     Admin admin;
     try {
-      admin = Admin.create(KafkaAccess.clientProperties(bootstrap, timeout, CLIENT_ID));
+      admin = Admin.create(KafkaClients.boundedProperties(bootstrap, timeout, CLIENT_ID));
     } catch (KafkaException e) {
-      throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
+      throw AdminException.unavailable("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
     }
-    ControlPlaneClient client = new ControlPlaneClient(bootstrap, topics, timeout, admin);
+    ControlPlaneAdmin client = new ControlPlaneAdmin(bootstrap, topics, timeout, admin);
     try {
       client.checkTopics();
       return client;
@@ -99,11 +99,11 @@ final class ControlPlaneClient implements AutoCloseable {
     }
   }
 
-  Topics topics() {
+  public Topics topics() {
     return topics;
   }
 
-  String bootstrap() {
+  public String bootstrap() {
     return bootstrap;
   }
 
@@ -119,7 +119,7 @@ final class ControlPlaneClient implements AutoCloseable {
       throw unreachable(e instanceof ExecutionException ? e.getCause() : e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new KafkaUnavailableException("interrupted while connecting to Kafka at " + bootstrap, e);
+      throw AdminException.unavailable("interrupted while connecting to Kafka at " + bootstrap, e);
     }
     Set<String> missing = new TreeSet<>();
     for (Topic<?, ?> topic : topics.all()) {
@@ -128,7 +128,7 @@ final class ControlPlaneClient implements AutoCloseable {
       }
     }
     if (!missing.isEmpty()) {
-      throw new BadInputException(String.format(Locale.ROOT,
+      throw AdminException.badRequest(String.format(Locale.ROOT,
           "Kafka at %s has no topic%s %s: the orchestrator creates them when it starts (`ringshift dev` runs "
               + "one); is this the control plane's broker?", bootstrap, missing.size() == 1 ? "" : "s",
           String.join(", ", missing)));
@@ -138,7 +138,7 @@ final class ControlPlaneClient implements AutoCloseable {
   // ---- reading ----
 
   /** What a read found, decoded; records that could not be decoded are described in {@code unreadable}. */
-  record Contents(
+  public record Contents(
       List<EpochRecord> epochs,
       List<RangeCopyTask> tasks,
       List<TaskStatus> statuses,
@@ -146,10 +146,10 @@ final class ControlPlaneClient implements AutoCloseable {
       List<String> unreadable) {}
 
   /** Which topics a read covers. */
-  enum Part { EPOCHS, TASKS, TASK_STATUS, REJECTED }
+  public enum Part { EPOCHS, TASKS, TASK_STATUS, REJECTED }
 
   /** Reads the chosen topics from the beginning to their current end ({@code read_committed}). */
-  Contents read(Set<Part> parts) {
+  public Contents read(Set<Part> parts) {
     Map<String, Part> names = new LinkedHashMap<>();
     for (Part part : parts) {
       names.put(topicName(part), part);
@@ -199,7 +199,7 @@ final class ControlPlaneClient implements AutoCloseable {
    * the tasks it keeps under the same id and writes a tombstone for each task it drops. Records of one key
    * share a partition, so their order in {@code records} is the order they were written.
    */
-  static <V> List<V> latestPerKey(List<ConsumerRecord<byte[], byte[]>> records, Function<byte[], V> decoder,
+  public static <V> List<V> latestPerKey(List<ConsumerRecord<byte[], byte[]>> records, Function<byte[], V> decoder,
       List<String> unreadable) {
     Map<String, V> latest = new LinkedHashMap<>();
     if (records == null) {
@@ -233,8 +233,14 @@ final class ControlPlaneClient implements AutoCloseable {
     names.forEach(n -> out.put(n, new ArrayList<>()));
     try {
       Map<TopicPartition, Long> end = c.endOffsets(partitions, timeout);
-      KafkaAccess.readToEnd(c, end, timeout, "reading " + String.join(", ", names) + " from Kafka at " + bootstrap)
-          .forEach(r -> out.get(r.topic()).add(r));
+      List<ConsumerRecord<byte[], byte[]>> records;
+      try {
+        records = ReadToEnd.fromBeginning(c, end, timeout, "reading " + String.join(", ", names) + " from Kafka at "
+            + bootstrap);
+      } catch (IllegalStateException e) {
+        throw AdminException.unavailable(e.getMessage(), e);
+      }
+      records.forEach(r -> out.get(r.topic()).add(r));
       c.assign(List.of());
       return out;
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
@@ -248,7 +254,7 @@ final class ControlPlaneClient implements AutoCloseable {
       for (String name : names) {
         List<PartitionInfo> infos = consumer().partitionsFor(name, timeout);
         if (infos == null || infos.isEmpty()) {
-          throw new BadInputException("Kafka at " + bootstrap + " has no topic " + name);
+          throw AdminException.badRequest("Kafka at " + bootstrap + " has no topic " + name);
         }
         infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
       }
@@ -264,30 +270,30 @@ final class ControlPlaneClient implements AutoCloseable {
    * Writes a membership event, keyed as the orchestrator expects ({@link RecordKeys#membershipKey}), and waits
    * until Kafka has it.
    *
-   * @throws KafkaUnavailableException when Kafka does not acknowledge it within the timeout
+   * @throws AdminException {@link AdminException.Reason#UNAVAILABLE} when Kafka does not acknowledge it in time
    */
-  void send(MembershipEvent event) {
+  public void send(MembershipEvent event) {
     byte[] key = RecordKeys.membershipKey(event).getBytes(StandardCharsets.UTF_8);
     byte[] value = RecordSerdes.membershipEvent().serialize(event);
     String topic = topics.membership().name();
     try {
       producer().send(new ProducerRecord<>(topic, key, value)).get(timeout.toMillis() + 1000L, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new KafkaUnavailableException(String.format(Locale.ROOT,
+      throw AdminException.unavailable(String.format(Locale.ROOT,
           "writing request %s to %s at %s failed: %s", event.getRequestId(), topic, bootstrap,
           rootMessage(e.getCause())), e.getCause());
     } catch (java.util.concurrent.TimeoutException | org.apache.kafka.common.errors.TimeoutException e) {
-      throw new KafkaUnavailableException(String.format(Locale.ROOT,
+      throw AdminException.unavailable(String.format(Locale.ROOT,
           "writing request %s to %s at %s was not acknowledged within %d s; it may or may not have been written "
               + "(`ringshift status` shows)", event.getRequestId(), topic, bootstrap, timeout.toSeconds()), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new KafkaUnavailableException("interrupted while writing request " + event.getRequestId(), e);
+      throw AdminException.unavailable("interrupted while writing request " + event.getRequestId(), e);
     }
   }
 
   /** Where the outcome of a request written after this call will be: the current ends of epochs and rejects. */
-  Map<TopicPartition, Long> outcomePositions() {
+  public Map<TopicPartition, Long> outcomePositions() {
     try {
       return new HashMap<>(consumer().endOffsets(
           partitionsOf(List.of(topics.epochs().name(), topics.rejected().name())), timeout));
@@ -297,23 +303,23 @@ final class ControlPlaneClient implements AutoCloseable {
   }
 
   /** What became of a request. */
-  sealed interface Outcome permits Planned, Rejected, NoOutcome {}
+  public sealed interface Outcome permits Planned, Rejected, NoOutcome {}
 
   /** The request caused this epoch record (PLANNED, or READY for a change that moves nothing). */
-  record Planned(EpochRecord epoch) implements Outcome {}
+  public record Planned(EpochRecord epoch) implements Outcome {}
 
   /** The orchestrator refused the request. */
-  record Rejected(RejectedEvent rejected) implements Outcome {}
+  public record Rejected(RejectedEvent rejected) implements Outcome {}
 
   /** Nothing about the request appeared within the wait. */
-  record NoOutcome() implements Outcome {}
+  public record NoOutcome() implements Outcome {}
 
   /**
    * Follows {@code ring.epochs} and {@code ring.rejected} from {@code from} (taken with
    * {@link #outcomePositions} before the request was written, so nothing is missed) until a record names
    * {@code requestId} or {@code wait} has passed.
    */
-  Outcome awaitOutcome(String requestId, Map<TopicPartition, Long> from, Duration wait) {
+  public Outcome awaitOutcome(String requestId, Map<TopicPartition, Long> from, Duration wait) {
     KafkaConsumer<byte[], byte[]> c = consumer();
     String epochs = topics.epochs().name();
     long deadline = System.nanoTime() + wait.toNanos();
@@ -365,7 +371,7 @@ final class ControlPlaneClient implements AutoCloseable {
   }
 
   /** End offsets of every control-plane topic, to show that a command wrote nothing. */
-  Map<TopicPartition, Long> endOffsetsOfAllTopics() {
+  public Map<TopicPartition, Long> endOffsetsOfAllTopics() {
     List<String> names = topics.all().stream().map(Topic::name).toList();
     try {
       return new HashMap<>(consumer().endOffsets(partitionsOf(names), timeout));
@@ -378,14 +384,18 @@ final class ControlPlaneClient implements AutoCloseable {
 
   private KafkaConsumer<byte[], byte[]> consumer() {
     if (consumer == null) {
-      consumer = KafkaAccess.consumer(bootstrap, timeout, CLIENT_ID);
+      try {
+        consumer = KafkaClients.readCommittedConsumer(bootstrap, timeout, CLIENT_ID);
+      } catch (KafkaException e) {
+        throw AdminException.unavailable("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
+      }
     }
     return consumer;
   }
 
   private KafkaProducer<byte[], byte[]> producer() {
     if (producer == null) {
-      Properties p = KafkaAccess.clientProperties(bootstrap, timeout, CLIENT_ID);
+      Properties p = KafkaClients.boundedProperties(bootstrap, timeout, CLIENT_ID);
       int ms = (int) timeout.toMillis();
       p.put(ProducerConfig.ACKS_CONFIG, "all");
       p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -396,14 +406,14 @@ final class ControlPlaneClient implements AutoCloseable {
       try {
         producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
       } catch (KafkaException e) {
-        throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
+        throw AdminException.unavailable("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
       }
     }
     return producer;
   }
 
-  private KafkaUnavailableException unreachable(Throwable cause) {
-    return KafkaAccess.unreachable(bootstrap, timeout, cause);
+  private AdminException unreachable(Throwable cause) {
+    return AdminException.unavailable(KafkaClients.unreachable(bootstrap, timeout, cause), cause);
   }
 
   @Override

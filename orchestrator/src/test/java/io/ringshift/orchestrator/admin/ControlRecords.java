@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal.control;
+package io.ringshift.orchestrator.admin;
 
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.protocol.RecordSerdes;
@@ -20,17 +20,17 @@ import java.util.List;
 import java.util.Locale;
 
 /** Records as the orchestrator and workers write them, for the pure tests of views and reports. */
-final class ControlRecords {
+public final class ControlRecords {
   static {
     RecordSerdes.trustGeneratedClasses(); // the builders below fill EpochRecord.filling's default
   }
 
   /** 2026-01-02T03:04:05Z. */
-  static final long T0 = 1_767_323_045_000L;
+  public static final long T0 = 1_767_323_045_000L;
 
   private ControlRecords() {}
 
-  static RingSnapshot ring(String cluster, long epoch, int nodes) {
+  public static RingSnapshot ring(String cluster, long epoch, int nodes) {
     var b = RingSnapshot.builder().clusterId(cluster).epoch(epoch).vnodes(16).replicas(3);
     for (int i = 1; i <= nodes; i++) {
       b.addMember(String.format(Locale.ROOT, "node-%03d", i), "az-" + (1 + (i - 1) % 3));
@@ -38,7 +38,7 @@ final class ControlRecords {
     return b.build();
   }
 
-  static MembershipEvent cause(String cluster, MembershipAction action, String node, String requestId) {
+  public static MembershipEvent cause(String cluster, MembershipAction action, String node, String requestId) {
     return MembershipEvent.newBuilder()
         .setClusterId(cluster)
         .setNodeId(node)
@@ -50,7 +50,7 @@ final class ControlRecords {
         .build();
   }
 
-  static EpochRecord epoch(RingSnapshot ring, EpochState state, int planVersion, MembershipEvent cause, int tasks,
+  public static EpochRecord epoch(RingSnapshot ring, EpochState state, int planVersion, MembershipEvent cause, int tasks,
       long at) {
     return EpochRecord.newBuilder()
         .setClusterId(ring.clusterId())
@@ -72,7 +72,7 @@ final class ControlRecords {
         .build();
   }
 
-  static RangeCopyTask task(String cluster, long epoch, long start, long end, String target, List<String> sources) {
+  public static RangeCopyTask task(String cluster, long epoch, long start, long end, String target, List<String> sources) {
     return RangeCopyTask.newBuilder()
         .setTaskId(RecordKeys.taskId(cluster, epoch, TaskKind.COPY, start, end, target))
         .setClusterId(cluster)
@@ -88,7 +88,7 @@ final class ControlRecords {
         .build();
   }
 
-  static TaskStatus status(RangeCopyTask task, TaskState state) {
+  public static TaskStatus status(RangeCopyTask task, TaskState state) {
     return TaskStatus.newBuilder()
         .setTaskId(task.getTaskId())
         .setClusterId(task.getClusterId())
@@ -99,7 +99,7 @@ final class ControlRecords {
         .build();
   }
 
-  static RejectedEvent rejected(String cluster, String requestId, String reason, long at) {
+  public static RejectedEvent rejected(String cluster, String requestId, String reason, long at) {
     return RejectedEvent.newBuilder()
         .setSourceTopic("ring.membership")
         .setSourcePartition(0)

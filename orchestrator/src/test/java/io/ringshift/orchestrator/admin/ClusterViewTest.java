@@ -1,12 +1,12 @@
-package io.ringshift.cli.internal.control;
+package io.ringshift.orchestrator.admin;
 
-import static io.ringshift.cli.internal.control.ControlRecords.T0;
-import static io.ringshift.cli.internal.control.ControlRecords.cause;
-import static io.ringshift.cli.internal.control.ControlRecords.epoch;
-import static io.ringshift.cli.internal.control.ControlRecords.rejected;
-import static io.ringshift.cli.internal.control.ControlRecords.ring;
-import static io.ringshift.cli.internal.control.ControlRecords.status;
-import static io.ringshift.cli.internal.control.ControlRecords.task;
+import static io.ringshift.orchestrator.admin.ControlRecords.T0;
+import static io.ringshift.orchestrator.admin.ControlRecords.cause;
+import static io.ringshift.orchestrator.admin.ControlRecords.epoch;
+import static io.ringshift.orchestrator.admin.ControlRecords.rejected;
+import static io.ringshift.orchestrator.admin.ControlRecords.ring;
+import static io.ringshift.orchestrator.admin.ControlRecords.status;
+import static io.ringshift.orchestrator.admin.ControlRecords.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.ring.RingSnapshot;
@@ -76,7 +76,7 @@ class ClusterViewTest {
         record(4, "garbage", new byte[] {1, 2, 3}));
     List<String> unreadable = new ArrayList<>();
 
-    List<RangeCopyTask> live = ControlPlaneClient.latestPerKey(log, RecordSerdes.rangeCopyTask()::deserialize,
+    List<RangeCopyTask> live = ControlPlaneAdmin.latestPerKey(log, RecordSerdes.rangeCopyTask()::deserialize,
         unreadable);
 
     assertThat(live).containsExactly(keptWithNewSources);

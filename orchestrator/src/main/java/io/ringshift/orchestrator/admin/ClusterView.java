@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal.control;
+package io.ringshift.orchestrator.admin;
 
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
@@ -21,7 +21,7 @@ import java.util.function.Predicate;
  *
  * <p>All epoch records of a cluster share one key (the cluster id) and so one partition: log order is the order
  * they were written, which is what "latest" means here. Tasks and statuses come as the current value of each
- * task id ({@link ControlPlaneClient#latestPerKey}): a re-plan keeps the ids of the tasks it keeps and deletes
+ * task id ({@link ControlPlaneAdmin#latestPerKey}): a re-plan keeps the ids of the tasks it keeps and deletes
  * the others, so the tasks of the epoch in flight are exactly the live tasks of that epoch.
  *
  * @param history every epoch record of the cluster, in log order
@@ -34,7 +34,7 @@ import java.util.function.Predicate;
  * @param rejected the latest rejected requests of the cluster, oldest first
  * @param rejectedTotal how many rejected requests of the cluster the topic holds
  */
-record ClusterView(
+public record ClusterView(
     String clusterId,
     List<EpochRecord> history,
     EpochRecord active,
@@ -50,13 +50,13 @@ record ClusterView(
    *
    * @param status the latest status a worker reported, or null when none has yet (shown as PENDING)
    */
-  record TaskView(RangeCopyTask task, TaskStatus status) {
-    TaskState state() {
+  public record TaskView(RangeCopyTask task, TaskStatus status) {
+    public TaskState state() {
       return status == null ? TaskState.PENDING : status.getState();
     }
   }
 
-  ClusterView {
+  public ClusterView {
     history = List.copyOf(history);
     superseded = List.copyOf(superseded);
     tasks = List.copyOf(tasks);
@@ -70,7 +70,7 @@ record ClusterView(
    * @param liveTasks the current task of each task id, tombstoned ones removed
    * @param statuses the current status of each task id
    */
-  static ClusterView of(String clusterId, List<EpochRecord> epochs, List<RangeCopyTask> liveTasks,
+  public static ClusterView of(String clusterId, List<EpochRecord> epochs, List<RangeCopyTask> liveTasks,
       List<TaskStatus> statuses, List<RejectedEvent> allRejected, int rejectedLimit) {
     List<EpochRecord> history = epochs.stream().filter(e -> clusterId.equals(e.getClusterId())).toList();
     EpochRecord active = null;
@@ -118,7 +118,7 @@ record ClusterView(
   }
 
   /** The latest PUBLISHED epoch record: what clients route by. Null when the publisher published nothing yet. */
-  EpochRecord published() {
+  public EpochRecord published() {
     EpochRecord published = null;
     for (EpochRecord e : history) {
       if (e.getState() == EpochState.PUBLISHED && (published == null || e.getEpoch() > published.getEpoch())) {
@@ -132,7 +132,7 @@ record ClusterView(
    * The publisher's latest refusal of an epoch it did not publish afterwards (a REJECTED record of an epoch newer
    * than the latest PUBLISHED one), or null. Clients stay on the published epoch until an operator acts.
    */
-  EpochRecord publisherRejection() {
+  public EpochRecord publisherRejection() {
     EpochRecord published = published();
     long publishedEpoch = published == null ? 0 : published.getEpoch();
     EpochRecord rejection = null;
@@ -150,7 +150,7 @@ record ClusterView(
    * orchestrator keeps planning from the ring before it; it is recognised by the plan that follows it, which names
    * the same FAIL request as its cause (docs/orchestrator.md). Null when no epoch is READY.
    */
-  EpochRecord planningBase() {
+  public EpochRecord planningBase() {
     EpochRecord base = null;
     for (EpochRecord e : history) {
       if (isActiveState(e.getState()) && (base == null || e.getEpoch() > base.getEpoch()) && !isFailureEpoch(e)) {
@@ -171,7 +171,7 @@ record ClusterView(
         && request.equals(e.getCause().getRequestId()));
   }
 
-  static boolean isActiveState(EpochState state) {
+  public static boolean isActiveState(EpochState state) {
     return state == EpochState.READY || state == EpochState.PUBLISHED;
   }
 
@@ -192,13 +192,13 @@ record ClusterView(
   }
 
   /** Tasks of the epoch in flight per state, in the states' declared order; states with no task are left out. */
-  Map<TaskState, Integer> countsByState() {
+  public Map<TaskState, Integer> countsByState() {
     Map<TaskState, Integer> counts = new EnumMap<>(TaskState.class);
     tasks.forEach(t -> counts.merge(t.state(), 1, Integer::sum));
     return counts;
   }
 
-  boolean exists() {
+  public boolean exists() {
     return !history.isEmpty();
   }
 }

@@ -1,7 +1,7 @@
-package io.ringshift.cli.internal.control;
+package io.ringshift.orchestrator.admin;
 
 import io.ringshift.ring.ByteUnits;
-import io.ringshift.cli.internal.control.ClusterView.TaskView;
+import io.ringshift.orchestrator.admin.ClusterView.TaskView;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import java.util.ArrayList;
@@ -29,12 +29,12 @@ import java.util.Map;
  * @param etaSeconds the seconds left at that rate, or -1 when unknown (no rate, or no estimate)
  * @param waiting why tasks wait (blocked reasons and errors), each with how many tasks give it, most common first
  */
-record EpochProgress(int tasks, int verified, long copiedBytes, long estimatedBytes, double fraction,
+public record EpochProgress(int tasks, int verified, long copiedBytes, long estimatedBytes, double fraction,
     double bytesPerSecond, long etaSeconds, Map<String, Integer> waiting) {
 
   private static final int BAR = 30;
 
-  static EpochProgress of(List<TaskView> views, long nowMillis) {
+  public static EpochProgress of(List<TaskView> views, long nowMillis) {
     int verified = 0;
     long copied = 0;
     long estimated = 0;
@@ -82,7 +82,7 @@ record EpochProgress(int tasks, int verified, long copiedBytes, long estimatedBy
   }
 
   /** {@code [#########.....................]  31.0%  1.20 GiB of 3.87 GiB  at 48.0 MiB/s  ETA 57 s  (3 of 9 verified)}. */
-  String line() {
+  public String line() {
     int filled = (int) Math.floor(fraction * BAR);
     String bar = "[" + "#".repeat(filled) + ".".repeat(BAR - filled) + "]";
     String of = estimatedBytes > 0 ? " of " + ByteUnits.format(estimatedBytes) : "";
@@ -93,7 +93,7 @@ record EpochProgress(int tasks, int verified, long copiedBytes, long estimatedBy
   }
 
   /** {@code 57 s}, {@code 3 min 20 s}, {@code 2 h 5 min}. */
-  static String duration(long seconds) {
+  public static String duration(long seconds) {
     if (seconds < 60) {
       return seconds + " s";
     }
