@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.ringshift.worker.LoadedData;
 import io.ringshift.worker.StorageNodes;
-import io.ringshift.worker.OffsetClock;
+import io.ringshift.worker.FakeTime;
 import io.ringshift.worker.MigrationWorker;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.orchestrator.EpochPlanner;
@@ -84,7 +84,7 @@ class MigrationPipelineIT {
 
   @TempDir Path dir;
 
-  private final OffsetClock clock = new OffsetClock();
+  private final FakeTime clock = FakeTime.offsetFromSystem();
   private long seed;
   private ClusterDriver cluster;
   private Topics topics;
