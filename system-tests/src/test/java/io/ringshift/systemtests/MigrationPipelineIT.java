@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.localplane.LocalNodes;
-import io.ringshift.worker.OffsetClock;
+import io.ringshift.worker.FakeTime;
 import io.ringshift.worker.MigrationWorker;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.orchestrator.EpochPlanner;
@@ -83,7 +83,7 @@ class MigrationPipelineIT {
 
   @TempDir Path dir;
 
-  private final OffsetClock clock = new OffsetClock();
+  private final FakeTime clock = FakeTime.offsetFromSystem();
   private long seed;
   private ClusterDriver cluster;
   private Topics topics;

@@ -15,6 +15,7 @@ import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.worker.FakeTime;
 import io.ringshift.worker.Limits;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -41,7 +42,7 @@ class CleanupRunTest {
   StoreFixture.Node old;
   StoreFixture.Node n4;
   StoreFixture.Node n5;
-  MutableClock clock;
+  FakeTime clock;
   Harness h;
   RangeCopyTask cleanup;
   RangeCopyTask copyTo4;
@@ -54,7 +55,7 @@ class CleanupRunTest {
     n4 = nodes.node("node-4");
     n5 = nodes.node("node-5");
     old.fill("k", 400, 50);
-    clock = new MutableClock(PUBLISHED.minus(Duration.ofMinutes(1)));
+    clock = FakeTime.stoppedAt(PUBLISHED.minus(Duration.ofMinutes(1)));
     h = new Harness(nodes.stores(), Limits.unlimited(), Harness.FAST, clock, GRACE);
     cleanup = task(TaskKind.CLEANUP, EPOCH, HALF, List.of("node-4", "node-5"), "node-old");
     // The epoch's copies to the new replicas: one overlaps the cleanup range, so does the other (it wraps).

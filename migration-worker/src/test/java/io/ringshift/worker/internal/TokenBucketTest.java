@@ -3,6 +3,7 @@ package io.ringshift.worker.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ringshift.worker.FakeTime;
 import io.ringshift.worker.Limits;
 import java.util.List;
 import java.util.Locale;
@@ -26,7 +27,7 @@ class TokenBucketTest {
       "20000000, 4096", "20000000, 65536", "20000000, 1048576",
       "209715200, 65536", "209715200, 1048576"})
   void shouldKeepEveryTenSecondWindowWithinFivePercentOfTheLimit(long limit, long batch) throws Exception {
-    FakeTime time = new FakeTime();
+    FakeTime time = FakeTime.stopped();
     TokenBucket bucket = new TokenBucket(limit, time);
     long request = Math.min(batch, TokenBucket.maxRequestBytes(limit));
     Copy copy = Copy.run(time, 60, t -> bucket.acquire(request, time), request);
@@ -46,7 +47,7 @@ class TokenBucketTest {
   @ParameterizedTest(name = "{0} -> {1} B/s")
   @CsvSource({"10485760, 2097152", "2097152, 10485760", "104857600, 65536", "65536, 104857600"})
   void shouldApplyALimitChangeWithinOneSecond(long before, long after) throws Exception {
-    FakeTime time = new FakeTime();
+    FakeTime time = FakeTime.stopped();
     TokenBucket bucket = new TokenBucket(before, time);
     long changeAt = 20;
     time.at(changeAt * SECOND, () -> bucket.setRate(after));
@@ -70,7 +71,7 @@ class TokenBucketTest {
   @ParameterizedTest(name = "lowered on the {0}")
   @CsvSource({"worker", "source"})
   void shouldHoldALimitLoweredFromUnlimitedForBatchesReadBeforeTheChange(String which) throws Exception {
-    FakeTime time = new FakeTime();
+    FakeTime time = FakeTime.stopped();
     Throttles throttles = new Throttles(Limits.unlimited(), time);
     long limit = 64 * 1024;
     long changeAt = 20;
@@ -105,7 +106,7 @@ class TokenBucketTest {
 
   @Test
   void shouldLetATaskAlreadyWaitingGoWithinOneSecondOfARaisedLimit() throws Exception {
-    FakeTime time = new FakeTime();
+    FakeTime time = FakeTime.stopped();
     TokenBucket bucket = new TokenBucket(10 * 1024, time);
     // One big entry drives the bucket 100 s into debt at 10 KiB/s.
     assertThat(bucket.tryAcquire(MIB)).isZero();
@@ -119,7 +120,7 @@ class TokenBucketTest {
 
   @Test
   void shouldNotStallForTheOldDebtWhenTheLimitIsLowered() throws Exception {
-    FakeTime time = new FakeTime();
+    FakeTime time = FakeTime.stopped();
     TokenBucket bucket = new TokenBucket(100 * MIB, time);
     assertThat(bucket.tryAcquire(10 * MIB)).isZero(); // 0.1 s of debt at the old limit
     bucket.setRate(64 * 1024); // the same debt would take 160 s at the new one
@@ -131,7 +132,7 @@ class TokenBucketTest {
 
   @Test
   void shouldStartEmptyAndRefillAtMostOneSecondOfTheRate() throws Exception {
-    FakeTime time = new FakeTime();
+    FakeTime time = FakeTime.stopped();
     TokenBucket bucket = new TokenBucket(MIB, time);
     assertThat(bucket.tryAcquire(4096)).as("the first request passes (into debt)").isZero();
     assertThat(bucket.tryAcquire(4096)).as("a new bucket has no tokens to burst with").isPositive();
@@ -146,7 +147,7 @@ class TokenBucketTest {
 
   @Test
   void shouldNeverWaitWhenUnlimited() throws Exception {
-    FakeTime time = new FakeTime();
+    FakeTime time = FakeTime.stopped();
     TokenBucket bucket = new TokenBucket(0, time);
     for (int i = 0; i < 1000; i++) {
       assertThat(bucket.acquire(100 * MIB, time)).isZero();
@@ -157,10 +158,10 @@ class TokenBucketTest {
 
   @Test
   void shouldRefuseANegativeRateNamingIt() {
-    assertThatThrownBy(() -> new TokenBucket(-5, new FakeTime()))
+    assertThatThrownBy(() -> new TokenBucket(-5, FakeTime.stopped()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("rate was -5 bytes/s; a rate must be > 0 bytes/s, or 0 for unlimited");
-    TokenBucket bucket = new TokenBucket(10, new FakeTime());
+    TokenBucket bucket = new TokenBucket(10, FakeTime.stopped());
     assertThatThrownBy(() -> bucket.setRate(-1)).hasMessageContaining("rate was -1 bytes/s");
     assertThat(bucket.rate()).isEqualTo(10);
   }
@@ -172,7 +173,7 @@ class TokenBucketTest {
   @ParameterizedTest(name = "worker {0} B/s")
   @CsvSource({"10485760", "5242880", "0"})
   void shouldHoldEachSourceAndTheWorkerToTheirLimitsWhenTasksShareThem(long workerLimit) {
-    FakeTime time = new FakeTime();
+    FakeTime time = FakeTime.stopped();
     TokenBucket worker = new TokenBucket(workerLimit, time);
     TokenBucket sourceA = new TokenBucket(4 * MIB, time);
     TokenBucket sourceB = new TokenBucket(3 * MIB, time);
