@@ -8,13 +8,17 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a long-running command ({@code ringshift worker}, {@code ringshift publisher}) waits for its started service
- * to be stopped: by SIGINT or SIGTERM, by its own latch (tests), or by the service terminating on its own (an
- * error). However it ends, the command's stop action runs exactly once: on a signal it runs in a JVM shutdown hook,
- * so that the service closes cleanly (last checkpoints, a transaction finished) before the JVM exits.
+ * The one lifecycle of the long-running commands ({@code dev}, {@code node}, {@code worker}, {@code publisher}):
+ * they wait for their started service to be stopped by SIGINT or SIGTERM, by their own latch (tests), or by the
+ * service terminating on its own (an error). However it ends, the command's stop action runs exactly once.
  *
- * <p>Use: {@link #begin} right after the service started (it installs the hook), print the banner, then
- * {@link #await}.
+ * <p>Signals are trapped ({@link SignalTrap}) so that the stop action runs on the command's own thread, in order,
+ * before the JVM starts its shutdown hooks (the embedded broker has one of its own, and hooks run all at once in
+ * no order). A JVM shutdown hook stays as the fallback for every other way the JVM exits (SIGHUP, a second Ctrl-C,
+ * no signal trap); it runs the same stop action, so the service still closes cleanly (last checkpoints written, a
+ * transaction finished) before the JVM exits.
+ *
+ * <p>Use: {@link #begin} right after the service started, print the banner, then {@link #await}.
  */
 public final class RunUntilStopped {
   private final String name;
@@ -42,7 +46,7 @@ public final class RunUntilStopped {
 
   /**
    * Starts waiting for the service {@code name} (as in {@code ringshift-<name>-shutdown}, the hook's thread): with
-   * {@code onSignals}, installs the shutdown hook that runs {@code stop}.
+   * {@code onSignals}, traps SIGINT and SIGTERM and installs the shutdown hook that runs {@code stop}.
    *
    * @param stop closes the service and reports that it stopped; runs once, whichever way the service ends
    */
@@ -50,6 +54,7 @@ public final class RunUntilStopped {
     RunUntilStopped run = new RunUntilStopped(name, stopRequested, onSignals, stop);
     if (onSignals) {
       Runtime.getRuntime().addShutdownHook(run.hook);
+      SignalTrap.install(stopRequested::countDown);
     }
     return run;
   }
@@ -62,6 +67,15 @@ public final class RunUntilStopped {
    * @throws InterruptedException when the waiting thread is interrupted; the stop action has not run then
    */
   public Optional<Throwable> await(CompletionStage<?> terminated) throws InterruptedException {
+    return awaitStop(terminated);
+  }
+
+  /** Waits until a stop is requested (a service that ends only when asked), then runs the stop action. */
+  public void await() throws InterruptedException {
+    awaitStop(new java.util.concurrent.CompletableFuture<Void>());
+  }
+
+  private Optional<Throwable> awaitStop(CompletionStage<?> terminated) throws InterruptedException {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     terminated.whenComplete((ok, error) -> {
       failure.set(error);

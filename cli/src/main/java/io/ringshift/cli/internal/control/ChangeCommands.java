@@ -1,7 +1,6 @@
 package io.ringshift.cli.internal.control;
 
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
-import io.ringshift.ring.RingBuilder;
 import io.ringshift.schemas.avro.MembershipAction;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -26,9 +25,7 @@ public final class ChangeCommands {
     @Parameters(index = "0", paramLabel = "NODE", description = "The node's id (stable; never reused).")
     String node;
 
-    @Option(names = "--cluster", paramLabel = "ID", defaultValue = RingBuilder.DEFAULT_CLUSTER,
-        description = "Cluster id (default: ${DEFAULT-VALUE}).")
-    String cluster;
+    @Mixin ClusterOption cluster;
 
     @Mixin KafkaOptions kafka;
 
@@ -45,7 +42,7 @@ public final class ChangeCommands {
     public Integer call() {
       // Everything that can be checked without Kafka is checked before connecting: nothing is written.
       ChangeSpec change = change();
-      String clusterId = Requests.cluster(cluster);
+      String clusterId = cluster.id();
       Duration wait = Requests.waitOf(waitSeconds);
       try (ControlPlaneAdmin client = kafka.connect()) {
         var event = change.toEvent(clusterId, Requests.newRequestId(), Requests.requestedBy(),

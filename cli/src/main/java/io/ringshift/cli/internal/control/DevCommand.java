@@ -2,6 +2,7 @@ package io.ringshift.cli.internal.control;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.Durations;
+import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.localplane.LocalControlPlane;
 import io.ringshift.localplane.LocalNodes;
 import io.ringshift.localplane.LocalPlaneException;
@@ -17,8 +18,6 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -134,45 +133,22 @@ public final class DevCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    AtomicBoolean reported = new AtomicBoolean();
-    Runnable stop = () -> {
+    RunUntilStopped run = RunUntilStopped.begin("dev", stopRequested, trapSignals, () -> {
       plane.close();
-      if (reported.compareAndSet(false, true)) {
-        LocalControlPlane.Stopped s = plane.stopped();
-        if (plane.nodes().isPresent()) {
-          err.printf(Locale.ROOT, "ringshift dev: stopped (worker %d ms, publisher %d ms, orchestrator %d ms, nodes %d "
-              + "ms, broker %d ms)%n", s.workerMillis(), s.publisherMillis(), s.orchestratorMillis(), s.nodesMillis(),
-              s.brokerMillis());
-        } else {
-          err.printf(Locale.ROOT, "ringshift dev: stopped (publisher %d ms, orchestrator %d ms, broker %d ms)%n",
-              s.publisherMillis(), s.orchestratorMillis(), s.brokerMillis());
-        }
-        err.flush();
+      LocalControlPlane.Stopped s = plane.stopped();
+      if (plane.nodes().isPresent()) {
+        err.printf(Locale.ROOT, "ringshift dev: stopped (worker %d ms, publisher %d ms, orchestrator %d ms, nodes %d "
+            + "ms, broker %d ms)%n", s.workerMillis(), s.publisherMillis(), s.orchestratorMillis(), s.nodesMillis(),
+            s.brokerMillis());
+      } else {
+        err.printf(Locale.ROOT, "ringshift dev: stopped (publisher %d ms, orchestrator %d ms, broker %d ms)%n",
+            s.publisherMillis(), s.orchestratorMillis(), s.brokerMillis());
       }
-    };
-    // The fallback for every other way the JVM exits (SIGHUP, a second Ctrl-C, no signal trap): stop in order
-    // from a hook. It races with the broker's own hook, which the signal trap avoids (see SignalTrap).
-    Thread hook = new Thread(() -> {
-      try {
-        stop.run();
-      } finally {
-        stopRequested.countDown();
-      }
-    }, "ringshift-dev-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    if (trapSignals) {
-      SignalTrap.install(stopRequested::countDown);
-    }
+      err.flush();
+    });
     banner(plane).forEach(out::println);
     out.flush();
-    stopRequested.await();
-    stop.run();
-    try {
-      Runtime.getRuntime().removeShutdownHook(hook);
-    } catch (IllegalStateException e) {
-      // The JVM is already exiting (the hook woke us): it runs the hook, which finds everything stopped.
-      LoggerFactory.getLogger(DevCommand.class).debug("JVM exiting; the shutdown hook has stopped dev", e);
-    }
+    run.await();
     return 0;
   }
 

@@ -5,7 +5,6 @@ import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
-import io.ringshift.ring.RingBuilder;
 import java.io.PrintWriter;
 import java.util.EnumSet;
 import java.util.List;
@@ -32,9 +31,7 @@ import picocli.CommandLine.Spec;
 public final class EpochsCommand implements Callable<Integer> {
   @Spec private CommandSpec spec;
 
-  @Option(names = "--cluster", paramLabel = "ID", defaultValue = RingBuilder.DEFAULT_CLUSTER,
-      description = "Cluster id (default: ${DEFAULT-VALUE}).")
-  private String cluster;
+  @Mixin private ClusterOption cluster;
 
   @Mixin private KafkaOptions kafka;
 
@@ -43,7 +40,7 @@ public final class EpochsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    String clusterId = Requests.cluster(cluster);
+    String clusterId = cluster.id();
     Contents contents;
     String bootstrap;
     try (ControlPlaneAdmin client = kafka.connect()) {

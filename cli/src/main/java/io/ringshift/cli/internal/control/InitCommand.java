@@ -46,9 +46,7 @@ public final class InitCommand implements Callable<Integer> {
       description = "JSON members file (as for `ring build`).")
   private Path members;
 
-  @Option(names = "--cluster", paramLabel = "ID", defaultValue = RingBuilder.DEFAULT_CLUSTER,
-      description = "Cluster id (default: ${DEFAULT-VALUE}).")
-  private String cluster;
+  @Mixin private ClusterOption cluster;
 
   @Option(names = "--vnodes", paramLabel = "V", defaultValue = "" + RingBuilder.DEFAULT_VNODES,
       description = "Tokens per unit of weight (default: ${DEFAULT-VALUE}).")
@@ -68,7 +66,7 @@ public final class InitCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    String clusterId = Requests.cluster(cluster);
+    String clusterId = cluster.id();
     List<Member> memberList = MembersFile.read(members);
     RingSnapshot ring;
     try {

@@ -11,7 +11,6 @@ import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.ring.Member;
-import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
@@ -63,9 +62,7 @@ public final class PlanCommand implements Callable<Integer> {
       description = "join: the node's weight (default 1); set-weight: the new weight (required).")
   private Double weight;
 
-  @Option(names = "--cluster", paramLabel = "ID", defaultValue = RingBuilder.DEFAULT_CLUSTER,
-      description = "Cluster id (default: ${DEFAULT-VALUE}).")
-  private String cluster;
+  @Mixin private ClusterOption cluster;
 
   @Option(names = "--cluster-bytes", paramLabel = "BYTES", defaultValue = "0", converter = ByteSizeConverter.class,
       description = "Logical size of the cluster's data (for example 24TiB), to show bytes; 0 (default) shows "
@@ -84,7 +81,7 @@ public final class PlanCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ChangeSpec change = new ChangeSpec(ChangeSpec.action(action), node, zone, weight);
-    String clusterId = Requests.cluster(cluster);
+    String clusterId = cluster.id();
     if (limit < 0) {
       throw new BadInputException("--limit was " + limit + "; it must be >= 0");
     }

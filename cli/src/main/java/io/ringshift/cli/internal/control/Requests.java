@@ -8,7 +8,6 @@ import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Outcome;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Planned;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Rejected;
-import io.ringshift.ring.RingBuilder;
 import io.ringshift.schemas.avro.MembershipEvent;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -55,18 +54,6 @@ final class Requests {
   static String requestedBy() {
     String user = System.getProperty("user.name");
     return user == null || user.isBlank() ? "unknown" : user;
-  }
-
-  static String cluster(String cluster) {
-    if (cluster == null || cluster.isBlank()) {
-      throw new BadInputException("--cluster was \"" + (cluster == null ? "" : cluster)
-          + "\"; a cluster id must not be blank");
-    }
-    if (cluster.length() > RingBuilder.MAX_CLUSTER_ID_LENGTH) {
-      throw new BadInputException("--cluster is " + cluster.length() + " characters; a cluster id has at most "
-          + RingBuilder.MAX_CLUSTER_ID_LENGTH);
-    }
-    return cluster;
   }
 
   /** The wait, or null without {@code --wait}. */

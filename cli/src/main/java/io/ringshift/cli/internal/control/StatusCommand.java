@@ -6,7 +6,6 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
-import io.ringshift.ring.RingBuilder;
 import java.io.PrintWriter;
 import java.util.EnumSet;
 import java.util.concurrent.Callable;
@@ -32,9 +31,7 @@ import picocli.CommandLine.Spec;
 public final class StatusCommand implements Callable<Integer> {
   @Spec private CommandSpec spec;
 
-  @Option(names = "--cluster", paramLabel = "ID", defaultValue = RingBuilder.DEFAULT_CLUSTER,
-      description = "Cluster id (default: ${DEFAULT-VALUE}).")
-  private String cluster;
+  @Mixin private ClusterOption cluster;
 
   @Mixin private KafkaOptions kafka;
 
@@ -51,7 +48,7 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    String clusterId = Requests.cluster(cluster);
+    String clusterId = cluster.id();
     if (limit < 0 || rejected < 0) {
       throw new BadInputException("--limit and --rejected must be >= 0 (were " + limit + " and " + rejected + ")");
     }

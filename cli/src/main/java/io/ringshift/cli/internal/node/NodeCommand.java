@@ -2,7 +2,7 @@ package io.ringshift.cli.internal.node;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.Durations;
-import io.ringshift.cli.internal.control.SignalTrap;
+import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
@@ -23,8 +23,6 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
@@ -187,44 +185,22 @@ public final class NodeCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    AtomicBoolean stopped = new AtomicBoolean();
-    Runnable stop = () -> {
-      if (stopped.compareAndSet(false, true)) {
-        try {
-          server.close();
-          ring.close();
-        } finally {
-          // Closing the store also ends a handler still reading it, had the server given up waiting for one.
-          store.close();
-          err.println("ringshift node: " + id + " stopped");
-          err.flush();
-        }
-      }
-    };
-    // The fallback for every other way the JVM exits (SIGHUP, a second Ctrl-C, no signal trap).
-    Thread hook = new Thread(() -> {
+    RunUntilStopped run = RunUntilStopped.begin("node", stopRequested, trapSignals, () -> {
       try {
-        stop.run();
+        server.close();
+        ring.close();
       } finally {
-        stopRequested.countDown();
+        // Closing the store also ends a handler still reading it, had the server given up waiting for one.
+        store.close();
+        err.println("ringshift node: " + id + " stopped");
+        err.flush();
       }
-    }, "ringshift-node-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    if (trapSignals) {
-      SignalTrap.install(stopRequested::countDown);
-    }
+    });
     out.printf(Locale.ROOT, "ringshift node: %s (zone %s) serves %s on %s (latest sequence %d); %s; Ctrl-C stops "
         + "it.%n", id, zone, dataDir.toAbsolutePath().normalize(), server.hostPort(), store.latestSequence(),
         ring.describe());
     out.flush();
-    stopRequested.await();
-    stop.run();
-    try {
-      Runtime.getRuntime().removeShutdownHook(hook);
-    } catch (IllegalStateException e) {
-      // The JVM is already exiting (the hook woke us): it runs the hook, which finds everything stopped.
-      LoggerFactory.getLogger(NodeCommand.class).debug("JVM exiting; the shutdown hook has stopped the node", e);
-    }
+    run.await();
     return 0;
   }
 

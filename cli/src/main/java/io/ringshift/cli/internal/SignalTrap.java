@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal.control;
+package io.ringshift.cli.internal;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Replaces the JVM's handling of SIGINT (Ctrl-C) and SIGTERM by an action, so that {@code ringshift dev} stops
- * its parts in order before the JVM starts shutting down ({@code ringshift node} uses it the same way).
+ * its parts in order before the JVM starts shutting down; every long-running command uses it through {@link
+ * RunUntilStopped}.
  *
  * <p>Why not only a shutdown hook: the JVM runs all shutdown hooks at once, in no order, and the embedded broker
  * registers its own (it must delete a temporary data directory even when its owner forgets to close it). On
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * no supported replacement; it is used reflectively (as Kafka's own {@code LoggingSignalHandler} does) so that
  * compiling needs no internal API and a JVM without it simply falls back to the shutdown hook.
  */
-public final class SignalTrap {
+final class SignalTrap {
   private static final List<String> SIGNALS = List.of("INT", "TERM");
 
   private SignalTrap() {}
@@ -34,7 +35,7 @@ public final class SignalTrap {
    *
    * @return false when signals cannot be trapped here (the caller relies on its shutdown hook)
    */
-  public static boolean install(Runnable action) {
+  static boolean install(Runnable action) {
     try {
       Class<?> signalClass = Class.forName("sun.misc.Signal");
       Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
