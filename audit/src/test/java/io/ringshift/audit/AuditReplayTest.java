@@ -62,7 +62,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void passesAGoodHistory() {
+  void shouldPassAGoodHistory() {
     Result result = verify(history.epochs(), history.snapshots());
 
     assertThat(result.failure()).isNull();
@@ -85,7 +85,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void rebuildsTheFailureEpochWithItsFillingMarks() {
+  void shouldRebuildTheFailureEpochWithItsFillingMarks() {
     assertThat(history.snapshot(3).filling()).as("the FAIL epoch's marks").isNotEmpty();
     assertThat(history.snapshot(4).filling()).as("the repair epoch's marks").isEmpty();
 
@@ -93,7 +93,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void reportsEpochsWhoseSnapshotWasCompactedAway() {
+  void shouldReportEpochsWhoseSnapshotWasCompactedAway() {
     List<SnapshotRecord> compacted = List.of(history.snapshots().get(4));
 
     Result result = verify(history.epochs(), compacted);
@@ -106,7 +106,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void reportsTheNewestEpochAsAbsentWhenNoSnapshotOfItOrLaterIsOnTheTopic() {
+  void shouldReportTheNewestEpochAsAbsentWhenNoSnapshotOfItOrLaterIsOnTheTopic() {
     Result result = verify(history.epochs(), history.snapshots().subList(0, 3));
 
     assertThat(result.passed()).isTrue();
@@ -115,7 +115,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void ignoresRecordsThatAreNotPublished() {
+  void shouldIgnoreRecordsThatAreNotPublished() {
     List<EpochRecord> notPublished = new ArrayList<>(history.epochs());
     EpochRecord rejected = EpochRecord.newBuilder(history.publishedRecord(2)).setEpoch(6)
         .setState(EpochState.REJECTED).setTargetChecksum(ByteBuffer.wrap(new byte[32])).build();
@@ -125,7 +125,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsSnapshotBytesThatDifferFromTheRebuild() {
+  void shouldFindSnapshotBytesThatDifferFromTheRebuild() {
     PublishedSnapshot latest = history.snapshot(5);
     Member first = latest.ring().members().get(0);
     byte[] forged = History.forgedWithWeight(latest, first.id(), 2.0);
@@ -145,7 +145,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsAChangedByteInASnapshot() {
+  void shouldFindAChangedByteInASnapshot() {
     List<SnapshotRecord> snapshots = new ArrayList<>(history.snapshots());
     byte[] bytes = History.withKeyIdAltered(snapshots.get(1).value(), key.id());
     snapshots.set(1, new SnapshotRecord(CLUSTER, bytes, 0, 1));
@@ -160,7 +160,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void saysWhenDifferentBytesCarryAValidSignatureByATrustedKey() {
+  void shouldSayWhenDifferentBytesCarryAValidSignatureByATrustedKey() {
     // The publisher's key signed a snapshot of epoch 2 with other filling marks than the log records.
     PublishedSnapshot recorded = history.snapshot(2);
     List<FillingRange> marks = FillingRange.between(history.snapshot(1).ring(), recorded.ring());
@@ -177,7 +177,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsAWrongTargetChecksum() {
+  void shouldFindAWrongTargetChecksum() {
     byte[] wrong = new byte[32];
     wrong[0] = 0x42;
     EpochRecord record = history.publishedRecord(3);
@@ -193,7 +193,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsAChangedMembershipThroughTheChecksum() {
+  void shouldFindAChangedMembershipThroughTheChecksum() {
     EpochRecord record = history.publishedRecord(2);
     record.getMembers().get(0).setWeight(1.5);
 
@@ -204,7 +204,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsABrokenHashChain() {
+  void shouldFindABrokenHashChain() {
     EpochRecord record = history.publishedRecord(3);
     record.setPreviousChecksum(ByteBuffer.wrap(history.snapshot(1).checksum()));
 
@@ -218,7 +218,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsAFirstEpochThatClaimsAPredecessor() {
+  void shouldFindAFirstEpochThatClaimsAPredecessor() {
     EpochRecord record = history.publishedRecord(1);
     record.setPreviousChecksum(ByteBuffer.wrap(new byte[32]));
 
@@ -230,7 +230,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsASkippedEpoch() {
+  void shouldFindASkippedEpoch() {
     List<EpochRecord> skipped = history.epochs().stream()
         .filter(r -> !(r.getEpoch() == 3 && r.getState() == EpochState.PUBLISHED)).toList();
 
@@ -243,7 +243,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsTwoPublishedRecordsForOneEpoch() {
+  void shouldFindTwoPublishedRecordsForOneEpoch() {
     List<EpochRecord> duplicated = new ArrayList<>(history.epochs());
     int afterEpoch2 = duplicated.indexOf(history.publishedRecord(2)) + 1;
     duplicated.add(afterEpoch2, history.publishedRecord(2));
@@ -257,7 +257,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsASignatureThatDoesNotVerify() {
+  void shouldFindASignatureThatDoesNotVerify() {
     EpochRecord record = history.publishedRecord(2);
     byte[] signature = history.snapshot(2).signature();
     signature[0] ^= 0x01;
@@ -271,7 +271,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsASignatureByAKeyThatIsNotTrusted() {
+  void shouldFindASignatureByAKeyThatIsNotTrusted() {
     SigningKey other = SigningKey.generate();
 
     Result result = AuditReplay.verify(history.epochs(), history.snapshots(), TrustedKeys.of(other.publicKey()));
@@ -283,7 +283,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void acceptsEpochsSignedByAnyOfTheTrustedKeysAfterARotation() {
+  void shouldAcceptEpochsSignedByAnyOfTheTrustedKeysAfterARotation() {
     SigningKey rotated = SigningKey.generate();
     History rotation = new History(CLUSTER, key, 16, 3).init(6, 3).rotateTo(rotated).join("node-007", "az-1");
 
@@ -299,7 +299,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsAPublishedRecordWithoutSignature() {
+  void shouldFindAPublishedRecordWithoutSignature() {
     EpochRecord record = history.publishedRecord(4);
     record.setSignature(null);
     record.setSigningKeyId(null);
@@ -312,7 +312,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsFillingMarksThatDoNotFollowFromTheLastCompleteEpoch() {
+  void shouldFindFillingMarksThatDoNotFollowFromTheLastCompleteEpoch() {
     // A publisher that dropped one mark, signed what it computed and published it consistently: only the
     // derivation from the log catches it.
     History wrong = new History(CLUSTER, key, 16, 3).init(9, 3).join("node-010", "az-1")
@@ -329,7 +329,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsAFailureEpochPublishedWithoutItsFillingMarks() {
+  void shouldFindAFailureEpochPublishedWithoutItsFillingMarks() {
     // Clients would read the failure's new replicas before the repair filled them.
     History unmarked = new History(CLUSTER, key, 16, 3).init(9, 3).join("node-010", "az-1")
         .fail("node-002", marks -> List.of());
@@ -342,7 +342,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void derivesFillingMarksFromTheLastCompleteEpochNotTheLastPublishedOne() {
+  void shouldDeriveFillingMarksFromTheLastCompleteEpochNotTheLastPublishedOne() {
     // Two failures in a row: the second failure epoch's marks are relative to epoch 2, the last complete ring,
     // because the replicas marked in epoch 3 were never filled.
     History twoFailures = new History(CLUSTER, key, 16, 3).init(9, 3).join("node-010", "az-1").fail("node-002")
@@ -356,7 +356,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsASnapshotWithoutAPublishedRecord() {
+  void shouldFindASnapshotWithoutAPublishedRecord() {
     PublishedSnapshot latest = history.snapshot(5);
     RingSnapshot next = latest.ring().toBuilder().epoch(6).build();
     byte[] rogue = new RingSnapshotCodec().encode(PublishedSnapshot.unsigned(next, latest.checksum(), List.of())
@@ -375,7 +375,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsASnapshotOfAClusterWithoutAnyEpochRecord() {
+  void shouldFindASnapshotOfAClusterWithoutAnyEpochRecord() {
     List<SnapshotRecord> snapshots = new ArrayList<>(history.snapshots());
     snapshots.add(new SnapshotRecord("ghost", history.snapshots().get(0).value(), 0, 5));
 
@@ -387,7 +387,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsASnapshotThatDoesNotDecode() {
+  void shouldFindASnapshotThatDoesNotDecode() {
     List<SnapshotRecord> snapshots = new ArrayList<>(history.snapshots());
     snapshots.add(new SnapshotRecord(CLUSTER, new byte[] {1, 2, 3}, 0, 5));
 
@@ -400,7 +400,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void findsARecordWhoseMembershipDoesNotBuildARing() {
+  void shouldFindARecordWhoseMembershipDoesNotBuildARing() {
     EpochRecord record = history.publishedRecord(2);
     record.setHashId("murmur3");
 
@@ -411,7 +411,7 @@ class AuditReplayTest {
   }
 
   @Test
-  void replaysEveryClusterAndNamesTheOneThatFails() {
+  void shouldReplayEveryClusterAndNamesTheOneThatFails() {
     History other = History.standard("eu-west", key);
     List<EpochRecord> epochs = Stream.concat(other.epochs().stream(), history.epochs().stream()).toList();
     List<SnapshotRecord> snapshots = new ArrayList<>(history.snapshots());

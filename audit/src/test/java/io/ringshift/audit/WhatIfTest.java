@@ -33,7 +33,7 @@ class WhatIfTest {
   }
 
   @Test
-  void replaysEveryPublishedEpochOnceInOrder() {
+  void shouldReplayEveryPublishedEpochOnceInOrder() {
     ClusterWhatIf c = replay(history.epochs(), 64, null);
 
     assertThat(c.rows()).extracting(Row::epoch).containsExactly(1L, 2L, 3L, 4L, 5L);
@@ -46,7 +46,7 @@ class WhatIfTest {
   }
 
   @Test
-  void reportsWhatTheRecordedParametersMovedAsTheRingDiffOfConsecutiveEpochs() {
+  void shouldReportWhatTheRecordedParametersMovedAsTheRingDiffOfConsecutiveEpochs() {
     ClusterWhatIf c = replay(history.epochs(), 64, null);
 
     double joined = RingDiff.between(history.snapshot(1).ring(), history.snapshot(2).ring()).movedReplicaFraction();
@@ -58,7 +58,7 @@ class WhatIfTest {
   }
 
   @Test
-  void givesTheRecordedFiguresWhenReplayedWithTheRecordedParameters() {
+  void shouldGiveTheRecordedFiguresWhenReplayedWithTheRecordedParameters() {
     ClusterWhatIf c = replay(history.epochs(), 16, 3);
 
     assertThat(c.rows()).allSatisfy(r -> {
@@ -68,7 +68,7 @@ class WhatIfTest {
   }
 
   @Test
-  void balancesBetterWithMoreTokensPerNode() {
+  void shouldBalanceBetterWithMoreTokensPerNode() {
     ClusterWhatIf many = replay(history.epochs(), 1024, null);
 
     // Epoch 1: 9 equal nodes, 3 per zone, so only token noise unbalances them.
@@ -78,7 +78,7 @@ class WhatIfTest {
   }
 
   @Test
-  void balanceShowsAZoneLeftWithOneNode() {
+  void shouldShowAZoneLeftWithOneNodeInTheBalance() {
     ClusterWhatIf c = replay(history.epochs(), 1024, null);
 
     // After FAIL node-002 and DRAIN node-005, node-008 is az-2's only node and holds a replica of every key:
@@ -88,7 +88,7 @@ class WhatIfTest {
   }
 
   @Test
-  void placesFewerReplicasWhenAskedTo() {
+  void shouldPlaceFewerReplicasWhenAskedTo() {
     ClusterWhatIf one = replay(history.epochs(), 16, 1);
 
     assertThat(one.replicas()).isEqualTo(1);
@@ -97,7 +97,7 @@ class WhatIfTest {
   }
 
   @Test
-  void measuresBalanceAgainstTheWeightShareOfEachNode() {
+  void shouldMeasureBalanceAgainstTheWeightShareOfEachNode() {
     RingSnapshot single = RingSnapshot.builder().vnodes(8).replicas(1).addMember("a", "z").build();
     RingSnapshot weighted = RingSnapshot.builder().vnodes(4096).replicas(1).addMember("a", "z", 1)
         .addMember("b", "z", 3).build();
@@ -108,7 +108,7 @@ class WhatIfTest {
   }
 
   @Test
-  void skipsASecondPublishedRecordOfAnEpoch() {
+  void shouldSkipASecondPublishedRecordOfAnEpoch() {
     List<EpochRecord> epochs = new ArrayList<>(history.epochs());
     epochs.add(history.publishedRecord(5));
 
@@ -116,14 +116,14 @@ class WhatIfTest {
   }
 
   @Test
-  void ignoresRecordsThatAreNotPublished() {
+  void shouldIgnoreRecordsThatAreNotPublished() {
     List<EpochRecord> planned = history.epochs().stream().filter(r -> r.getState() != EpochState.PUBLISHED).toList();
 
     assertThat(WhatIf.replay(planned, 64, null)).isEmpty();
   }
 
   @Test
-  void refusesParametersThatCannotPlaceTheMembership() {
+  void rejectsParametersThatCannotPlaceTheMembership() {
     History weighted = new History("default", SigningKey.generate(), 16, 3).init(3, 3).setWeight("node-001", 0.1);
 
     assertThatThrownBy(() -> WhatIf.replay(weighted.epochs(), 2, null))

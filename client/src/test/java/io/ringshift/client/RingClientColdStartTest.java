@@ -69,7 +69,7 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void routesFromThePersistFileBeforeKafkaAnswers() throws IOException {
+  void shouldRouteFromThePersistFileBeforeKafkaAnswers() throws IOException {
     PublishedSnapshot snapshot = TestSnapshots.chain(PUBLISHER, 3).get(2);
     SnapshotFile.write(file, TestSnapshots.encode(snapshot), PUBLISHED);
 
@@ -87,7 +87,7 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void tellsSwapListenersAddedBeforeStartAboutThePersistedSnapshot() throws IOException {
+  void shouldTellSwapListenersAddedBeforeStartAboutThePersistedSnapshot() throws IOException {
     PublishedSnapshot snapshot = TestSnapshots.chain(PUBLISHER, 2).get(1);
     SnapshotFile.write(file, TestSnapshots.encode(snapshot), PUBLISHED);
     List<SnapshotSwap> swaps = new ArrayList<>();
@@ -103,7 +103,7 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void refusesAPersistFileSignedByAnUntrustedKey() throws IOException {
+  void rejectsAPersistFileSignedByAnUntrustedKey() throws IOException {
     PublishedSnapshot forged = TestSnapshots.chain(SigningKey.generate(), 3).get(2);
     SnapshotFile.write(file, TestSnapshots.encode(forged), PUBLISHED);
 
@@ -120,7 +120,7 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void refusesAPersistFileWhoseSnapshotWasAltered() throws IOException {
+  void rejectsAPersistFileWhoseSnapshotWasAltered() throws IOException {
     PublishedSnapshot snapshot = TestSnapshots.chain(PUBLISHER, 3).get(2);
     byte[] bytes = TestSnapshots.alter(snapshot, r -> r.setReplicas(2));
     SnapshotFile.write(file, bytes, PUBLISHED); // a valid frame around a snapshot that no longer checks
@@ -132,7 +132,7 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void refusesACorruptPersistFile() throws IOException {
+  void rejectsACorruptPersistFile() throws IOException {
     SnapshotFile.write(file, TestSnapshots.encode(TestSnapshots.chain(PUBLISHER, 1).get(0)), PUBLISHED);
     byte[] all = Files.readAllBytes(file);
     all[all.length / 2] ^= 0x10;
@@ -145,7 +145,7 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void refusesAPersistFileOfAnotherCluster() throws IOException {
+  void rejectsAPersistFileOfAnotherCluster() throws IOException {
     PublishedSnapshot other = PublishedSnapshot.unsigned(TestSnapshots.ring("other", 1, 4), null, List.of())
         .signedBy(PUBLISHER);
     SnapshotFile.write(file, TestSnapshots.encode(other), PUBLISHED);
@@ -157,7 +157,7 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void routesFromAFileProvisionedOutOfBand() throws IOException {
+  void shouldRouteFromAFileProvisionedOutOfBand() throws IOException {
     PublishedSnapshot snapshot = TestSnapshots.chain(PUBLISHER, 2).get(1);
     RingClient.writePersistFile(file, snapshot, Instant.ofEpochMilli(PUBLISHED));
 
@@ -168,7 +168,7 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void startsWithoutAPersistFile() {
+  void shouldStartWithoutAPersistFile() {
     RingClient client = start();
 
     assertThat(client.epoch()).isEqualTo(RingClient.NO_EPOCH);
@@ -176,14 +176,14 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void awaitEpochGivesUpAfterTheTimeoutWithoutASnapshot() throws InterruptedException {
+  void shouldGiveUpAwaitingAnEpochAfterTheTimeoutWithoutASnapshot() throws InterruptedException {
     RingClient client = start();
 
     assertThat(client.awaitEpoch(0, Duration.ofMillis(50))).isFalse();
   }
 
   @Test
-  void awaitEpochReturnsAtOnceForAnEpochAlreadyRoutedBy() throws IOException, InterruptedException {
+  void shouldReturnAtOnceWhenAwaitingAnEpochAlreadyRoutedBy() throws IOException, InterruptedException {
     SnapshotFile.write(file, TestSnapshots.encode(TestSnapshots.chain(PUBLISHER, 2).get(1)), PUBLISHED);
     RingClient client = start();
 
@@ -192,7 +192,7 @@ class RingClientColdStartTest {
   }
 
   @Test
-  void closeRemovesTheMetersAndKeepsLookupsAnswering() throws IOException {
+  void shouldRemoveTheMetersOnCloseAndKeepLookupsAnswering() throws IOException {
     SnapshotFile.write(file, TestSnapshots.encode(TestSnapshots.chain(PUBLISHER, 2).get(1)), PUBLISHED);
     RingClient client = start();
 

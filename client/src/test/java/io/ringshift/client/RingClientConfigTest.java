@@ -25,7 +25,7 @@ class RingClientConfigTest {
   }
 
   @Test
-  void hasSensibleDefaults() {
+  void shouldHaveSensibleDefaults() {
     RingClientConfig config = valid().build();
 
     assertThat(config.topic()).isEqualTo("ring.snapshots");
@@ -38,7 +38,7 @@ class RingClientConfigTest {
   }
 
   @Test
-  void readsTrustedKeysFromPemFiles() throws IOException {
+  void shouldReadTrustedKeysFromPemFiles() throws IOException {
     KEY.write(dir.resolve("publisher.key"), dir.resolve("publisher.pub"));
 
     RingClientConfig config = valid().trustedKeyFiles(dir.resolve("publisher.pub")).build();
@@ -94,7 +94,7 @@ class RingClientConfigTest {
   }
 
   @Test
-  void acceptsOtherConsumerProperties() {
+  void shouldAcceptOtherConsumerProperties() {
     RingClientConfig config = valid().consumerProperty("security.protocol", "SSL").build();
 
     assertThat(config.consumerProperties()).containsEntry("security.protocol", "SSL");

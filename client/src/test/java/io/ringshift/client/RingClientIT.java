@@ -104,7 +104,7 @@ class RingClientIT {
   }
 
   @Test
-  void catchesUpToTheLastSnapshotOfAChainInOneSwapThenFollowsNewEpochs() throws InterruptedException {
+  void shouldCatchUpToTheLastSnapshotOfAChainInOneSwapThenFollowsNewEpochs() throws InterruptedException {
     List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 6);
     chain.subList(0, 4).forEach(publisher::publish);
     List<SnapshotSwap> swaps = new CopyOnWriteArrayList<>();
@@ -135,7 +135,7 @@ class RingClientIT {
   }
 
   @Test
-  void refusesForgedSnapshotsCountsThemAndKeepsItsEpoch() throws InterruptedException {
+  void rejectsForgedSnapshotsCountsThemAndKeepsItsEpoch() throws InterruptedException {
     List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 4);
     chain.subList(0, 3).forEach(publisher::publish);
     RingClient client = start(b -> b);
@@ -176,7 +176,7 @@ class RingClientIT {
   }
 
   @Test
-  void ignoresASnapshotOfAnAbortedTransaction() throws InterruptedException {
+  void shouldIgnoreASnapshotOfAnAbortedTransaction() throws InterruptedException {
     List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 4);
     chain.subList(0, 3).forEach(publisher::publish);
     RingClient client = start(b -> b);
@@ -194,7 +194,7 @@ class RingClientIT {
   }
 
   @Test
-  void acceptsAGapOnItsSignatureAndCountsIt() throws InterruptedException {
+  void shouldAcceptAGapOnItsSignatureAndCountsIt() throws InterruptedException {
     List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 5);
     publisher.publish(chain.get(0));
     publisher.publish(chain.get(1));
@@ -209,7 +209,7 @@ class RingClientIT {
   }
 
   @Test
-  void coldStartsFromThePersistFileWithoutABrokerAndReportsTheAge() throws IOException, InterruptedException {
+  void shouldColdStartsFromThePersistFileWithoutABrokerAndReportsTheAge() throws IOException, InterruptedException {
     List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 3);
     long published = 1_700_000_000_000L;
     for (PublishedSnapshot s : chain) {
@@ -238,7 +238,7 @@ class RingClientIT {
   }
 
   @Test
-  void restartsFromThePersistFileAndCatchesUpWithoutCountingHistory() throws InterruptedException {
+  void shouldRestartFromThePersistFileAndCatchesUpWithoutCountingHistory() throws InterruptedException {
     List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 5);
     publisher.publish(chain.get(0));
     publisher.publish(chain.get(1));

@@ -28,7 +28,7 @@ class RingClientOutageIT {
   Path dir;
 
   @Test
-  void keepsRoutingWhileTheBrokerIsDownAndFollowsNewEpochsWhenItIsBack() throws IOException, InterruptedException {
+  void shouldKeepRoutingWhileTheBrokerIsDownAndFollowsNewEpochsWhenItIsBack() throws IOException, InterruptedException {
     SigningKey publisherKey = SigningKey.generate();
     List<PublishedSnapshot> chain = TestSnapshots.chain(publisherKey, 3);
     int port;

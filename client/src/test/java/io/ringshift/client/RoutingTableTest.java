@@ -22,7 +22,7 @@ class RoutingTableTest {
   }
 
   @Test
-  void placementOfEveryKeyEqualsTheRingsReplicas() {
+  void shouldPlaceEveryKeyOnTheRingsReplicas() {
     PublishedSnapshot snapshot = TestSnapshots.chain(KEY, 3).get(2);
     RoutingTable table = table(snapshot);
     RingSnapshot ring = snapshot.ring();
@@ -41,7 +41,7 @@ class RoutingTableTest {
   }
 
   @Test
-  void lookupsOfOneRangeReturnTheSameInstance() {
+  void shouldReturnTheSameInstanceForLookupsOfOneRange() {
     RoutingTable table = table(TestSnapshots.chain(KEY, 1).get(0));
     RingSnapshot ring = table.ring;
 
@@ -50,7 +50,7 @@ class RoutingTableTest {
   }
 
   @Test
-  void readableOwnersExcludeReplicasMarkedFilling() {
+  void shouldExcludeReplicasMarkedFillingFromTheReadableOwners() {
     PublishedSnapshot complete = TestSnapshots.chain(KEY, 5).get(4);
     PublishedSnapshot failure = TestSnapshots.failureEpoch(complete, "node-04", KEY);
     RoutingTable table = table(failure);
@@ -70,7 +70,7 @@ class RoutingTableTest {
   }
 
   @Test
-  void noKeyIsReadFromAReplicaWhoseMarkCoversIt() {
+  void shouldReadNoKeyFromAReplicaWhoseMarkCoversIt() {
     PublishedSnapshot complete = TestSnapshots.chain(KEY, 5).get(4);
     PublishedSnapshot failure = TestSnapshots.failureEpoch(complete, "node-01", KEY);
     RoutingTable table = table(failure);
@@ -89,7 +89,7 @@ class RoutingTableTest {
   }
 
   @Test
-  void readableOwnersExcludeFillingMembers() {
+  void shouldExcludeFillingMembersFromTheReadableOwners() {
     RingSnapshot ring = TestSnapshots.ring(TestSnapshots.CLUSTER, 1, 6).toBuilder()
         .members(TestSnapshots.ring(TestSnapshots.CLUSTER, 1, 6).members().stream()
             .map(m -> m.id().equals("node-02") ? m.withState(MemberState.FILLING) : m).toList())

@@ -16,7 +16,7 @@ class PublisherKeyTest {
   @TempDir Path dir;
 
   @Test
-  void makesTheKeyOnTheFirstStartAndKeepsItAfterwards() throws Exception {
+  void shouldMakeTheKeyOnTheFirstStartAndKeepsItAfterwards() throws Exception {
     SigningKey first = LocalControlPlane.publisherKey(dir);
 
     assertThat(SigningKey.read(dir.resolve("publisher.key")).id()).isEqualTo(first.id());
@@ -25,7 +25,7 @@ class PublisherKeyTest {
   }
 
   @Test
-  void writesTheMissingPublicKeyFileOfAKeptKey() throws Exception {
+  void shouldWriteTheMissingPublicKeyFileOfAKeptKey() throws Exception {
     SigningKey first = LocalControlPlane.publisherKey(dir);
     Files.delete(dir.resolve("publisher.pub"));
 
@@ -34,7 +34,7 @@ class PublisherKeyTest {
   }
 
   @Test
-  void refusesAKeyFileThatIsNotAKeyNamingItAndTheWayOut() throws Exception {
+  void rejectsAKeyFileThatIsNotAKeyNamingItAndTheWayOut() throws Exception {
     Path key = Files.writeString(dir.resolve("publisher.key"), "garbage\n");
 
     assertThatThrownBy(() -> LocalControlPlane.publisherKey(dir)).isInstanceOfSatisfying(LocalPlaneException.class,

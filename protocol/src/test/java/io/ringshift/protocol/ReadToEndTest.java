@@ -31,7 +31,7 @@ class ReadToEndTest {
   }
 
   @Test
-  void keepsReadingWhileThePositionMovesWithoutRecords() {
+  void shouldKeepReadingWhileThePositionMovesWithoutRecords() {
     assignWithEnd(40);
     for (int i = 1; i <= 3; i++) {
       long position = 10L * i;
@@ -46,7 +46,7 @@ class ReadToEndTest {
   }
 
   @Test
-  void failsNamingThePositionsWhenNoPositionMoves() {
+  void shouldFailNamingThePositionsWhenNoPositionMoves() {
     assignWithEnd(40);
 
     assertThatThrownBy(() -> ReadToEnd.read(consumer, read::add, TIMEOUT, this::tick, "ring.tasks"))

@@ -221,7 +221,7 @@ class RecordSerdesTest {
   }
 
   @Test
-  void refusesToEncodeARecordWithoutARequiredField() {
+  void rejectsToEncodeARecordWithoutARequiredField() {
     MembershipEvent incomplete = new MembershipEvent();
     incomplete.setClusterId("c");
 

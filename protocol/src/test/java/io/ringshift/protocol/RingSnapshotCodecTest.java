@@ -205,7 +205,7 @@ class RingSnapshotCodecTest {
   }
 
   @Test
-  void refusesToEncodeARingThatNoReaderCouldRebuild() {
+  void rejectsToEncodeARingThatNoReaderCouldRebuild() {
     RingSnapshot testHashed = Rings.builder(3, 3).hash(new io.ringshift.ring.RingHash() {
       @Override
       public String id() {

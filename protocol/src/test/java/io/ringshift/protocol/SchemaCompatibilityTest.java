@@ -81,7 +81,7 @@ class SchemaCompatibilityTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("records")
-  void everySchemaFileDefinesTheRecordItIsNamedAfter(String name) throws IOException {
+  void shouldDefineInEverySchemaFileTheRecordItIsNamedAfter(String name) throws IOException {
     SchemaParser parser = new SchemaParser();
     for (String other : records()) {
       parser.parse(SOURCES.resolve(other + ".avsc"));
@@ -100,7 +100,7 @@ class SchemaCompatibilityTest {
   /** Checks the source tree as well as the class path: a deleted resource lingers in target/classes. */
   @ParameterizedTest(name = "{0}")
   @MethodSource("records")
-  void everySchemaHasAReleasedVersionOne(String name) {
+  void shouldHaveAReleasedVersionOneOfEverySchema(String name) {
     String hint = String.format("%s has no released version: copy src/main/avro/%s.avsc to src/main/resources%s "
             + "(its self-contained form, with any type it names from another file written out) and add its "
             + "fingerprint %s to RELEASED_FINGERPRINTS", name, name, ReleasedSchemas.resource(name, 1),
@@ -112,7 +112,7 @@ class SchemaCompatibilityTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("records")
-  void currentSchemaReadsAndIsReadByEveryReleasedVersion(String name) {
+  void shouldReadAndBeReadByEveryReleasedVersion(String name) {
     Schema current = current(name);
     List<Schema> released = ReleasedSchemas.of(name);
     for (int version = 1; version <= released.size(); version++) {
@@ -130,7 +130,7 @@ class SchemaCompatibilityTest {
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("records")
-  void currentSchemaIsTheLatestReleasedVersion(String name) {
+  void shouldReleaseTheCurrentSchemaAsTheLatestVersion(String name) {
     List<Schema> released = ReleasedSchemas.of(name);
     assertThat(released).as("released versions of %s", name).isNotEmpty();
     int latest = released.size();
@@ -144,7 +144,7 @@ class SchemaCompatibilityTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("records")
-  void releasedSchemaFilesAreFrozen(String name) {
+  void shouldKeepReleasedSchemaFilesFrozen(String name) {
     List<Long> expected = RELEASED_FINGERPRINTS.get(name);
     List<Schema> released = ReleasedSchemas.of(name);
     List<String> actual = new ArrayList<>();
@@ -162,14 +162,14 @@ class SchemaCompatibilityTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("records")
-  void everySchemaKeepsTheHouseRules(String name) {
+  void shouldKeepTheHouseRulesInEverySchema(String name) {
     assertThat(SchemaRules.violations(current(name))).as("house rules broken in %s", name).isEmpty();
   }
 
   // ---- The checks bite: deliberately broken variants of real schemas are reported. ----
 
   @Test
-  void reportsANewFieldWithoutDefault() {
+  void shouldReportANewFieldWithoutDefault() {
     Schema released = current("MembershipEvent");
     Schema variant = withFields(released, fields -> fields.add(
         new Schema.Field("probeWithoutDefault", Schema.create(Schema.Type.STRING), "A new required field.")));
@@ -181,7 +181,7 @@ class SchemaCompatibilityTest {
   }
 
   @Test
-  void reportsARemovedFieldWithoutDefault() {
+  void shouldReportARemovedFieldWithoutDefault() {
     Schema released = current("MembershipEvent");
     Schema variant = withFields(released, fields -> fields.removeIf(f -> f.name().equals("requestedBy")));
 
@@ -192,7 +192,7 @@ class SchemaCompatibilityTest {
   }
 
   @Test
-  void reportsAChangedFieldType() {
+  void shouldReportAChangedFieldType() {
     Schema released = current("RangeCopyTask");
     Schema variant = withFields(released, fields -> fields.replaceAll(f -> f.name().equals("epoch")
         ? new Schema.Field("epoch", Schema.create(Schema.Type.STRING), f.doc()) : f));
@@ -203,7 +203,7 @@ class SchemaCompatibilityTest {
   }
 
   @Test
-  void reportsANewSymbolInAnEnumWithoutDefault() {
+  void shouldReportANewSymbolInAnEnumWithoutDefault() {
     Schema released = recordWithEnum(List.of("JOIN", "DRAIN"), null);
     Schema withSymbol = recordWithEnum(List.of("JOIN", "DRAIN", "PAUSE"), null);
 
@@ -215,7 +215,7 @@ class SchemaCompatibilityTest {
 
   /** The control: the changes the rules allow really are compatible, so the checks above are not trivially red. */
   @Test
-  void acceptsANewOptionalFieldAndANewEnumSymbolWithADefault() {
+  void shouldAcceptANewOptionalFieldAndANewEnumSymbolWithADefault() {
     Schema released = current("MembershipEvent");
     Schema variant = new Schema.Parser().parse(released.toString()
         .replace("\"INIT\",\"UNKNOWN\"]", "\"INIT\",\"UNKNOWN\",\"PAUSE\"]")
@@ -231,7 +231,7 @@ class SchemaCompatibilityTest {
   }
 
   @Test
-  void houseRulesReportMissingDocsEnumsWithoutUnknownAndBadOptionalFields() {
+  void shouldReportMissingDocsEnumsWithoutUnknownAndBadOptionalFields() {
     Schema released = current("TaskStatus");
     Schema variant = withFields(released, fields -> {
       fields.add(new Schema.Field("undocumented", Schema.create(Schema.Type.LONG), null, 0L));
@@ -257,7 +257,7 @@ class SchemaCompatibilityTest {
   // ---- RingSnapshot: released bytes rebuild the same ring; a future member state is refused. ----
 
   @Test
-  void ringSnapshotBytesOfEveryReleasedVersionDecodeToTheSameRing() {
+  void shouldDecodeRingSnapshotBytesOfEveryReleasedVersionToTheSameRing() {
     RingSnapshot ring = Rings.varied();
     io.ringshift.schemas.avro.RingSnapshot current = new RingSnapshotCodec().toRecord(ring);
     for (Schema released : ReleasedSchemas.of("RingSnapshot")) {
@@ -272,7 +272,7 @@ class SchemaCompatibilityTest {
    * resolves to UNKNOWN (the enum default) and the snapshot is refused with a clear message, never misread.
    */
   @Test
-  void aFutureMemberStateIsRefusedNotMisread() {
+  void rejectsAFutureMemberStateRatherThanMisreadIt() {
     Schema current = current("RingSnapshot");
     Schema future = new Schema.Parser().parse(current.toString()
         .replace("\"symbols\":[\"ACTIVE\",\"FILLING\",\"UNKNOWN\"]",

@@ -40,7 +40,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void refusesAStaleWriteForARangeTheNodeNoLongerReplicatesWithTheRingsEpoch() {
+  void rejectsAStaleWriteForARangeTheNodeNoLongerReplicatesWithTheRingsEpoch() {
     String key = Rings.movedAwayFrom("node-1");
     long before = rocks.latestSequence();
 
@@ -55,7 +55,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void refusesAStaleDeleteForARangeTheNodeNoLongerReplicates() {
+  void rejectsAStaleDeleteForARangeTheNodeNoLongerReplicates() {
     String key = Rings.movedAwayFrom("node-1");
     rocks.apply(List.of(Entry.of(bytes(key), bytes("kept"))));
 
@@ -67,7 +67,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void appliesAStaleWriteForARangeTheNodeStillReplicates() {
+  void shouldApplyAStaleWriteForARangeTheNodeStillReplicates() {
     String key = Rings.keptBy("node-1");
 
     WriteResult result = store.put(bytes(key), bytes("v"), 4);
@@ -77,7 +77,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void appliesWritesTaggedWithTheRingsEpochOrANewerOne() {
+  void shouldApplyWritesTaggedWithTheRingsEpochOrANewerOne() {
     String key = Rings.movedAwayFrom("node-1");
 
     WriteResult current = store.put(bytes(key), bytes("at-5"), 5);
@@ -89,7 +89,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void refusesExactlyTheStaleWritesForKeysTheNodeDoesNotReplicate() {
+  void rejectsExactlyTheStaleWritesForKeysTheNodeDoesNotReplicate() {
     List<String> expected = new ArrayList<>();
     int refused = 0;
     for (int i = 0; i < 500; i++) {
@@ -114,7 +114,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void refusesEveryStaleWriteOnANodeTheRingNoLongerHas() {
+  void rejectsEveryStaleWriteOnANodeTheRingNoLongerHas() {
     view.swap(Rings.EPOCH_6);
     String key = Rings.keptBy("node-1");
 
@@ -124,7 +124,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void refusesNothingByOwnershipBeforeTheNodeHasARing() {
+  void rejectsNothingByOwnershipBeforeTheNodeHasARing() {
     Store noRing = OwnershipCheckedStore.wrap(rocks, RingView.none());
     String key = Rings.movedAwayFrom("node-1");
 
@@ -133,7 +133,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void followsTheViewWhenTheNodeSwapsRings() {
+  void shouldFollowTheViewWhenTheNodeSwapsRings() {
     view.swap(Rings.EPOCH_4);
     String key = Rings.movedAwayFrom("node-1");
     assertThat(store.put(bytes(key), bytes("before"), 4)).isInstanceOf(WriteResult.Applied.class);
@@ -145,7 +145,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void neverRefusesMigrationsApplyOrRangeDelete() {
+  void shouldNeverRefuseMigrationsApplyOrRangeDelete() {
     String moved = Rings.movedAwayFrom("node-1");
     String kept = Rings.keptBy("node-1");
 
@@ -157,7 +157,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void readsKeysTheNodeNoLongerReplicates() {
+  void shouldReadKeysTheNodeNoLongerReplicates() {
     String moved = Rings.movedAwayFrom("node-1");
     rocks.put(bytes(moved), bytes("old"), 4);
 
@@ -169,7 +169,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void keepsTheFenceRuleForKeysTheNodeStillReplicates() {
+  void shouldKeepTheFenceRuleForKeysTheNodeStillReplicates() {
     String kept = Rings.keptBy("node-1");
     store.fence(RingRange.whole(), 7);
 
@@ -179,7 +179,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void checksTheInputBeforeOwnership() {
+  void shouldCheckTheInputBeforeOwnership() {
     String moved = Rings.movedAwayFrom("node-1");
 
     assertThatThrownBy(() -> store.put(bytes(moved), bytes("v"), -1))
@@ -194,7 +194,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void checksOwnershipForTheStoresOwnNodeId() {
+  void shouldCheckOwnershipForTheStoresOwnNodeId() {
     assertThat(((OwnershipCheckedStore) store).nodeId()).isEqualTo("node-1");
     assertThatThrownBy(() -> OwnershipCheckedStore.wrap(rocks, null))
         .isInstanceOf(IllegalArgumentException.class)
@@ -202,7 +202,7 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void carriesTheRefusalAndItsReasonOverHttp() {
+  void shouldCarryTheRefusalAndItsReasonOverHttp() {
     String moved = Rings.movedAwayFrom("node-1");
     String kept = Rings.keptBy("node-1");
     store.fence(Rings.rangeOf(Rings.EPOCH_5, kept), 9);

@@ -33,7 +33,7 @@ class OwnershipCostTest {
 
   /** A node of the reference scenario's ring (120 nodes, 3 zones, 256 tokens each, R = 3) over a do-nothing store. */
   @Test
-  void allocatesNothingForAWriteTheCheckLetsThrough() {
+  void shouldAllocateNothingForAWriteTheCheckLetsThrough() {
     RingBuilder builder = RingSnapshot.builder().clusterId("cost").epoch(10).vnodes(256).replicas(3);
     for (int i = 0; i < 120; i++) {
       builder.addMember(String.format("node-%03d", i), "az-" + (i % 3));
@@ -84,7 +84,7 @@ class OwnershipCostTest {
 
   /** Routed puts over HTTP on loopback, four nodes, R = 2: on a current route, and on a stale one that converges. */
   @Test
-  void printsWhatARoutedWriteCostsOverHttp() {
+  void shouldPrintWhatARoutedWriteCostsOverHttp() {
     Map<String, Store> nodes = new LinkedHashMap<>();
     List<NodeServer> servers = new ArrayList<>();
     Map<String, Store> remotes = new LinkedHashMap<>();

@@ -84,7 +84,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void convergesFromAStaleRouteToTheNewReplicasRetryingOnce() {
+  void shouldConvergeFromAStaleRouteToTheNewReplicasRetryingOnce() {
     String key = movedKey();
     SteppingRouting routing = new SteppingRouting(Rings.EPOCH_4, Rings.EPOCH_5);
 
@@ -102,7 +102,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void convergesADeleteFromAStaleRoute() {
+  void shouldConvergeADeleteFromAStaleRoute() {
     String key = movedKey();
     for (Store node : nodes.values()) {
       node.apply(List.of(Entry.of(bytes(key), bytes("old"))));
@@ -120,7 +120,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void writesOnceWhenTheRouteIsCurrent() {
+  void shouldWriteOnceWhenTheRouteIsCurrent() {
     String key = movedKey();
     SteppingRouting routing = new SteppingRouting(Rings.EPOCH_5);
 
@@ -132,7 +132,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void landsAStaleWriteForAKeyThatDidNotMoveWithoutARetry() {
+  void shouldLandAStaleWriteForAKeyThatDidNotMoveWithoutARetry() {
     String key = Rings.key(k -> replicas(Rings.EPOCH_4, k).equals(replicas(Rings.EPOCH_5, k)));
     SteppingRouting routing = new SteppingRouting(Rings.EPOCH_4, Rings.EPOCH_5);
 
@@ -144,7 +144,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void failsWithStaleEpochWhenTheRetryIsRefusedToo() {
+  void shouldFailWithStaleEpochWhenTheRetryIsRefusedToo() {
     String key = movedKey();
     // node-4, where the key moved, is already fenced for the next move.
     nodes.get("node-4").fence(RingRange.whole(), 6);
@@ -167,7 +167,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void failsWithStaleEpochWhenTheNewerEpochDoesNotArrive() {
+  void shouldFailWithStaleEpochWhenTheNewerEpochDoesNotArrive() {
     String key = movedKey();
     SteppingRouting routing = new SteppingRouting(Rings.EPOCH_4, Rings.EPOCH_5).withholdNewerRings();
 
@@ -185,7 +185,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void namesEachFailedReplicaAndTheOnesThatApplied() {
+  void shouldNameEachFailedReplicaAndTheOnesThatApplied() {
     String key = movedKey();
     List<String> now = replicas(Rings.EPOCH_5, key);
     nodes.get(now.get(1)).close();
@@ -204,7 +204,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void writesNowhereWhenTheRouteNamesANodeWithoutAStore() {
+  void shouldWriteNowhereWhenTheRouteNamesANodeWithoutAStore() {
     String key = movedKey();
     RoutedWriter writer = RoutedWriter.create(new SteppingRouting(Rings.EPOCH_5),
         id -> id.equals("node-4") ? null : nodes.get(id));
@@ -218,7 +218,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void checksTheKeyAndValueBeforeRouting() {
+  void shouldCheckTheKeyAndValueBeforeRouting() {
     SteppingRouting routing = new SteppingRouting(Rings.EPOCH_5);
     RoutedWriter writer = writer(routing);
 
@@ -232,7 +232,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void isUnavailableWhileTheRoutingHasNoRing() {
+  void shouldBeUnavailableWhileTheRoutingHasNoRing() {
     Routing empty = new Routing() {
       @Override
       public Route route(byte[] key) {
@@ -251,7 +251,7 @@ class RoutedWriterTest {
   }
 
   @Test
-  void refusesAMalformedRoute() {
+  void rejectsAMalformedRoute() {
     assertThatThrownBy(() -> new Routing.Route(5, List.of("node-1", "node-1")))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names node 'node-1' twice");
     assertThatThrownBy(() -> new Routing.Route(5, List.of()))
@@ -262,7 +262,7 @@ class RoutedWriterTest {
 
   /** The same convergence through the network: RemoteStore -> HTTP -> NodeServer -> ownership check -> RocksDB. */
   @Test
-  void convergesOverHttp() {
+  void shouldConvergeOverHttp() {
     List<NodeServer> servers = new ArrayList<>();
     Map<String, Store> remotes = new LinkedHashMap<>();
     try {

@@ -39,7 +39,7 @@ class FillingIndexTest {
   }
 
   @Test
-  void marksEveryRangeAMarkOverlapsAndNoOther() {
+  void shouldMarkEveryRangeAMarkOverlapsAndNoOther() {
     long seed = System.nanoTime();
     SplittableRandom random = new SplittableRandom(seed);
     for (int i = 0; i < 2_000; i++) {
@@ -72,7 +72,7 @@ class FillingIndexTest {
   }
 
   @Test
-  void marksEachNodeSeparately() {
+  void shouldMarkEachNodeSeparately() {
     List<FillingRange> marks = List.of(
         new FillingRange(RING.rangeStart(3), RING.rangeEnd(3), "node-01"),
         new FillingRange(RING.rangeStart(7), RING.rangeEnd(8), "node-02"));
@@ -84,7 +84,7 @@ class FillingIndexTest {
   }
 
   @Test
-  void marksNothingWithoutMarks() {
+  void shouldMarkNothingWithoutMarks() {
     assertThat(FillingIndex.rangesByNode(RING, List.of())).isEmpty();
   }
 }

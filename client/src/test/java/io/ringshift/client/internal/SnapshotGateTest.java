@@ -43,14 +43,14 @@ class SnapshotGateTest {
   }
 
   @Test
-  void acceptsTheFirstSignedSnapshotWithoutACurrentOne() {
+  void shouldAcceptTheFirstSignedSnapshotWithoutACurrentOne() {
     GateOutcome outcome = gate.check(encode(epoch(3)), null);
 
     assertThat(outcome).isEqualTo(new Accepted(epoch(3), false));
   }
 
   @Test
-  void acceptsEachEpochOfAChainThatFollowsTheCurrentOne() {
+  void shouldAcceptEachEpochOfAChainThatFollowsTheCurrentOne() {
     AcceptedSnapshot current = null;
     for (PublishedSnapshot s : CHAIN) {
       GateOutcome outcome = gate.check(encode(s), current);
@@ -60,14 +60,14 @@ class SnapshotGateTest {
   }
 
   @Test
-  void acceptsAGapOnItsSignatureAndReportsIt() {
+  void shouldAcceptAGapOnItsSignatureAndReportsIt() {
     GateOutcome outcome = gate.check(encode(epoch(4)), current(1));
 
     assertThat(outcome).isEqualTo(new Accepted(epoch(4), true));
   }
 
   @Test
-  void ignoresAByteIdenticalCopyOfTheCurrentSnapshot() {
+  void shouldIgnoreAByteIdenticalCopyOfTheCurrentSnapshot() {
     GateOutcome outcome = gate.check(encode(epoch(2)), current(2));
 
     assertThat(outcome).isEqualTo(new Duplicate(2));

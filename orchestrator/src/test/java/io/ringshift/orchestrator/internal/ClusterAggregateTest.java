@@ -65,7 +65,7 @@ class ClusterAggregateTest {
   }
 
   @Test
-  void refusesToInitialiseAnExistingCluster() {
+  void rejectsToInitialiseAnExistingCluster() {
     Transition t = initialised().init(initial(), null);
 
     assertThat(t.effects()).singleElement().isInstanceOf(Rejection.class)
@@ -74,7 +74,7 @@ class ClusterAggregateTest {
   }
 
   @Test
-  void refusesChangesToAnUnknownCluster() {
+  void rejectsChangesToAnUnknownCluster() {
     Transition t = ClusterAggregate.uninitialised().onChange(change(Action.JOIN, "node-12", "az-1"), BYTES);
 
     assertThat(t.effects()).singleElement().isInstanceOf(Rejection.class);
@@ -114,7 +114,7 @@ class ClusterAggregateTest {
   }
 
   @Test
-  void refusesAChangeThatConflictsWithTheQueuedMembership() {
+  void rejectsAChangeThatConflictsWithTheQueuedMembership() {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
 
     Transition duplicate = joining.onChange(change(Action.JOIN, "node-12", "az-2"), BYTES);
@@ -237,7 +237,7 @@ class ClusterAggregateTest {
   }
 
   @Test
-  void refusesAQueuedChangeThatBreaksARingRuleAtOnce() {
+  void rejectsAQueuedChangeThatBreaksARingRuleAtOnce() {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
 
     Transition t = joining.onChange(new MembershipChange(Action.SET_WEIGHT, "node-01", null, 0.001, "r"), BYTES);

@@ -49,7 +49,7 @@ class DecisionQueueTest {
   }
 
   @Test
-  void waitsForTheTombstonesOfASupersededPlanInsteadOfRejectingTheFailureEpoch() {
+  void shouldWaitForTheTombstonesOfASupersededPlanInsteadOfRejectingTheFailureEpoch() {
     ClusterScript script = new ClusterScript("cache");
     PublisherState state = new PublisherState(TrustedKeys.of(KEY.publicKey()));
     TaskBook tasks = new TaskBook();
@@ -104,7 +104,7 @@ class DecisionQueueTest {
   }
 
   @Test
-  void holdsTheLaterRecordsOfAWaitingClusterButDecidesOtherClusters() {
+  void shouldHoldTheLaterRecordsOfAWaitingClusterButDecidesOtherClusters() {
     EpochRecord waiting = ready("cache", 2);
     EpochRecord next = ready("cache", 3);
     EpochRecord other = ready("sessions", 7);
@@ -129,7 +129,7 @@ class DecisionQueueTest {
   }
 
   @Test
-  void refusesAPatienceThatIsNotPositive() {
+  void rejectsAPatienceThatIsNotPositive() {
     assertThatThrownBy(() -> new DecisionQueue(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("patience was PT0S; it must be positive");

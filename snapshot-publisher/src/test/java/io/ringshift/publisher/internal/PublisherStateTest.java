@@ -47,7 +47,7 @@ class PublisherStateTest {
   // ---- epochs that pass ----
 
   @Test
-  void publishesTheFirstEpochUnchainedAndSignedByTheKey() {
+  void shouldPublishTheFirstEpochUnchainedAndSignedByTheKey() {
     Step init = script.init(6);
 
     Verdict.Publish p = publish(init);
@@ -68,7 +68,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void publishesAJoinWhoseTasksAreVerifiedChainedToTheEpochBefore() {
+  void shouldPublishAJoinWhoseTasksAreVerifiedChainedToTheEpochBefore() {
     Verdict.Publish first = publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     assertThat(join.tasks()).isNotEmpty();
@@ -81,7 +81,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void publishesAFailureEpochAtOnceWithTheReplicasItAddsMarkedFilling() {
+  void shouldPublishAFailureEpochAtOnceWithTheReplicasItAddsMarkedFilling() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     publish(join);
@@ -96,7 +96,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void publishesTheRepairEpochThatFillsTheMarkedReplicas() {
+  void shouldPublishTheRepairEpochThatFillsTheMarkedReplicas() {
     publish(script.init(6));
     publish(script.fail("node-02"));
     Step repair = script.repair();
@@ -109,7 +109,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void publishesEveryEpochOfARandomHistoryOfJoinsDrainsFailuresAndRepairs() {
+  void shouldPublishEveryEpochOfARandomHistoryOfJoinsDrainsFailuresAndRepairs() {
     long seed = Long.getLong("ringshift.seed", System.nanoTime());
     System.out.printf("PublisherStateTest: seed %d (replay: -Dringshift.seed=%d)%n", seed, seed);
     Random random = new Random(seed);
@@ -145,7 +145,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void decidesAJoinAndAFailureAtTheReferenceScale() {
+  void shouldDecideAJoinAndAFailureAtTheReferenceScale() {
     ClusterScript reference = new ClusterScript("reference", 256); // 120 nodes x 256 tokens, R = 3
     PublisherState s = new PublisherState(TrustedKeys.of(KEY.publicKey()));
     TaskBook book = new TaskBook();
@@ -225,7 +225,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void findsNoPlacementViolationInARingBuiltByTheRingLibrary() {
+  void shouldFindNoPlacementViolationInARingBuiltByTheRingLibrary() {
     Step init = script.init(12);
 
     assertThat(EpochCheck.placementViolation(init.ring())).isNull();
@@ -284,7 +284,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void waitsForTasksThatAreNotVerifiedAndWouldRejectNamingThemAndTheirStates() {
+  void shouldWaitForTasksThatAreNotVerifiedAndWouldRejectNamingThemAndTheirStates() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     List<TaskStatus> statuses = new ArrayList<>(join.verified());
@@ -301,7 +301,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void waitsForAnEpochWithFewerLiveTasksThanItsDiffSummaryCounts() {
+  void shouldWaitForAnEpochWithFewerLiveTasksThanItsDiffSummaryCounts() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     List<RangeCopyTask> live = join.tasks().subList(1, join.tasks().size());
@@ -313,7 +313,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void waitsForAnAddedReplicaThatNoVerifiedTaskFilledAndNoMarkCovers() {
+  void shouldWaitForAnAddedReplicaThatNoVerifiedTaskFilledAndNoMarkCovers() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     RangeCopyTask dropped = join.tasks().get(0);
@@ -332,7 +332,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void waitsForAFailureEpochThatDoesNotMarkTheReplicasItAdds() {
+  void shouldWaitForAFailureEpochThatDoesNotMarkTheReplicasItAdds() {
     publish(script.init(6));
     Step failure = script.fail("node-04");
     EpochRecord unmarked = copy(failure.ready());
@@ -344,7 +344,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void waitsForFillingMarksOnReplicasThatAVerifiedTaskFilled() {
+  void shouldWaitForFillingMarksOnReplicasThatAVerifiedTaskFilled() {
     Step init = script.init(6);
     publish(init);
     Step join = script.join("node-07", "az-1");
@@ -403,7 +403,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void waitsForTheTombstonesOfASupersededPlanThenPublishesTheFailureEpoch() {
+  void shouldWaitForTheTombstonesOfASupersededPlanThenPublishesTheFailureEpoch() {
     publish(script.init(6));
     // The plan of epoch 2 that a failure superseded: its tasks are live on ring.tasks until the tombstones the
     // orchestrator writes with the failure epoch's READY record are read; none was verified.
@@ -425,7 +425,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void aRejectedRecordIsTheReadyRecordWithTheReasonAndNoSignature() {
+  void shouldWriteARejectedRecordAsTheReadyRecordWithTheReasonAndNoSignature() {
     Step init = script.init(6);
     EpochRecord broken = copy(init.ready());
     broken.setPreviousChecksum(ByteBuffer.wrap(new byte[32]));
@@ -445,7 +445,7 @@ class PublisherStateTest {
   // ---- replay ----
 
   @Test
-  void ignoresAReadyRecordOfAnEpochAlreadyPublishedWithTheSameRing() {
+  void shouldIgnoreAReadyRecordOfAnEpochAlreadyPublishedWithTheSameRing() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     publish(join);
@@ -459,7 +459,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void replayingTheWholeLogLeavesNothingToDecide() {
+  void shouldLeaveNothingToDecideAfterReplayingTheWholeLog() {
     publish(script.init(6));
     publish(script.join("node-07", "az-1"));
     Step failure = script.fail("node-02");
@@ -481,7 +481,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void aPublisherThatDiedBeforeCommittingPublishesTheSameBytesAfterReplay() {
+  void shouldPublishTheSameBytesAfterReplayWhenThePublisherDiedBeforeCommitting() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     feed(join.tasks(), join.verified());
@@ -499,7 +499,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void aRejectedReadyRecordIsNotDecidedAgainAfterReplayButAnotherPlanOfTheEpochIs() {
+  void shouldNotDecideARejectedReadyRecordAgainAfterReplayButDecideAnotherPlanOfTheEpoch() {
     publish(script.init(6));
     Step join = script.join("node-07", "az-1");
     EpochRecord unverified = copy(join.ready());
@@ -515,7 +515,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void ignoresAPublishedRecordItDidNotSignAndPublishesTheEpochItself() {
+  void shouldIgnoreAPublishedRecordItDidNotSignAndPublishesTheEpochItself() {
     Step init = script.init(6);
     publish(init);
     Step join = script.join("node-07", "az-1");
@@ -547,7 +547,7 @@ class PublisherStateTest {
   }
 
   @Test
-  void acceptsTheHistoryOfAnEarlierKeyItIsToldToTrust() {
+  void shouldAcceptTheHistoryOfAnEarlierKeyItIsToldToTrust() {
     SigningKey earlier = SigningKey.generate();
     PublisherState before = new PublisherState(TrustedKeys.of(earlier.publicKey()));
     Step init = script.init(6);
