@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyPair;
@@ -176,18 +174,7 @@ public final class SigningKey {
   }
 
   private static void writeAtomically(Path file, String text, boolean secret) throws IOException {
-    Path dir = file.toAbsolutePath().getParent();
-    Files.createDirectories(dir);
-    Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
-    try {
-      if (secret && dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
-      }
-      Files.writeString(tmp, text, StandardCharsets.US_ASCII);
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+    AtomicFiles.write(file, text.getBytes(StandardCharsets.US_ASCII), secret);
   }
 
   @Override

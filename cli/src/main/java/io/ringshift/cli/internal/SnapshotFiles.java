@@ -1,20 +1,15 @@
 package io.ringshift.cli.internal;
 
+import io.ringshift.protocol.AtomicFiles;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.RingSnapshotCodec;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.util.concurrent.ThreadLocalRandom;
 
 /** Snapshot files: Avro single-object encoded {@code RingSnapshot} records (see schemas/). */
 final class SnapshotFiles {
@@ -55,40 +50,10 @@ final class SnapshotFiles {
     if (Files.isDirectory(absolute)) {
       throw new BadInputException("cannot write " + target + ": it is a directory");
     }
-    // A name of our own with CREATE_NEW (rather than createTempFile, which forces mode 0600) so the snapshot
-    // gets the permissions the user's umask gives any new file.
-    Path temporary = directory.resolve(
-        "." + absolute.getFileName() + "." + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36)
-            + ".tmp");
     try {
-      try (OutputStream out = Files.newOutputStream(temporary, StandardOpenOption.CREATE_NEW,
-          StandardOpenOption.WRITE)) {
-        out.write(bytes);
-      }
-      try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
-        channel.force(true);
-      }
-      moveIntoPlace(temporary, absolute);
+      AtomicFiles.write(absolute, bytes, false);
     } catch (IOException e) {
-      deleteQuietly(temporary, e);
       throw new BadInputException("cannot write " + target + ": " + describe(e), e);
-    }
-  }
-
-  private static void moveIntoPlace(Path temporary, Path target) throws IOException {
-    try {
-      Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      // Same directory, so this only happens on file systems without atomic rename; replace is the best left.
-      Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
-    }
-  }
-
-  private static void deleteQuietly(Path temporary, IOException primary) {
-    try {
-      Files.deleteIfExists(temporary);
-    } catch (IOException cleanup) {
-      primary.addSuppressed(cleanup);
     }
   }
 

@@ -1,12 +1,10 @@
 package io.ringshift.client.internal;
 
+import io.ringshift.protocol.AtomicFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.zip.CRC32C;
@@ -54,22 +52,7 @@ public final class SnapshotFile {
     CRC32C crc = new CRC32C();
     crc.update(buffer.array(), 0, buffer.position());
     buffer.putInt((int) crc.getValue());
-    buffer.flip();
-    Path dir = file.toAbsolutePath().getParent();
-    Files.createDirectories(dir);
-    Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
-    try {
-      try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-        // Durable before it becomes visible: a crash after the move must not leave an empty file behind.
-        channel.force(true);
-      }
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+    AtomicFiles.write(file, buffer.array(), false);
   }
 
   /**
