@@ -57,7 +57,8 @@ class AuditReportTest {
     Result result = AuditReplay.verify(history.epochs(), snapshots, TrustedKeys.of(key.publicKey()));
 
     List<String> lines = AuditReport.auditText(result);
-    JsonNode json = JSON.readTree(AuditReport.auditJson(result).toString());
+    JsonNode json = JSON.readTree(Golden.printed(out -> JsonOutput.print(out,
+        AuditReport.auditJson(result))));
 
     assertThat(lines).hasSize(5);
     assertThat(lines.get(4)).matches("3 +FAIL +[0-9a-f]{12} +ed25519:[0-9a-f]{16} +9 +FAIL node-002 +-");

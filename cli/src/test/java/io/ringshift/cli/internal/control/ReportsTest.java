@@ -287,9 +287,9 @@ class ReportsTest {
     return weight;
   }
 
-  static JsonNode parse(com.fasterxml.jackson.databind.node.ObjectNode node) throws Exception {
+  static JsonNode parse(Object json) throws Exception {
     StringWriter text = new StringWriter();
-    JsonOutput.print(new PrintWriter(text), node);
+    JsonOutput.print(new PrintWriter(text), json);
     return new ObjectMapper().readTree(text.toString());
   }
 }
