@@ -7,10 +7,13 @@ import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 
-/** Pretty JSON for command output: two-space indents, {@code "key": value}, one line per array element. */
+/**
+ * Pretty JSON for command output: two-space indents, {@code "key": value}, one line per array element. A command
+ * prints a record made for its output: the fields are the record's components, in declaration order, and a null
+ * component is printed as {@code null}.
+ */
 public final class JsonOutput {
   // Non-ASCII is escaped so that the output is the same bytes whatever the terminal's encoding is.
   private static final ObjectMapper MAPPER =
@@ -32,20 +35,12 @@ public final class JsonOutput {
 
   private JsonOutput() {}
 
-  public static ObjectNode object() {
-    return MAPPER.createObjectNode();
-  }
-
-  /** A record (of plain values, lists, maps and records) as a tree, field names from its components. */
-  public static ObjectNode tree(Object value) {
-    return MAPPER.valueToTree(value);
-  }
-
-  public static void print(PrintWriter out, ObjectNode node) {
+  /** Prints a record of plain values, lists, maps and records, then a newline. */
+  public static void print(PrintWriter out, Object value) {
     try {
-      out.print(MAPPER.writer(PRETTY).writeValueAsString(node));
+      out.print(MAPPER.writer(PRETTY).writeValueAsString(value));
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a tree of plain values always serialises", e);
+      throw new IllegalStateException("a record of plain values always serialises", e);
     }
     out.print('\n');
     out.flush();

@@ -1,7 +1,5 @@
 package io.ringshift.cli.internal;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.ring.NodeMovement;
 import io.ringshift.ring.RingDiff;
@@ -9,6 +7,7 @@ import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -65,33 +64,20 @@ public final class RingDiffCommand implements Callable<Integer> {
     return diff.idealMovedFraction() > 0 ? diff.movedReplicaFraction() / diff.idealMovedFraction() : null;
   }
 
-  static ObjectNode toJson(RingSnapshot before, RingSnapshot after, RingDiff diff) {
-    ObjectNode root = JsonOutput.object();
-    root.put("cluster", after.clusterId());
-    root.put("fromEpoch", diff.fromEpoch());
-    root.put("toEpoch", diff.toEpoch());
-    root.put("fromChecksum", before.checksumHex());
-    root.put("toChecksum", after.checksumHex());
-    root.put("fromMembers", before.memberCount());
-    root.put("toMembers", after.memberCount());
-    root.put("changedRanges", diff.changes().size());
-    root.put("changedFraction", diff.changedFraction());
-    root.put("movedReplicaFraction", diff.movedReplicaFraction());
-    root.put("primaryMovedFraction", diff.primaryMovedFraction());
-    root.put("idealMovedFraction", diff.idealMovedFraction());
-    root.put("ratio", ratio(diff));
-    ArrayNode nodes = root.putArray("perNode");
-    for (NodeMovement m : diff.perNode().values()) {
-      ObjectNode node = nodes.addObject();
-      node.put("id", m.nodeId());
-      node.put("gained", m.gained());
-      node.put("lost", m.lost());
-      node.put("primaryGained", m.primaryGained());
-      node.put("primaryLost", m.primaryLost());
-      node.put("idealGained", m.idealGained());
-      node.put("idealLost", m.idealLost());
-    }
-    return root;
+  /** {@code ratio} is null when the ideal is 0; {@code perNode} lists the nodes that gain or lose anything. */
+  record DiffJson(String cluster, long fromEpoch, long toEpoch, String fromChecksum, String toChecksum,
+      int fromMembers, int toMembers, int changedRanges, double changedFraction, double movedReplicaFraction,
+      double primaryMovedFraction, double idealMovedFraction, Double ratio, List<NodeJson> perNode) {}
+
+  record NodeJson(String id, double gained, double lost, double primaryGained, double primaryLost,
+      double idealGained, double idealLost) {}
+
+  static DiffJson toJson(RingSnapshot before, RingSnapshot after, RingDiff diff) {
+    return new DiffJson(after.clusterId(), diff.fromEpoch(), diff.toEpoch(), before.checksumHex(),
+        after.checksumHex(), before.memberCount(), after.memberCount(), diff.changes().size(),
+        diff.changedFraction(), diff.movedReplicaFraction(), diff.primaryMovedFraction(), diff.idealMovedFraction(),
+        ratio(diff), diff.perNode().values().stream().map(m -> new NodeJson(m.nodeId(), m.gained(), m.lost(),
+            m.primaryGained(), m.primaryLost(), m.idealGained(), m.idealLost())).toList());
   }
 
   private static void printTable(PrintWriter out, RingSnapshot before, RingSnapshot after, RingDiff diff) {

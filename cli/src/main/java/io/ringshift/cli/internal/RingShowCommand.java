@@ -1,12 +1,10 @@
 package io.ringshift.cli.internal;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingSnapshot;
-import io.ringshift.ring.UnderReplication;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -33,7 +31,18 @@ public final class RingShowCommand implements Callable<Integer> {
     return 0;
   }
 
-  static ObjectNode describe(RingSnapshot ring, int snapshotBytes) {
+  /** The snapshot's parameters, its members with the shares they get, and its under-replicated ranges. */
+  record RingJson(String cluster, long epoch, String checksum, String hash, String policy, int vnodes, int replicas,
+      int memberCount, List<String> zones, int tokenCount, int snapshotBytes, List<MemberJson> members,
+      List<UnderReplicatedJson> underReplicated) {}
+
+  /** {@code keyspaceShare}: the keyspace it is primary for; {@code replicaShare}: that it holds a replica of. */
+  record MemberJson(String id, String zone, double weight, String state, int tokens, double weightShare,
+      double keyspaceShare, double replicaShare) {}
+
+  record UnderReplicatedJson(String reason, int ranges, double keyspaceFraction, String detail) {}
+
+  static RingJson describe(RingSnapshot ring, int snapshotBytes) {
     double[] primary = new double[ring.memberCount()];
     double[] replica = new double[ring.memberCount()];
     for (int r = 0; r < ring.tokenCount(); r++) {
@@ -46,41 +55,15 @@ public final class RingShowCommand implements Callable<Integer> {
     }
     List<Member> members = ring.members();
     double totalWeight = members.stream().mapToDouble(Member::weight).sum();
-
-    ObjectNode root = JsonOutput.object();
-    root.put("cluster", ring.clusterId());
-    root.put("epoch", ring.epoch());
-    root.put("checksum", ring.checksumHex());
-    root.put("hash", ring.hashId());
-    root.put("policy", ring.policyId());
-    root.put("vnodes", ring.vnodes());
-    root.put("replicas", ring.replicas());
-    root.put("memberCount", ring.memberCount());
-    ArrayNode zones = root.putArray("zones");
-    ring.zones().forEach(zones::add);
-    root.put("tokenCount", ring.tokenCount());
-    root.put("snapshotBytes", snapshotBytes);
-    ArrayNode memberArray = root.putArray("members");
+    List<MemberJson> shares = new ArrayList<>();
     for (int i = 0; i < members.size(); i++) {
       Member m = members.get(i);
-      ObjectNode node = memberArray.addObject();
-      node.put("id", m.id());
-      node.put("zone", m.zone());
-      node.put("weight", m.weight());
-      node.put("state", m.state().name());
-      node.put("tokens", ring.tokenCount(i));
-      node.put("weightShare", m.weight() / totalWeight);
-      node.put("keyspaceShare", primary[i]);
-      node.put("replicaShare", replica[i]);
+      shares.add(new MemberJson(m.id(), m.zone(), m.weight(), m.state().name(), ring.tokenCount(i),
+          m.weight() / totalWeight, primary[i], replica[i]));
     }
-    ArrayNode under = root.putArray("underReplicated");
-    for (UnderReplication u : ring.underReplication()) {
-      ObjectNode node = under.addObject();
-      node.put("reason", u.reason().name());
-      node.put("ranges", u.ranges());
-      node.put("keyspaceFraction", u.keyspaceFraction());
-      node.put("detail", u.detail());
-    }
-    return root;
+    return new RingJson(ring.clusterId(), ring.epoch(), ring.checksumHex(), ring.hashId(), ring.policyId(),
+        ring.vnodes(), ring.replicas(), ring.memberCount(), ring.zones(), ring.tokenCount(), snapshotBytes, shares,
+        ring.underReplication().stream().map(u -> new UnderReplicatedJson(u.reason().name(), u.ranges(),
+            u.keyspaceFraction(), u.detail())).toList());
   }
 }

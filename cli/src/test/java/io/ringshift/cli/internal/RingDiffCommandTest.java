@@ -96,6 +96,19 @@ class RingDiffCommandTest {
     assertThat(new ObjectMapper().readTree(json.stdout()).get("ratio").isNull()).isTrue();
   }
 
+  @Test
+  void shouldPrintTheDiffJsonByteForByte() {
+    Path same = Fixtures.snapshot(dir.resolve("same.snapshot"), before.toBuilder().epoch(1).build());
+
+    Cli.Result join = Cli.run("ring", "diff", "--json", from().toString(), to().toString());
+    Cli.Result nothing = Cli.run("ring", "diff", "--json", from().toString(), same.toString());
+
+    assertThat(join.exitCode()).as(join.toString()).isZero();
+    Golden.assertMatches("ring-diff.json", join.stdout());
+    assertThat(nothing.exitCode()).as(nothing.toString()).isZero();
+    Golden.assertMatches("ring-diff-nothing-moves.json", nothing.stdout());
+  }
+
   private Path from() {
     return Fixtures.snapshot(dir.resolve("from.snapshot"), before);
   }

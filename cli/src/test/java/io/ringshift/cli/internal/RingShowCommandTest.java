@@ -90,6 +90,30 @@ class RingShowCommandTest {
     assertThat(result.stdout()).contains("\"id\": \"n\\u0153ud-1\"").matches("\\p{ASCII}*");
   }
 
+  @Test
+  void shouldPrintTheSnapshotJsonByteForByte() {
+    RingSnapshot ring = Fixtures.ring(5, 3).clusterId("c1").epoch(9).vnodes(16)
+        .addMember(new Member("node-heavy", "az-2", 2.0, MemberState.FILLING))
+        .addMember(new Member("n\u0153ud-light", "zone-\u00e9", 0.5, MemberState.ACTIVE))
+        .build();
+    Path file = Fixtures.snapshot(dir.resolve("ring.snapshot"), ring);
+
+    Cli.Result result = Cli.run("ring", "show", file.toString());
+
+    assertThat(result.exitCode()).as(result.toString()).isZero();
+    Golden.assertMatches("ring-show.json", result.stdout());
+  }
+
+  @Test
+  void shouldPrintTheSnapshotJsonOfAnUnderReplicatedRingByteForByte() {
+    Path file = Fixtures.snapshot(dir.resolve("ring.snapshot"), Fixtures.ring(2, 2).vnodes(4).build());
+
+    Cli.Result result = Cli.run("ring", "show", file.toString());
+
+    assertThat(result.exitCode()).as(result.toString()).isZero();
+    Golden.assertMatches("ring-show-under-replicated.json", result.stdout());
+  }
+
   private static List<String> fieldNames(JsonNode node) {
     List<String> names = new ArrayList<>();
     node.fieldNames().forEachRemaining(names::add);

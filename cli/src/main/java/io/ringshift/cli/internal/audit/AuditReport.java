@@ -1,8 +1,5 @@
 package io.ringshift.cli.internal.audit;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.audit.AuditReplay.ClusterResult;
 import io.ringshift.audit.AuditReplay.EpochResult;
 import io.ringshift.audit.AuditReplay.Failure;
@@ -11,8 +8,10 @@ import io.ringshift.audit.AuditReplay.SnapshotBytes;
 import io.ringshift.audit.WhatIf.ClusterWhatIf;
 import io.ringshift.audit.WhatIf.Row;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /** The text and JSON of {@code ringshift audit} and of its {@code --what-if} mode. Pure. */
@@ -60,46 +59,36 @@ final class AuditReport {
     return lines;
   }
 
-  static ObjectNode auditJson(Result result) {
-    ObjectNode root = JsonOutput.object();
-    root.put("passed", result.passed());
-    root.put("verified", result.verified());
-    ObjectNode bytes = root.putObject("snapshotBytes");
+  /** {@code audit --json}; {@code failure} is null when every check passed. */
+  record AuditJson(boolean passed, int verified, Map<String, Integer> snapshotBytes, List<AuditClusterJson> clusters,
+      FailureJson failure) {}
+
+  record AuditClusterJson(String cluster, int epochRecords, int published, int snapshotRecords,
+      List<AuditEpochJson> epochs) {}
+
+  record AuditEpochJson(long epoch, String state, String checksum, String signingKeyId, int members, String cause,
+      String snapshot) {
+    static AuditEpochJson of(EpochResult e) {
+      return new AuditEpochJson(e.epoch(), e.ok() ? "ok" : "FAIL", e.checksum(), e.signingKeyId(), e.members(),
+          e.cause(), e.snapshot() == null ? null : e.snapshot().label());
+    }
+  }
+
+  record FailureJson(String cluster, Long epoch, String check, String expected, String found, String message) {
+    static FailureJson of(Failure f) {
+      return f == null ? null
+          : new FailureJson(f.cluster(), f.epoch(), f.check().label(), f.expected(), f.found(), f.message());
+    }
+  }
+
+  static AuditJson auditJson(Result result) {
+    Map<String, Integer> bytes = new LinkedHashMap<>();
     for (SnapshotBytes b : SnapshotBytes.values()) {
       bytes.put(b.label(), result.count(b));
     }
-    ArrayNode clusters = root.putArray("clusters");
-    for (ClusterResult c : result.clusters()) {
-      ObjectNode cluster = clusters.addObject();
-      cluster.put("cluster", c.cluster());
-      cluster.put("epochRecords", c.records());
-      cluster.put("published", c.published());
-      cluster.put("snapshotRecords", c.snapshots());
-      ArrayNode epochs = cluster.putArray("epochs");
-      for (EpochResult e : c.epochs()) {
-        ObjectNode epoch = epochs.addObject();
-        epoch.put("epoch", e.epoch());
-        epoch.put("state", e.ok() ? "ok" : "FAIL");
-        epoch.put("checksum", e.checksum());
-        epoch.put("signingKeyId", e.signingKeyId());
-        epoch.put("members", e.members());
-        epoch.put("cause", e.cause());
-        epoch.put("snapshot", e.snapshot() == null ? null : e.snapshot().label());
-      }
-    }
-    Failure f = result.failure();
-    if (f == null) {
-      root.putNull("failure");
-    } else {
-      ObjectNode failure = root.putObject("failure");
-      failure.put("cluster", f.cluster());
-      failure.put("epoch", f.epoch());
-      failure.put("check", f.check().label());
-      failure.put("expected", f.expected());
-      failure.put("found", f.found());
-      failure.put("message", f.message());
-    }
-    return root;
+    List<AuditClusterJson> clusters = result.clusters().stream().map(c -> new AuditClusterJson(c.cluster(),
+        c.records(), c.published(), c.snapshots(), c.epochs().stream().map(AuditEpochJson::of).toList())).toList();
+    return new AuditJson(result.passed(), result.verified(), bytes, clusters, FailureJson.of(result.failure()));
   }
 
   // ---- what-if ----
@@ -134,36 +123,30 @@ final class AuditReport {
     return lines;
   }
 
-  static ObjectNode whatIfJson(List<ClusterWhatIf> clusters) {
-    ObjectNode root = JsonOutput.object();
-    ArrayNode array = root.putArray("clusters");
-    for (ClusterWhatIf c : clusters) {
-      ObjectNode cluster = array.addObject();
-      cluster.put("cluster", c.cluster());
-      ArrayNode recordedVnodes = cluster.putArray("recordedVnodes");
-      c.recordedVnodes().forEach(recordedVnodes::add);
-      ArrayNode recordedReplicas = cluster.putArray("recordedReplicas");
-      c.recordedReplicas().forEach(recordedReplicas::add);
-      cluster.put("vnodes", c.vnodes());
-      cluster.put("replicas", c.replicas());
-      ArrayNode epochs = cluster.putArray("epochs");
-      for (Row r : c.rows()) {
-        ObjectNode epoch = epochs.addObject();
-        epoch.put("epoch", r.epoch());
-        epoch.put("cause", r.cause());
-        epoch.put("members", r.members());
-        epoch.put("movedActual", r.movedActual());
-        epoch.put("movedWhatIf", r.movedWhatIf());
-        epoch.put("balanceActual", r.balanceActual());
-        epoch.put("balanceWhatIf", r.balanceWhatIf());
-      }
-      ObjectNode total = cluster.putObject("total");
-      total.put("movedActual", c.totalMovedActual());
-      total.put("movedWhatIf", c.totalMovedWhatIf());
-      total.put("worstBalanceActual", c.worstBalanceActual());
-      total.put("worstBalanceWhatIf", c.worstBalanceWhatIf());
+  /** {@code audit --what-if --json}. */
+  record WhatIfJson(List<WhatIfClusterJson> clusters) {}
+
+  /** {@code replicas} is null when each epoch keeps its recorded R. */
+  record WhatIfClusterJson(String cluster, List<Integer> recordedVnodes, List<Integer> recordedReplicas, int vnodes,
+      Integer replicas, List<WhatIfEpochJson> epochs, WhatIfTotalJson total) {}
+
+  /** The moved fractions are null for a cluster's first published epoch. */
+  record WhatIfEpochJson(long epoch, String cause, int members, Double movedActual, Double movedWhatIf,
+      double balanceActual, double balanceWhatIf) {
+    static WhatIfEpochJson of(Row r) {
+      return new WhatIfEpochJson(r.epoch(), r.cause(), r.members(), r.movedActual(), r.movedWhatIf(),
+          r.balanceActual(), r.balanceWhatIf());
     }
-    return root;
+  }
+
+  record WhatIfTotalJson(double movedActual, double movedWhatIf, double worstBalanceActual,
+      double worstBalanceWhatIf) {}
+
+  static WhatIfJson whatIfJson(List<ClusterWhatIf> clusters) {
+    return new WhatIfJson(clusters.stream().map(c -> new WhatIfClusterJson(c.cluster(), c.recordedVnodes(),
+        c.recordedReplicas(), c.vnodes(), c.replicas(), c.rows().stream().map(WhatIfEpochJson::of).toList(),
+        new WhatIfTotalJson(c.totalMovedActual(), c.totalMovedWhatIf(), c.worstBalanceActual(),
+            c.worstBalanceWhatIf()))).toList());
   }
 
   // ---- formatting ----

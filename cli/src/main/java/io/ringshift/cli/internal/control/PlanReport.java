@@ -1,9 +1,6 @@
 package io.ringshift.cli.internal.control;
 
 import io.ringshift.ring.ByteUnits;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.PlannedTask;
 import io.ringshift.orchestrator.admin.PlanPreview;
@@ -96,57 +93,29 @@ record PlanReport(ChangeSpec change, PlanPreview preview) {
     return lines;
   }
 
-  /** The JSON: the summary, the zone totals and every task with the id the orchestrator will give it. */
-  ObjectNode json() {
-    String clusterId = preview.clusterId();
-    RingSnapshot base = preview.base();
-    PlanPreview.Basis basis = preview.basis();
-    Long inFlight = preview.inFlight();
+  /** {@code plan --json}: the summary, the zone totals and every task with the id the orchestrator will give it. */
+  record PlanJson(String cluster, String action, String node, String basis, long fromEpoch, Long inFlightEpoch,
+      long toEpoch, int planVersion, String fromChecksum, String toChecksum, int tasks, int alreadyVerified,
+      double changedFraction, double movedReplicaFraction, double idealMovedFraction, double primaryMovedFraction,
+      long clusterBytes, List<ZoneFlowJson> byZone, List<PlannedTaskJson> taskList) {}
+
+  record ZoneFlowJson(String sourceZone, String targetZone, int tasks, double keyspaceFraction, long bytes) {}
+
+  record PlannedTaskJson(String id, String kind, String rangeStart, String rangeEnd, double keyspaceFraction,
+      long estimatedBytes, List<String> sources, String target, String targetZone) {}
+
+  PlanJson json() {
     EpochPlanner.Plan plan = preview.plan();
-    int alreadyVerified = preview.alreadyVerified();
-    long clusterBytes = preview.clusterBytes();
     RingDiff diff = plan.diff();
-    ObjectNode root = JsonOutput.object();
-    root.put("cluster", clusterId);
-    root.put("action", change.action().name());
-    root.put("node", change.nodeId());
-    root.put("basis", basis.name());
-    root.put("fromEpoch", base.epoch());
-    root.put("inFlightEpoch", inFlight);
-    root.put("toEpoch", plan.target().epoch());
-    root.put("planVersion", plan.planVersion());
-    root.put("fromChecksum", base.checksumHex());
-    root.put("toChecksum", plan.target().checksumHex());
-    root.put("tasks", plan.tasks().size());
-    root.put("alreadyVerified", alreadyVerified);
-    root.put("changedFraction", diff.changedFraction());
-    root.put("movedReplicaFraction", diff.movedReplicaFraction());
-    root.put("idealMovedFraction", diff.idealMovedFraction());
-    root.put("primaryMovedFraction", diff.primaryMovedFraction());
-    root.put("clusterBytes", clusterBytes);
-    ArrayNode byZone = root.putArray("byZone");
-    for (PlanPreview.ZoneFlow f : preview.flows()) {
-      ObjectNode node = byZone.addObject();
-      node.put("sourceZone", f.sourceZone());
-      node.put("targetZone", f.targetZone());
-      node.put("tasks", f.tasks());
-      node.put("keyspaceFraction", f.keyspaceFraction());
-      node.put("bytes", f.bytes());
-    }
-    ArrayNode tasks = root.putArray("taskList");
-    for (PlannedTask t : preview.sortedTasks()) {
-      ObjectNode node = tasks.addObject();
-      node.put("id", t.taskId());
-      node.put("kind", t.kind().name());
-      node.put("rangeStart", HexFormat.of().toHexDigits(t.rangeStart()));
-      node.put("rangeEnd", HexFormat.of().toHexDigits(t.rangeEnd()));
-      node.put("keyspaceFraction", t.keyspaceFraction());
-      node.put("estimatedBytes", t.estimatedBytes());
-      ArrayNode sources = node.putArray("sources");
-      t.sources().forEach(sources::add);
-      node.put("target", t.target());
-      node.put("targetZone", t.targetZone());
-    }
-    return root;
+    return new PlanJson(preview.clusterId(), change.action().name(), change.nodeId(), preview.basis().name(),
+        preview.base().epoch(), preview.inFlight(), plan.target().epoch(), plan.planVersion(),
+        preview.base().checksumHex(), plan.target().checksumHex(), plan.tasks().size(), preview.alreadyVerified(),
+        diff.changedFraction(), diff.movedReplicaFraction(), diff.idealMovedFraction(), diff.primaryMovedFraction(),
+        preview.clusterBytes(),
+        preview.flows().stream().map(f -> new ZoneFlowJson(f.sourceZone(), f.targetZone(), f.tasks(),
+            f.keyspaceFraction(), f.bytes())).toList(),
+        preview.sortedTasks().stream().map(t -> new PlannedTaskJson(t.taskId(), t.kind().name(),
+            HexFormat.of().toHexDigits(t.rangeStart()), HexFormat.of().toHexDigits(t.rangeEnd()),
+            t.keyspaceFraction(), t.estimatedBytes(), t.sources(), t.target(), t.targetZone())).toList());
   }
 }

@@ -4,9 +4,6 @@ import io.ringshift.orchestrator.admin.EpochProgress;
 import io.ringshift.orchestrator.admin.ClusterView;
 import io.ringshift.protocol.AvroBytes;
 import io.ringshift.ring.ByteUnits;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.admin.ClusterView.TaskView;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.DiffSummary;
@@ -19,6 +16,7 @@ import io.ringshift.schemas.avro.TaskState;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -83,51 +81,39 @@ final class Reports {
     return lines;
   }
 
-  static ObjectNode epochsJson(String clusterId, List<EpochRecord> history) {
-    ObjectNode root = JsonOutput.object();
-    root.put("cluster", clusterId);
-    ArrayNode epochs = root.putArray("epochs");
-    history.forEach(e -> epochs.add(epochJson(e)));
-    return root;
-  }
+  /** {@code epochs --json}. */
+  record EpochsJson(String cluster, List<EpochJson> epochs) {}
 
-  static ObjectNode epochJson(EpochRecord e) {
-    ObjectNode node = JsonOutput.object();
-    node.put("epoch", e.getEpoch());
-    node.put("planVersion", e.getPlanVersion());
-    node.put("state", e.getState().name());
-    node.put("time", Text.time(e.getTimestampMillis()));
-    node.set("cause", causeJson(e.getCause()));
-    node.put("members", e.getMembers().size());
-    node.put("zones", Text.zoneCount(e.getMembers()));
-    node.put("vnodes", e.getVnodes());
-    node.put("replicas", e.getReplicas());
-    node.put("checksum", AvroBytes.hex(e.getTargetChecksum()));
-    DiffSummary d = e.getDiffSummary();
-    node.put("tasks", tasks(e));
-    node.put("changedRanges", d == null ? 0 : d.getChangedRanges());
-    node.put("changedFraction", d == null ? 0 : d.getChangedFraction());
-    node.put("movedReplicaFraction", moved(e));
-    node.put("idealMovedFraction", d == null ? 0 : d.getIdealMovedFraction());
-    node.put("estimatedBytes", d == null ? 0 : d.getEstimatedBytes());
-    node.put("supersedes", e.getSupersedes());
-    node.put("reason", e.getReason());
-    return node;
-  }
-
-  private static ObjectNode causeJson(MembershipEvent c) {
-    if (c == null) {
-      return null;
+  /** An epoch record, in {@code epochs --json} and {@code status --json}. */
+  record EpochJson(long epoch, Integer planVersion, String state, String time, CauseJson cause, int members,
+      int zones, int vnodes, int replicas, String checksum, int tasks, int changedRanges, double changedFraction,
+      double movedReplicaFraction, double idealMovedFraction, long estimatedBytes, Long supersedes, String reason) {
+    /** Null for null: status prints {@code null} for an epoch that does not exist. */
+    static EpochJson of(EpochRecord e) {
+      if (e == null) {
+        return null;
+      }
+      DiffSummary d = e.getDiffSummary();
+      // Reports.tasks: the record's own tasks() would shadow it.
+      return new EpochJson(e.getEpoch(), e.getPlanVersion(), e.getState().name(), Text.time(e.getTimestampMillis()),
+          CauseJson.of(e.getCause()), e.getMembers().size(), Text.zoneCount(e.getMembers()), e.getVnodes(),
+          e.getReplicas(), AvroBytes.hex(e.getTargetChecksum()), Reports.tasks(e),
+          d == null ? 0 : d.getChangedRanges(), d == null ? 0 : d.getChangedFraction(), moved(e),
+          d == null ? 0 : d.getIdealMovedFraction(), d == null ? 0 : d.getEstimatedBytes(), e.getSupersedes(),
+          e.getReason());
     }
-    ObjectNode node = JsonOutput.object();
-    node.put("action", c.getAction().name());
-    node.put("node", c.getNodeId());
-    node.put("zone", c.getZone());
-    node.put("weight", c.getWeight());
-    node.put("requestId", c.getRequestId());
-    node.put("requestedBy", c.getRequestedBy());
-    node.put("time", Text.time(c.getTimestampMillis()));
-    return node;
+  }
+
+  record CauseJson(String action, String node, String zone, Double weight, String requestId, String requestedBy,
+      String time) {
+    static CauseJson of(MembershipEvent c) {
+      return c == null ? null : new CauseJson(c.getAction().name(), c.getNodeId(), c.getZone(), c.getWeight(),
+          c.getRequestId(), c.getRequestedBy(), Text.time(c.getTimestampMillis()));
+    }
+  }
+
+  static EpochsJson epochsJson(String clusterId, List<EpochRecord> history) {
+    return new EpochsJson(clusterId, history.stream().map(EpochJson::of).toList());
   }
 
   // ---- status ----
@@ -239,11 +225,14 @@ final class Reports {
   }
 
   private static String detail(TaskView t) {
-    if (t.status() == null) {
-      return "";
-    }
-    String why = t.status().getError() != null ? t.status().getError() : t.status().getBlockedReason();
+    String why = why(t);
     return why == null ? "" : why;
+  }
+
+  /** Why a task waits or failed: its error, else its blocked reason; null when neither (or no status yet). */
+  private static String why(TaskView t) {
+    return t.status() == null ? null
+        : t.status().getError() != null ? t.status().getError() : t.status().getBlockedReason();
   }
 
   private static List<String> rejectedText(ClusterView view) {
@@ -260,66 +249,46 @@ final class Reports {
     return lines;
   }
 
-  static ObjectNode statusJson(ClusterView view, long nowMillis) {
-    ObjectNode root = JsonOutput.object();
-    root.put("cluster", view.clusterId());
-    root.set("active", view.active() == null ? null : epochJson(view.active()));
-    root.set("published", view.published() == null ? null : epochJson(view.published()));
-    root.set("publisherRejection", view.publisherRejection() == null ? null : epochJson(view.publisherRejection()));
-    root.set("inFlight", view.inFlight() == null ? null : epochJson(view.inFlight()));
-    ArrayNode superseded = root.putArray("superseded");
-    view.superseded().forEach(s -> superseded.add(epochJson(s)));
-    ObjectNode counts = root.putObject("taskCounts");
-    view.countsByState().forEach((state, n) -> counts.put(state.name(), n));
-    root.set("progress", view.inFlight() == null ? null : progressJson(EpochProgress.of(view.tasks(), nowMillis)));
-    taskArray(root.putArray("tasks"), view.tasks());
-    taskArray(root.putArray("cleanups"), view.cleanups());
-    root.put("rejectedTotal", view.rejectedTotal());
-    ArrayNode rejected = root.putArray("rejected");
-    for (RejectedEvent r : view.rejected()) {
-      ObjectNode node = rejected.addObject();
-      node.put("time", Text.time(r.getTimestampMillis()));
-      node.put("requestId", r.getRequestId());
-      node.put("key", r.getKey());
-      node.put("reason", r.getReason());
+  /** {@code status --json}: every task, not only the first {@code --limit}. */
+  record StatusJson(String cluster, EpochJson active, EpochJson published, EpochJson publisherRejection,
+      EpochJson inFlight, List<EpochJson> superseded, Map<String, Integer> taskCounts, ProgressJson progress,
+      List<TaskJson> tasks, List<TaskJson> cleanups, int rejectedTotal, List<RejectedJson> rejected) {}
+
+  /** A rate or an ETA that is not known (-1) is null. */
+  record ProgressJson(int tasks, int verified, long copiedBytes, long estimatedBytes, double fraction,
+      Double bytesPerSecond, Long etaSeconds, Map<String, Integer> waiting) {
+    static ProgressJson of(EpochProgress p) {
+      return new ProgressJson(p.tasks(), p.verified(), p.copiedBytes(), p.estimatedBytes(), p.fraction(),
+          p.bytesPerSecond() < 0 ? null : p.bytesPerSecond(), p.etaSeconds() < 0 ? null : p.etaSeconds(),
+          p.waiting());
     }
-    return root;
   }
 
-  private static ObjectNode progressJson(EpochProgress p) {
-    ObjectNode node = JsonOutput.object();
-    node.put("tasks", p.tasks());
-    node.put("verified", p.verified());
-    node.put("copiedBytes", p.copiedBytes());
-    node.put("estimatedBytes", p.estimatedBytes());
-    node.put("fraction", p.fraction());
-    node.put("bytesPerSecond", p.bytesPerSecond() < 0 ? null : p.bytesPerSecond());
-    node.put("etaSeconds", p.etaSeconds() < 0 ? null : p.etaSeconds());
-    ObjectNode waiting = node.putObject("waiting");
-    p.waiting().forEach(waiting::put);
-    return node;
-  }
-
-  private static void taskArray(ArrayNode tasks, List<TaskView> views) {
-    for (TaskView t : views) {
+  record TaskJson(String id, String kind, String rangeStart, String rangeEnd, double keyspaceFraction,
+      List<String> sources, String target, String targetZone, long estimatedBytes, String state, long copiedBytes,
+      long epoch, String detail) {
+    static TaskJson of(TaskView t) {
       RangeCopyTask task = t.task();
-      ObjectNode node = tasks.addObject();
-      node.put("id", task.getTaskId());
-      node.put("kind", task.getKind().name());
-      node.put("rangeStart", HexFormat.of().toHexDigits(task.getRangeStart()));
-      node.put("rangeEnd", HexFormat.of().toHexDigits(task.getRangeEnd()));
-      node.put("keyspaceFraction", RingRange.of(task.getRangeStart(), task.getRangeEnd()).fraction());
-      ArrayNode sources = node.putArray("sources");
-      task.getSources().forEach(sources::add);
-      node.put("target", task.getTarget());
-      node.put("targetZone", task.getTargetZone());
-      node.put("estimatedBytes", task.getEstimatedBytes());
-      node.put("state", t.state().name());
-      node.put("copiedBytes", t.status() == null ? 0 : t.status().getCopiedBytes());
-      node.put("epoch", task.getEpoch());
-      node.put("detail", t.status() == null ? null
-          : t.status().getError() != null ? t.status().getError() : t.status().getBlockedReason());
+      return new TaskJson(task.getTaskId(), task.getKind().name(), HexFormat.of().toHexDigits(task.getRangeStart()),
+          HexFormat.of().toHexDigits(task.getRangeEnd()),
+          RingRange.of(task.getRangeStart(), task.getRangeEnd()).fraction(), task.getSources(), task.getTarget(),
+          task.getTargetZone(), task.getEstimatedBytes(), t.state().name(),
+          t.status() == null ? 0 : t.status().getCopiedBytes(), task.getEpoch(), why(t));
     }
+  }
+
+  record RejectedJson(String time, String requestId, String key, String reason) {}
+
+  static StatusJson statusJson(ClusterView view, long nowMillis) {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    view.countsByState().forEach((state, n) -> counts.put(state.name(), n));
+    return new StatusJson(view.clusterId(), EpochJson.of(view.active()), EpochJson.of(view.published()),
+        EpochJson.of(view.publisherRejection()), EpochJson.of(view.inFlight()),
+        view.superseded().stream().map(EpochJson::of).toList(), counts,
+        view.inFlight() == null ? null : ProgressJson.of(EpochProgress.of(view.tasks(), nowMillis)),
+        view.tasks().stream().map(TaskJson::of).toList(), view.cleanups().stream().map(TaskJson::of).toList(),
+        view.rejectedTotal(), view.rejected().stream().map(r -> new RejectedJson(Text.time(r.getTimestampMillis()),
+            r.getRequestId(), r.getKey(), r.getReason())).toList());
   }
 
   private static String requestOf(EpochRecord e) {

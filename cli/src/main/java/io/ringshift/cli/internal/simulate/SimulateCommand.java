@@ -121,7 +121,7 @@ public final class SimulateCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       // Field names are the record component names (docs/simulate.md), printed like every command's JSON.
-      JsonOutput.print(out, JsonOutput.tree(result));
+      JsonOutput.print(out, result);
     } else {
       out.print(TextReport.render(result));
     }

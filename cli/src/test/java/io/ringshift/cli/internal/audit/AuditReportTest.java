@@ -8,6 +8,8 @@ import io.ringshift.audit.WhatIf;
 import io.ringshift.audit.AuditReplay;
 import io.ringshift.audit.SnapshotRecord;
 import io.ringshift.audit.History;
+import io.ringshift.cli.internal.Golden;
+import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.audit.AuditReplay.Result;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.TrustedKeys;
@@ -55,7 +57,8 @@ class AuditReportTest {
     Result result = AuditReplay.verify(history.epochs(), snapshots, TrustedKeys.of(key.publicKey()));
 
     List<String> lines = AuditReport.auditText(result);
-    JsonNode json = JSON.readTree(AuditReport.auditJson(result).toString());
+    JsonNode json = JSON.readTree(Golden.printed(out -> JsonOutput.print(out,
+        AuditReport.auditJson(result))));
 
     assertThat(lines).hasSize(5);
     assertThat(lines.get(4)).matches("3 +FAIL +[0-9a-f]{12} +ed25519:[0-9a-f]{16} +9 +FAIL node-002 +-");
@@ -64,6 +67,48 @@ class AuditReportTest {
     assertThat(json.get("failure").get("check").asText()).isEqualTo("snapshot bytes");
     assertThat(json.get("failure").get("message").asText()).isEqualTo(result.failure().message());
     assertThat(json.get("clusters").get(0).get("epochs")).hasSize(3);
+  }
+
+  @Test
+  void shouldPrintTheAuditJsonOfAPassedReplayByteForByte() {
+    Result result = AuditReplay.verify(history.epochs(), history.snapshots().subList(4, 5),
+        TrustedKeys.of(key.publicKey()));
+
+    Golden.assertMatches("audit-passed.json", withFixedKeyId(Golden.printed(out -> JsonOutput.print(out,
+        AuditReport.auditJson(result)))));
+  }
+
+  @Test
+  void shouldPrintTheAuditJsonOfAFailedReplayByteForByte() {
+    List<SnapshotRecord> snapshots = new ArrayList<>(history.snapshots());
+    snapshots.set(2, new SnapshotRecord("default", History.withKeyIdAltered(snapshots.get(2).value(), key.id()), 0,
+        2));
+    Result result = AuditReplay.verify(history.epochs(), snapshots, TrustedKeys.of(key.publicKey()));
+
+    Golden.assertMatches("audit-failed.json", withFixedKeyId(Golden.printed(out -> JsonOutput.print(out,
+        AuditReport.auditJson(result)))));
+  }
+
+  @Test
+  void shouldPrintTheAuditJsonOfAnUnreadableRecordByteForByte() {
+    Result result = new Result(List.of(), AuditReplay.unreadable("default", "ring.epochs partition 0 offset 3",
+        "not an Avro single-object message"));
+
+    Golden.assertMatches("audit-unreadable.json", Golden.printed(out -> JsonOutput.print(out,
+        AuditReport.auditJson(result))));
+  }
+
+  @Test
+  void shouldPrintTheWhatIfJsonByteForByte() {
+    Golden.assertMatches("what-if.json", Golden.printed(out -> JsonOutput.print(out,
+        AuditReport.whatIfJson(WhatIf.replay(history.epochs(), 64, null)))));
+    Golden.assertMatches("what-if-replicas.json", Golden.printed(out -> JsonOutput.print(out,
+        AuditReport.whatIfJson(WhatIf.replay(history.epochs(), 32, 2)))));
+  }
+
+  /** The key is generated per run, so its id (16 hex digits) is replaced by one that is the same every run. */
+  private static String withFixedKeyId(String json) {
+    return json.replace(key.id(), "ed25519:0123456789abcdef");
   }
 
   @Test

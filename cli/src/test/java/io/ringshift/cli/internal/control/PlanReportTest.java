@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.ringshift.cli.internal.Golden;
+import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.admin.ControlRecords;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.PlannedTask;
@@ -80,6 +82,22 @@ class PlanReportTest {
     assertThat(json.get("byZone").get(0).get("targetZone").asText()).isEqualTo("az-1");
     assertThat(json.get("taskList").get(0).get("target").asText()).isEqualTo("node-007");
     assertThat(json.get("taskList").get(0).get("id").asText()).startsWith("shop/5/copy/");
+  }
+
+  @Test
+  void shouldPrintThePlanJsonOfAJoinByteForByte() {
+    PlanReport r = report(1L << 30, PlanPreview.Basis.ACTIVE);
+
+    Golden.assertMatches("plan-join.json", Golden.printed(out -> JsonOutput.print(out, r.json())));
+  }
+
+  @Test
+  void shouldPrintThePlanJsonOfAFailureWithAnEpochInFlightByteForByte() {
+    ChangeSpec fail = new ChangeSpec(MembershipAction.FAIL, "node-002", null, null);
+    var plan = EpochPlanner.plan(ACTIVE, fail.applyTo("shop", ACTIVE.members()), 7, 0, Set.of("node-002"), 0);
+    PlanReport r = new PlanReport(fail, new PlanPreview("shop", ACTIVE, PlanPreview.Basis.FAILURE, 5L, plan, 2, 0));
+
+    Golden.assertMatches("plan-failure.json", Golden.printed(out -> JsonOutput.print(out, r.json())));
   }
 
   @Test

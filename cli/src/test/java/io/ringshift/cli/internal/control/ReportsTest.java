@@ -14,11 +14,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringshift.orchestrator.admin.ControlRecords;
 import io.ringshift.orchestrator.admin.EpochProgress;
 import io.ringshift.orchestrator.admin.ClusterView;
+import io.ringshift.cli.internal.Golden;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.protocol.RecordKeys;
 import io.ringshift.schemas.avro.TaskKind;
@@ -213,9 +215,81 @@ class ReportsTest {
     assertThat(Reports.cause(cause(C, MembershipAction.INIT, "", "r"))).isEqualTo("INIT");
   }
 
-  static JsonNode parse(com.fasterxml.jackson.databind.node.ObjectNode node) throws Exception {
+  @Test
+  void shouldPrintTheStatusJsonOfAnEpochInFlightByteForByte() {
+    Golden.assertMatches("status-in-flight.json", printedStatus(view()));
+  }
+
+  @Test
+  void shouldPrintTheStatusJsonOfAPublishedClusterWithARefusalAndACleanupByteForByte() {
+    EpochRecord published = EpochRecord.newBuilder(READY).setState(EpochState.PUBLISHED)
+        .setSigningKeyId("ed25519:0011223344556677").setSignature(java.nio.ByteBuffer.wrap(new byte[64]))
+        .setTimestampMillis(T0 + 1_000).build();
+    EpochRecord refused = EpochRecord.newBuilder(epoch(E2, EpochState.READY, 0,
+            cause(C, MembershipAction.JOIN, "node-007", "r-1"), 0, T0 + 2_000))
+        .setState(EpochState.REJECTED).setReason("TASKS: 1 task of epoch 2 is not VERIFIED")
+        .setTimestampMillis(T0 + 3_000).build();
+    RangeCopyTask cleanup = task(C, 1, 0x10, 0x20, "node-003", List.of("node-007"));
+    cleanup.setKind(TaskKind.CLEANUP);
+    cleanup.setTaskId(RecordKeys.taskId(C, 1, TaskKind.CLEANUP, 0x10, 0x20, "node-003"));
+    TaskStatus failed = status(cleanup, TaskState.BLOCKED);
+    failed.setError("delete failed: node-003 unreachable");
+    failed.setBlockedReason("waiting for epoch 1 to be published");
+    ClusterView view = ClusterView.of(C, List.of(READY, published, refused), List.of(cleanup), List.of(failed),
+        List.of(), 5);
+
+    Golden.assertMatches("status-published.json", printedStatus(view));
+  }
+
+  @Test
+  void shouldPrintTheStatusJsonOfAReplanNotStartedYetByteForByte() {
+    MembershipEvent weight = setWeight();
+    EpochRecord superseded = epoch(E2, EpochState.SUPERSEDED, 1, weight, 3, T0 + 60_000);
+    EpochRecord replanned = EpochRecord.newBuilder(epoch(E2, EpochState.PLANNED, 2, weight, 3, T0 + 90_000))
+        .setSupersedes(1L).build();
+    var unnamed = rejected(C, null, "not a membership event", T0 + 100_000);
+    unnamed.setKey(null);
+    ClusterView view = ClusterView.of(C, List.of(READY, epoch(E2, EpochState.PLANNED, 1, weight, 3, T0 + 30_000),
+        superseded, replanned), List.of(A, D), List.of(), List.of(unnamed), 5);
+
+    Golden.assertMatches("status-replanned.json", printedStatus(view));
+  }
+
+  @Test
+  void shouldPrintTheStatusJsonOfAnIdleClusterByteForByte() {
+    ClusterView idle = ClusterView.of(C, List.of(READY), List.of(), List.of(), List.of(), 5);
+
+    Golden.assertMatches("status-idle.json", printedStatus(idle));
+  }
+
+  @Test
+  void shouldPrintTheEpochsJsonByteForByte() {
+    MembershipEvent weight = setWeight();
+    EpochRecord superseded = epoch(E2, EpochState.SUPERSEDED, 1, PLANNED.getCause(), 3, T0 + 90_000);
+    // Records written before planVersion and diffSummary existed have neither; a cause-less record is printed too.
+    EpochRecord old = EpochRecord.newBuilder(epoch(E2, EpochState.PLANNED, 2, weight, 3, T0 + 95_000))
+        .setPlanVersion(null).setDiffSummary(null).setSupersedes(1L).build();
+    EpochRecord causeless = EpochRecord.newBuilder(READY).setTimestampMillis(T0 + 99_000).build();
+    causeless.setCause(null);
+
+    Golden.assertMatches("epochs.json", Golden.printed(out -> JsonOutput.print(out,
+        Reports.epochsJson(C, List.of(READY, PLANNED, superseded, old, causeless)))));
+  }
+
+  /** The status JSON as {@code ringshift status --json} prints it. */
+  private static String printedStatus(ClusterView view) {
+    return Golden.printed(out -> JsonOutput.print(out, Reports.statusJson(view, NOW)));
+  }
+
+  private static MembershipEvent setWeight() {
+    MembershipEvent weight = cause(C, MembershipAction.SET_WEIGHT, "node-003", "r-3");
+    weight.setWeight(2.5);
+    return weight;
+  }
+
+  static JsonNode parse(Object json) throws Exception {
     StringWriter text = new StringWriter();
-    JsonOutput.print(new PrintWriter(text), node);
+    JsonOutput.print(new PrintWriter(text), json);
     return new ObjectMapper().readTree(text.toString());
   }
 }
