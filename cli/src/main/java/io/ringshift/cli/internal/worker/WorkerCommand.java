@@ -8,6 +8,7 @@ import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.worker.Limits;
+import io.ringshift.worker.LimitsFile;
 import io.ringshift.worker.MigrationWorker;
 import io.ringshift.worker.NodeDirectory;
 import io.ringshift.worker.TaskTuning;
@@ -209,8 +210,12 @@ public final class WorkerCommand implements Callable<Integer> {
       Limits limits = new Limits(bytesPerSecond, perSourceBytesPerSecond, maxTasks, maxTasksPerSource,
           maxTasksPerTarget);
       if (limitsPath != null) {
-        limitsFile = new LimitsFile(limitsPath, limits);
-        limits = limitsFile.read();
+        limitsFile = new LimitsFile(limitsPath, limits, "--limits-file");
+        try {
+          limits = limitsFile.read();
+        } catch (IllegalArgumentException e) {
+          throw new BadInputException(e.getMessage(), e);
+        }
       }
       TaskTuning tuning = TaskTuning.DEFAULTS.withCheckpoints(checkpointBytes,
           Durations.parse("--checkpoint-interval", checkpointInterval));
@@ -253,7 +258,7 @@ public final class WorkerCommand implements Callable<Integer> {
             changed.maxTasksPerTarget());
         err.flush();
       }
-    } catch (BadInputException e) {
+    } catch (IllegalArgumentException e) {
       err.println("ringshift worker: " + e.getMessage() + "; the limits in force stay");
       err.flush();
     }

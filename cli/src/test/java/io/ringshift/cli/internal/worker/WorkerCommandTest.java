@@ -82,4 +82,17 @@ class WorkerCommandTest {
     assertThat(Durations.parse("--grace", "2h")).isEqualTo(Duration.ofHours(2));
     assertThat(Durations.parse("--grace", "PT1M30S")).isEqualTo(Duration.ofSeconds(90));
   }
+
+  @Test
+  void shouldRefuseToStartWithABadOrMissingLimitsFile() {
+    Path bad = Fixtures.write(dir.resolve("bad.properties"), "max-tasks=0\n");
+    Cli.Result r = Cli.run("worker", "--node", "n=h:1", "--limits-file", bad.toString(), "--bootstrap",
+        "127.0.0.1:9", "--timeout", "1");
+    assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
+    assertThat(r.stderr()).isEqualTo("ringshift: --limits-file " + bad + ": max-tasks was 0; it must be at least 1\n");
+    Cli.Result missing = Cli.run("worker", "--node", "n=h:1", "--limits-file", dir.resolve("none").toString(),
+        "--bootstrap", "127.0.0.1:9", "--timeout", "1");
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.stderr()).startsWith("ringshift: --limits-file " + dir.resolve("none") + " cannot be read");
+  }
 }

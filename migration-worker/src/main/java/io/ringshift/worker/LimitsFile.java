@@ -1,8 +1,6 @@
-package io.ringshift.cli.internal.worker;
+package io.ringshift.worker;
 
-import io.ringshift.cli.BadInputException;
-import io.ringshift.cli.internal.control.ByteSizeConverter;
-import io.ringshift.worker.Limits;
+import io.ringshift.ring.ByteUnits;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -14,22 +12,22 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
-import picocli.CommandLine.TypeConversionException;
 
 /**
- * The {@code --limits-file} of {@code ringshift worker}: rates and caps an operator can change while the worker
- * runs. A properties file whose keys are the option names without dashes in front ({@code bytes-per-second},
+ * A worker's limits file ({@code ringshift worker --limits-file}): rates and caps an operator can change while the
+ * worker runs. A properties file whose keys are the option names without dashes in front ({@code bytes-per-second},
  * {@code per-source-bytes-per-second}, {@code max-tasks}, {@code max-tasks-per-source},
  * {@code max-tasks-per-target}); a key left out keeps the value of the command line. The worker checks the file
  * once a second and applies a changed one at once; a file with a bad value is refused with a message naming the
  * key, the value and the rule, and the limits in force stay.
  */
-final class LimitsFile {
-  static final Set<String> KEYS = Set.of("bytes-per-second", "per-source-bytes-per-second", "max-tasks",
+public final class LimitsFile {
+  public static final Set<String> KEYS = Set.of("bytes-per-second", "per-source-bytes-per-second", "max-tasks",
       "max-tasks-per-source", "max-tasks-per-target");
 
   private final Path path;
   private final Limits base;
+  private final String name;
   private FileTime seenModified;
   private long seenSize = -1;
   private String seenContent;
@@ -37,73 +35,79 @@ final class LimitsFile {
   /**
    * @param base the limits of the command line, which keys left out of the file keep
    */
-  LimitsFile(Path path, Limits base) {
-    this.path = Objects.requireNonNull(path);
-    this.base = Objects.requireNonNull(base);
+  public LimitsFile(Path path, Limits base) {
+    this(path, base, "limits file");
   }
 
-  Path path() {
+  /** @param name how messages name the file ({@code --limits-file} for the command line's option) */
+  public LimitsFile(Path path, Limits base, String name) {
+    this.path = Objects.requireNonNull(path);
+    this.base = Objects.requireNonNull(base);
+    this.name = Objects.requireNonNull(name);
+  }
+
+  public Path path() {
     return path;
   }
 
-  /** Reads the file now: the limits it sets. @throws BadInputException for a missing file or a bad value */
-  Limits read() {
+  /** Reads the file now: the limits it sets. @throws IllegalArgumentException for a missing file or a bad value */
+  public Limits read() {
     String content;
     try {
       seenModified = Files.getLastModifiedTime(path);
       seenSize = Files.size(path);
       content = Files.readString(path);
     } catch (IOException e) {
-      throw new BadInputException("--limits-file " + path + " cannot be read: " + e.getMessage(), e);
+      throw new IllegalArgumentException(name + " " + path + " cannot be read: " + e.getMessage(), e);
     }
     seenContent = content;
-    return parse(content, base, path.toString());
+    return parse(content, base, name + " " + path);
   }
 
   /**
    * The file's limits if it changed since it was last read, otherwise null. A file that changed but reads the
    * same (touched, rewritten with equal content) is not a change.
    *
-   * @throws BadInputException when the changed file cannot be read or has a bad value
+   * @throws IllegalArgumentException when the changed file cannot be read or has a bad value
    */
-  Limits changed() {
+  public Limits changed() {
     try {
       if (Files.getLastModifiedTime(path).equals(seenModified) && Files.size(path) == seenSize) {
         return null;
       }
     } catch (IOException e) {
-      throw new BadInputException("--limits-file " + path + " cannot be read: " + e.getMessage(), e);
+      throw new IllegalArgumentException(name + " " + path + " cannot be read: " + e.getMessage(), e);
     }
     String before = seenContent;
     Limits limits = read();
     return seenContent.equals(before) ? null : limits;
   }
 
-  /** The limits a file's content sets over {@code base}. @throws BadInputException naming the key and value */
-  static Limits parse(String content, Limits base, String where) {
+  /** The limits a file's content sets over {@code base}. @throws IllegalArgumentException naming the key and value; messages start with {@code where} */
+  public static Limits parse(String content, Limits base, String where) {
     Properties p = new Properties();
     try {
       p.load(new StringReader(content));
     } catch (IOException | IllegalArgumentException e) {
-      throw new BadInputException("--limits-file " + where + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
     }
     Set<String> unknown = new TreeSet<>(p.stringPropertyNames());
     unknown.removeAll(KEYS);
     if (!unknown.isEmpty()) {
-      throw new BadInputException("--limits-file " + where + ": unknown key " + String.join(", ", unknown)
+      throw new IllegalArgumentException(where + ": unknown key " + String.join(", ", unknown)
           + "; the keys are " + new TreeSet<>(KEYS));
     }
     Map<String, String> v = new java.util.HashMap<>();
     p.stringPropertyNames().forEach(k -> v.put(k, p.getProperty(k).strip()));
+    long perWorker = size(v, "bytes-per-second", base.bytesPerSecond(), where);
+    long perSource = size(v, "per-source-bytes-per-second", base.perSourceBytesPerSecond(), where);
+    int tasks = count(v, "max-tasks", base.maxTasks(), where);
+    int perSourceTasks = count(v, "max-tasks-per-source", base.maxTasksPerSource(), where);
+    int perTargetTasks = count(v, "max-tasks-per-target", base.maxTasksPerTarget(), where);
     try {
-      return new Limits(
-          size(v, "bytes-per-second", base.bytesPerSecond(), where),
-          size(v, "per-source-bytes-per-second", base.perSourceBytesPerSecond(), where),
-          count(v, "max-tasks", base.maxTasks(), where),
-          count(v, "max-tasks-per-source", base.maxTasksPerSource(), where),
-          count(v, "max-tasks-per-target", base.maxTasksPerTarget(), where));
+      return new Limits(perWorker, perSource, tasks, perSourceTasks, perTargetTasks);
     } catch (IllegalArgumentException e) {
-      throw new BadInputException("--limits-file " + where + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
     }
   }
 
@@ -113,9 +117,9 @@ final class LimitsFile {
       return otherwise;
     }
     try {
-      return new ByteSizeConverter().convert(value);
-    } catch (TypeConversionException e) {
-      throw new BadInputException("--limits-file " + where + ": " + key + ": " + e.getMessage(), e);
+      return ByteUnits.parse(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(where + ": " + key + ": " + e.getMessage(), e);
     }
   }
 
@@ -127,11 +131,11 @@ final class LimitsFile {
     try {
       int n = Integer.parseInt(value);
       if (n < 1) {
-        throw new BadInputException("--limits-file " + where + ": " + key + " was " + n + "; it must be at least 1");
+        throw new IllegalArgumentException(where + ": " + key + " was " + n + "; it must be at least 1");
       }
       return n;
     } catch (NumberFormatException e) {
-      throw new BadInputException(String.format(Locale.ROOT, "--limits-file %s: %s was '%s'; it must be a whole "
+      throw new IllegalArgumentException(String.format(Locale.ROOT, "%s: %s was '%s'; it must be a whole "
           + "number of tasks, at least 1", where, key, value), e);
     }
   }
