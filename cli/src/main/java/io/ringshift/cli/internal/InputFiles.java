@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /** Reads whole input files, turning every way that can fail into a one-line {@link BadInputException}. */
-final class InputFiles {
+public final class InputFiles {
   /** Members files and snapshots are kilobytes; a limit keeps a wrong path (a disk image) from exhausting memory. */
   static final long MAX_BYTES = 64L << 20;
 
@@ -20,7 +20,7 @@ final class InputFiles {
    *
    * @param what what the file should be, for messages ("members file", "snapshot file")
    */
-  static byte[] read(Path path, String what) {
+  public static byte[] read(Path path, String what) {
     if (Files.isDirectory(path)) {
       throw new BadInputException(what + " " + path + " is a directory");
     }

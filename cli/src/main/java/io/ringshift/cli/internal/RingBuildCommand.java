@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal;
 
+import io.ringshift.orchestrator.admin.MembersFile;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingBuilder;
@@ -55,7 +56,7 @@ public final class RingBuildCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     refuseOverwritingTheMembersFile();
-    List<Member> memberList = MembersFile.read(members);
+    List<Member> memberList = MembersFile.parse(members.toString(), InputFiles.read(members, "members file"));
     RingSnapshot ring;
     try {
       ring = RingSnapshot.builder()

@@ -1,9 +1,10 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.cli.internal.InputFiles;
+import io.ringshift.orchestrator.admin.MembersFile;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.cli.BadInputException;
-import io.ringshift.cli.internal.MembersFile;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingBuilder;
@@ -67,7 +68,7 @@ public final class InitCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     String clusterId = cluster.id();
-    List<Member> memberList = MembersFile.read(members);
+    List<Member> memberList = MembersFile.parse(members.toString(), InputFiles.read(members, "members file"));
     RingSnapshot ring;
     try {
       ring = RingSnapshot.builder().clusterId(clusterId).epoch(1).vnodes(vnodes).replicas(replicas)

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.ringshift.localplane.LocalControlPlane;
 import io.ringshift.cli.internal.Cli;
 import io.ringshift.cli.internal.Fixtures;
-import io.ringshift.cli.internal.MembersFile;
+import io.ringshift.orchestrator.admin.MembersFile;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingSnapshot;
@@ -148,7 +148,7 @@ class DevCommandIT {
     String bootstrap = dev.bootstrap();
     NodeDirectory directory = NodeDirectory.read(data.resolve("nodes.txt"));
     assertThat(directory.nodes().keySet()).containsExactly("node-01", "node-02", "node-03", "node-04", "node-05");
-    List<Member> written = MembersFile.read(data.resolve("members.json"));
+    List<Member> written = MembersFile.parse("members.json", java.nio.file.Files.readAllBytes(data.resolve("members.json")));
     assertThat(written).extracting(Member::id, Member::zone).containsExactly(tuple("node-01", "az-1"),
         tuple("node-02", "az-2"), tuple("node-03", "az-3"), tuple("node-04", "az-1"), tuple("node-05", "az-2"));
     assertThat(dev.out().toString()).contains(

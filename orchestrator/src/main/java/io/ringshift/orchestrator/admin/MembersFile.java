@@ -1,4 +1,4 @@
-package io.ringshift.cli.internal;
+package io.ringshift.orchestrator.admin;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
@@ -8,12 +8,10 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import io.ringshift.cli.BadInputException;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingException;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -41,19 +39,20 @@ public final class MembersFile {
 
   private MembersFile() {}
 
-  /** The members in file order; throws {@link BadInputException} naming the path, location and problem. */
-  public static List<Member> read(Path path) {
-    byte[] bytes = InputFiles.read(path, "members file");
-    return parse(path.toString(), bytes);
-  }
-
-  static List<Member> parse(String source, byte[] bytes) {
+  /**
+   * The members of a members file's bytes, in file order.
+   *
+   * @param source names the file in messages
+   * @throws AdminException {@link AdminException.Reason#BAD_REQUEST} naming the source, the line and column, the
+   *     member and the problem
+   */
+  public static List<Member> parse(String source, byte[] bytes) {
     List<Member> members = new ArrayList<>();
     Map<String, Integer> indexById = new HashMap<>();
     try (JsonParser parser = MAPPER.createParser(bytes)) {
       JsonToken token = parser.nextToken();
       if (token == null) {
-        throw new BadInputException(source + " is empty; expected a JSON array of members");
+        throw AdminException.badRequest(source + " is empty; expected a JSON array of members");
       }
       if (token != JsonToken.START_ARRAY) {
         throw fail(source, parser.currentTokenLocation(),
@@ -84,10 +83,10 @@ public final class MembersFile {
     } catch (JsonProcessingException e) {
       throw fail(source, e.getLocation(), "malformed JSON: " + withoutSourceDescription(e.getOriginalMessage()));
     } catch (IOException e) {
-      throw new BadInputException("cannot read " + source + ": " + e.getMessage(), e);
+      throw new AdminException(AdminException.Reason.BAD_REQUEST, "cannot read " + source + ": " + e.getMessage(), e);
     }
     if (members.isEmpty()) {
-      throw new BadInputException(source + ": members was empty; a ring needs at least one member");
+      throw AdminException.badRequest(source + ": members was empty; a ring needs at least one member");
     }
     return members;
   }
@@ -157,11 +156,11 @@ public final class MembersFile {
     return message;
   }
 
-  private static BadInputException fail(String source, JsonLocation at, String message) {
+  private static AdminException fail(String source, JsonLocation at, String message) {
     if (at == null || at.getLineNr() < 1) {
-      return new BadInputException(source + ": " + message);
+      return AdminException.badRequest(source + ": " + message);
     }
-    return new BadInputException(String.format(Locale.ROOT,
+    return AdminException.badRequest(String.format(Locale.ROOT,
         "%s: line %d, column %d: %s", source, at.getLineNr(), at.getColumnNr(), message));
   }
 
