@@ -3,9 +3,7 @@ package io.ringshift.audit;
 import io.ringshift.protocol.AvroBytes;
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.ring.Member;
-import io.ringshift.ring.MemberState;
 import io.ringshift.ring.ReplicaSet;
-import io.ringshift.ring.RingHash;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.FillingRange;
@@ -15,11 +13,7 @@ import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
-import io.ringshift.schemas.avro.MemberSpec;
-import io.ringshift.schemas.avro.MemberSpecState;
 import io.ringshift.schemas.avro.MembershipAction;
-import io.ringshift.schemas.avro.MembershipEvent;
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -225,22 +219,6 @@ public final class AuditReplay {
     return new Result(results, null);
   }
 
-  /** {@code INIT}, {@code JOIN node-0013}, {@code SET_WEIGHT node-3 -> 2.0}: what caused an epoch. */
-  public static String cause(MembershipEvent cause) {
-    if (cause == null) {
-      return "-";
-    }
-    MembershipAction action = cause.getAction();
-    if (action == MembershipAction.INIT) {
-      return "INIT";
-    }
-    String text = action + " " + cause.getNodeId();
-    if (action == MembershipAction.SET_WEIGHT && cause.getWeight() != null) {
-      text += " -> " + cause.getWeight();
-    }
-    return text;
-  }
-
   private static String time(EpochRecord e) {
     return Instant.ofEpochMilli(e.getTimestampMillis()).toString();
   }
@@ -300,7 +278,7 @@ public final class AuditReplay {
             : verify(e);
         if (failure != null) {
           results.add(new EpochResult(cluster, e.getEpoch(), false, AvroBytes.hex(e.getTargetChecksum()), e.getSigningKeyId(),
-              e.getMembers().size(), cause(e.getCause()), null));
+              e.getMembers().size(), EpochRecords.cause(e.getCause(), false), null));
           return failure;
         }
       }
@@ -383,7 +361,7 @@ public final class AuditReplay {
         return bytes;
       }
       results.add(new EpochResult(cluster, epoch, true, ring.checksumHex(), e.getSigningKeyId(), ring.memberCount(),
-          cause(e.getCause()), presence(epoch)));
+          EpochRecords.cause(e.getCause(), false), presence(epoch)));
       previous = ring;
       if (filling.isEmpty()) {
         lastComplete = ring;

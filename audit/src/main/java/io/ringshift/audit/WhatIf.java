@@ -120,7 +120,7 @@ public final class WhatIf {
           : RingDiff.between(previousActual, actual).movedReplicaFraction();
       Double movedWhatIf = previousWhatIf == null ? null
           : RingDiff.between(previousWhatIf, whatIf).movedReplicaFraction();
-      rows.add(new Row(e.getEpoch(), AuditReplay.cause(e.getCause()), actual.memberCount(), movedActual, movedWhatIf,
+      rows.add(new Row(e.getEpoch(), EpochRecords.cause(e.getCause(), false), actual.memberCount(), movedActual, movedWhatIf,
           balance(actual), balance(whatIf)));
       previousActual = actual;
       previousWhatIf = whatIf;

@@ -11,7 +11,6 @@ import io.ringshift.ring.Member;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.PublishedSnapshot;
-import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.TrustedKeys;

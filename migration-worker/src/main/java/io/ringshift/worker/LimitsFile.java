@@ -3,6 +3,7 @@ package io.ringshift.worker;
 import io.ringshift.ring.ByteUnits;
 import java.io.IOException;
 import java.io.StringReader;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -12,6 +13,10 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A worker's limits file ({@code ringshift worker --limits-file}): rates and caps an operator can change while the
@@ -81,6 +86,30 @@ public final class LimitsFile {
     String before = seenContent;
     Limits limits = read();
     return seenContent.equals(before) ? null : limits;
+  }
+
+  /**
+   * Checks the file every {@code interval} on a daemon thread and hands a changed file's limits to {@code onChange};
+   * a changed file that cannot be read or has a bad value goes to {@code onRefused} with the message, and the
+   * limits in force stay. Closing stops the checks.
+   */
+  public AutoCloseable watch(Duration interval, Consumer<Limits> onChange, Consumer<String> onRefused) {
+    ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "ringshift-worker-limits");
+      t.setDaemon(true);
+      return t;
+    });
+    watch.scheduleWithFixedDelay(() -> {
+      try {
+        Limits limits = changed();
+        if (limits != null) {
+          onChange.accept(limits);
+        }
+      } catch (IllegalArgumentException e) {
+        onRefused.accept(e.getMessage());
+      }
+    }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    return watch::shutdownNow;
   }
 
   /** The limits a file's content sets over {@code base}. @throws IllegalArgumentException naming the key and value; messages start with {@code where} */

@@ -9,6 +9,8 @@ import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MemberSpec;
 import io.ringshift.schemas.avro.MemberSpecState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -120,5 +122,27 @@ public final class EpochRecords {
       specs.add(new MemberSpec(m.id(), m.zone(), m.weight(), state));
     }
     return specs;
+  }
+
+  /**
+   * What caused an epoch, for people: {@code INIT}, {@code JOIN node-012}, {@code SET_WEIGHT node-3 -> 2.0}, or
+   * {@code -} for none; with {@code zone}, a join also names its zone ({@code JOIN node-012 (az-2)}).
+   */
+  public static String cause(MembershipEvent cause, boolean zone) {
+    if (cause == null) {
+      return "-";
+    }
+    MembershipAction action = cause.getAction();
+    if (action == MembershipAction.INIT) {
+      return "INIT";
+    }
+    String text = action + " " + cause.getNodeId();
+    if (zone && action == MembershipAction.JOIN && cause.getZone() != null) {
+      text += " (" + cause.getZone() + ")";
+    }
+    if (action == MembershipAction.SET_WEIGHT && cause.getWeight() != null) {
+      text += " -> " + cause.getWeight();
+    }
+    return text;
   }
 }

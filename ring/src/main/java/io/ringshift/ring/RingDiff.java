@@ -168,6 +168,14 @@ public final class RingDiff {
     return idealMovedFraction;
   }
 
+  /**
+   * Replica data moved against the ideal ({@code movedReplicaFraction / idealMovedFraction}), or null when the ideal
+   * is 0: nothing needs to move, so no ratio is meaningful.
+   */
+  public Double movedToIdeal() {
+    return idealMovedFraction > 0 ? movedReplicaFraction() / idealMovedFraction : null;
+  }
+
   /** True when no range changed. */
   public boolean isEmpty() {
     return changes.isEmpty();

@@ -59,11 +59,6 @@ public final class RingDiffCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** replica data moved / ideal; null when the ideal is 0 (nothing needs to move, so no ratio is meaningful). */
-  static Double ratio(RingDiff diff) {
-    return diff.idealMovedFraction() > 0 ? diff.movedReplicaFraction() / diff.idealMovedFraction() : null;
-  }
-
   /** {@code ratio} is null when the ideal is 0; {@code perNode} lists the nodes that gain or lose anything. */
   record DiffJson(String cluster, long fromEpoch, long toEpoch, String fromChecksum, String toChecksum,
       int fromMembers, int toMembers, int changedRanges, double changedFraction, double movedReplicaFraction,
@@ -76,7 +71,7 @@ public final class RingDiffCommand implements Callable<Integer> {
     return new DiffJson(after.clusterId(), diff.fromEpoch(), diff.toEpoch(), before.checksumHex(),
         after.checksumHex(), before.memberCount(), after.memberCount(), diff.changes().size(),
         diff.changedFraction(), diff.movedReplicaFraction(), diff.primaryMovedFraction(), diff.idealMovedFraction(),
-        ratio(diff), diff.perNode().values().stream().map(m -> new NodeJson(m.nodeId(), m.gained(), m.lost(),
+        diff.movedToIdeal(), diff.perNode().values().stream().map(m -> new NodeJson(m.nodeId(), m.gained(), m.lost(),
             m.primaryGained(), m.primaryLost(), m.idealGained(), m.idealLost())).toList());
   }
 
@@ -88,7 +83,7 @@ public final class RingDiffCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "changed ranges      %d%n", diff.changes().size());
     out.printf(Locale.ROOT, "keyspace changed    %s  (replica list differs in any way)%n",
         percent(diff.changedFraction()));
-    Double ratio = ratio(diff);
+    Double ratio = diff.movedToIdeal();
     out.printf(Locale.ROOT, "replica data moved  %s  ideal %s  ratio %s%n", percent(diff.movedReplicaFraction()),
         percent(diff.idealMovedFraction()), ratio == null ? "n/a (ideal is 0)" : String.format(Locale.ROOT,
             "%.3f", ratio));

@@ -64,6 +64,12 @@ public record ClusterView(
     rejected = List.copyOf(rejected);
   }
 
+  /** The view of {@code clusterId} from what {@link ControlPlaneAdmin#read} read (parts not read are empty). */
+  public static ClusterView of(String clusterId, ControlPlaneAdmin.Contents contents, int rejectedLimit) {
+    return of(clusterId, contents.epochs(), contents.tasks(), contents.statuses(), contents.rejected(),
+        rejectedLimit);
+  }
+
   /**
    * The view of {@code clusterId}.
    *

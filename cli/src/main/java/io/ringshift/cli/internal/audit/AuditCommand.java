@@ -13,6 +13,7 @@ import io.ringshift.audit.AuditLog.Unreadable;
 import io.ringshift.audit.AuditReplay.Failure;
 import io.ringshift.audit.AuditReplay.Result;
 import io.ringshift.audit.WhatIf.ClusterWhatIf;
+import io.ringshift.cli.internal.control.ClusterOption;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.protocol.CodecException;
@@ -172,17 +173,7 @@ public final class AuditCommand implements Callable<Integer> {
   }
 
   private String clusterOption() {
-    if (cluster == null) {
-      return null;
-    }
-    if (cluster.isBlank()) {
-      throw new BadInputException("--cluster was \"" + cluster + "\"; a cluster id must not be blank");
-    }
-    if (cluster.length() > RingBuilder.MAX_CLUSTER_ID_LENGTH) {
-      throw new BadInputException("--cluster is " + cluster.length() + " characters; a cluster id has at most "
-          + RingBuilder.MAX_CLUSTER_ID_LENGTH);
-    }
-    return cluster;
+    return cluster == null ? null : ClusterOption.check(cluster);
   }
 
   private void requireWhatIfParameters() {

@@ -12,6 +12,11 @@ public final class ClusterOption {
 
   /** The validated cluster id. */
   public String id() {
+    return check(cluster);
+  }
+
+  /** {@code cluster} if it is a valid cluster id. @throws BadInputException naming the rule it breaks */
+  public static String check(String cluster) {
     if (cluster == null || cluster.isBlank()) {
       throw new BadInputException("--cluster was \"" + (cluster == null ? "" : cluster)
           + "\"; a cluster id must not be blank");

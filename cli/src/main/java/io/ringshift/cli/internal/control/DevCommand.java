@@ -2,6 +2,7 @@ package io.ringshift.cli.internal.control;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.Durations;
+import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.localplane.LocalControlPlane;
 import io.ringshift.localplane.LocalNodes;
@@ -55,9 +56,7 @@ import picocli.CommandLine.Spec;
           + "DIR/publisher.pub): a restart on the same DIR has the same clusters, epochs, tasks, data and key.",
       "Logs WARN and ERROR of the broker, the orchestrator, the publisher, the nodes and the worker on stderr."
     })
-public final class DevCommand implements Callable<Integer> {
-  private final CountDownLatch stopRequested;
-  private final boolean trapSignals;
+public final class DevCommand extends LongRunningCommand implements Callable<Integer> {
 
   @Spec private CommandSpec spec;
 
@@ -96,15 +95,10 @@ public final class DevCommand implements Callable<Integer> {
       description = "Prefix of the ring.* topic names.")
   private String topicPrefix;
 
-  /** Runs until SIGINT or SIGTERM. */
-  public DevCommand() {
-    this(new CountDownLatch(1), true);
-  }
+  public DevCommand() {}
 
-  /** Runs until {@code stopRequested} opens, or a signal when {@code trapSignals} (tests stop it directly). */
   DevCommand(CountDownLatch stopRequested, boolean trapSignals) {
-    this.stopRequested = stopRequested;
-    this.trapSignals = trapSignals;
+    super(stopRequested, trapSignals);
   }
 
   @Override
@@ -133,7 +127,7 @@ public final class DevCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    RunUntilStopped run = RunUntilStopped.begin("dev", stopRequested, trapSignals, () -> {
+    RunUntilStopped run = runUntilStopped("dev", () -> {
       plane.close();
       LocalControlPlane.Stopped s = plane.stopped();
       if (plane.nodes().isPresent()) {

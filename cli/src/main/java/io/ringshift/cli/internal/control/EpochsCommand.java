@@ -7,7 +7,6 @@ import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import java.io.PrintWriter;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -48,7 +47,7 @@ public final class EpochsCommand implements Callable<Integer> {
       bootstrap = client.bootstrap();
     }
     Requests.warnUnreadable(contents.unreadable(), spec.commandLine().getErr());
-    ClusterView view = ClusterView.of(clusterId, contents.epochs(), List.of(), List.of(), List.of(), 0);
+    ClusterView view = ClusterView.of(clusterId, contents, 0);
     if (!view.exists()) {
       throw StatusCommand.unknownCluster(clusterId, bootstrap, view);
     }

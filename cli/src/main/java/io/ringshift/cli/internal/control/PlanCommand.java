@@ -4,25 +4,13 @@ import io.ringshift.orchestrator.admin.AdminException;
 import io.ringshift.orchestrator.admin.PlanPreview;
 import io.ringshift.orchestrator.admin.ClusterView;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
-import io.ringshift.protocol.EpochRecords;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
-import io.ringshift.orchestrator.EpochPlanner;
-import io.ringshift.ring.Member;
 import io.ringshift.ring.RingException;
-import io.ringshift.ring.RingSnapshot;
-import io.ringshift.schemas.avro.EpochRecord;
-import io.ringshift.schemas.avro.EpochState;
-import io.ringshift.schemas.avro.MembershipAction;
-import io.ringshift.schemas.avro.TaskState;
 import java.io.PrintWriter;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -92,8 +80,7 @@ public final class PlanCommand implements Callable<Integer> {
       bootstrap = client.bootstrap();
     }
     Requests.warnUnreadable(contents.unreadable(), spec.commandLine().getErr());
-    ClusterView view = ClusterView.of(clusterId, contents.epochs(), contents.tasks(), contents.statuses(),
-        List.of(), 0);
+    ClusterView view = ClusterView.of(clusterId, contents, 0);
     if (!view.exists()) {
       throw StatusCommand.unknownCluster(clusterId, bootstrap, view);
     }

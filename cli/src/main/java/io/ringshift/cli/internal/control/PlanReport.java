@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.ByteUnits;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.PlannedTask;
@@ -48,7 +49,7 @@ record PlanReport(ChangeSpec change, PlanPreview preview) {
     lines.add(String.format(Locale.ROOT, "tasks      %d%s%s", plan.tasks().size(),
         kinds.isEmpty() ? "" : " (" + String.join(", ", kinds) + ")",
         alreadyVerified == 0 ? "" : "; " + alreadyVerified + " already VERIFIED are kept, not issued again"));
-    Double ratio = diff.idealMovedFraction() > 0 ? diff.movedReplicaFraction() / diff.idealMovedFraction() : null;
+    Double ratio = diff.movedToIdeal();
     lines.add(String.format(Locale.ROOT, "moves      %s of the replica data; ideal %s; ratio %s",
         Text.percent(diff.movedReplicaFraction()), Text.percent(diff.idealMovedFraction()),
         ratio == null ? "n/a (ideal is 0)" : String.format(Locale.ROOT, "%.3f", ratio)));
@@ -77,8 +78,8 @@ record PlanReport(ChangeSpec change, PlanPreview preview) {
     taskRows.add(bytes ? List.of("KIND", "RANGE", "KEYSPACE", "BYTES", "SOURCES -> TARGET")
         : List.of("KIND", "RANGE", "KEYSPACE", "SOURCES -> TARGET"));
     for (PlannedTask t : preview.sortedTasks().subList(0, shown)) {
-      List<String> row = new ArrayList<>(List.of(t.kind().name(), Text.range(t.rangeStart(), t.rangeEnd()),
-          Text.percent(t.keyspaceFraction())));
+      List<String> row = new ArrayList<>(List.of(t.kind().name(),
+          RingRange.of(t.rangeStart(), t.rangeEnd()).toString(), Text.percent(t.keyspaceFraction())));
       if (bytes) {
         row.add(ByteUnits.format(t.estimatedBytes()));
       }

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.orchestrator.admin.EpochProgress;
 import io.ringshift.orchestrator.admin.ClusterView;
 import io.ringshift.protocol.AvroBytes;
@@ -8,7 +9,6 @@ import io.ringshift.orchestrator.admin.ClusterView.TaskView;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.DiffSummary;
 import io.ringshift.schemas.avro.EpochRecord;
-import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
@@ -28,23 +28,8 @@ final class Reports {
 
   // ---- epochs ----
 
-  /** "JOIN node-012", "INIT", "SET_WEIGHT node-3 -> 2.0": what caused an epoch. */
   static String cause(MembershipEvent cause) {
-    if (cause == null) {
-      return "-";
-    }
-    MembershipAction action = cause.getAction();
-    if (action == MembershipAction.INIT) {
-      return "INIT";
-    }
-    String text = action + " " + cause.getNodeId();
-    if (action == MembershipAction.JOIN && cause.getZone() != null) {
-      text += " (" + cause.getZone() + ")";
-    }
-    if (action == MembershipAction.SET_WEIGHT && cause.getWeight() != null) {
-      text += " -> " + cause.getWeight();
-    }
-    return text;
+    return EpochRecords.cause(cause, true);
   }
 
   static int tasks(EpochRecord e) {
@@ -178,8 +163,8 @@ final class Reports {
     int shown = limit == 0 ? view.tasks().size() : Math.min(limit, view.tasks().size());
     for (TaskView t : view.tasks().subList(0, shown)) {
       RangeCopyTask task = t.task();
-      rows.add(List.of(t.state().name(), task.getKind().name(), Text.range(task.getRangeStart(), task.getRangeEnd()),
-          Text.percent(RingRange.of(task.getRangeStart(), task.getRangeEnd()).fraction()),
+      RingRange range = RingRange.of(task.getRangeStart(), task.getRangeEnd());
+      rows.add(List.of(t.state().name(), task.getKind().name(), range.toString(), Text.percent(range.fraction()),
           String.join(",", task.getSources()) + " -> " + task.getTarget(),
           ByteUnits.format(t.status() == null ? 0 : t.status().getCopiedBytes()), task.getTaskId(), detail(t)));
     }

@@ -103,8 +103,7 @@ final class Requests {
 
   /** A hint for a wait that ended without an outcome: an epoch in flight makes a change queue. */
   private static String whyNoOutcome(ControlPlaneAdmin client, String clusterId) {
-    ClusterView view = ClusterView.of(clusterId, client.read(EnumSet.of(Part.EPOCHS)).epochs(), List.of(),
-        List.of(), List.of(), 0);
+    ClusterView view = ClusterView.of(clusterId, client.read(EnumSet.of(Part.EPOCHS)), 0);
     if (view.inFlight() != null) {
       return String.format(Locale.ROOT, "; epoch %d of cluster %s is in flight, and a change waits until it is "
           + "READY (`ringshift status` shows its tasks)", view.inFlight().getEpoch(), clusterId);

@@ -60,8 +60,7 @@ public final class StatusCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     Requests.warnUnreadable(contents.unreadable(), spec.commandLine().getErr());
-    ClusterView view = ClusterView.of(clusterId, contents.epochs(), contents.tasks(), contents.statuses(),
-        contents.rejected(), rejected);
+    ClusterView view = ClusterView.of(clusterId, contents, rejected);
     if (!view.exists()) {
       throw unknownCluster(clusterId, bootstrap, view);
     }

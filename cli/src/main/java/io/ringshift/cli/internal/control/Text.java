@@ -37,11 +37,6 @@ final class Text {
     return TIME.format(Instant.ofEpochMilli(epochMillis));
   }
 
-  /** A ring range as in task ids: 16 hex digits of each unsigned end, {@code (start, end]}. */
-  static String range(long start, long end) {
-    return "(" + HexFormat.of().toHexDigits(start) + ", " + HexFormat.of().toHexDigits(end) + "]";
-  }
-
   /** Left-aligned columns, two spaces apart, each as wide as its widest cell; the last column is not padded. */
   static List<String> table(List<List<String>> rows) {
     int columns = rows.stream().mapToInt(List::size).max().orElse(0);

@@ -2,6 +2,7 @@ package io.ringshift.cli.internal.node;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.Durations;
+import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RocksStore;
@@ -48,9 +49,7 @@ import picocli.CommandLine.TypeConversionException;
           + "answering retry-with-epoch with the ring's epoch; it keeps the last good ring in --ring-file for a "
           + "restart without Kafka."
     })
-public final class NodeCommand implements Callable<Integer> {
-  private final CountDownLatch stopRequested;
-  private final boolean trapSignals;
+public final class NodeCommand extends LongRunningCommand implements Callable<Integer> {
 
   @Spec private CommandSpec spec;
 
@@ -111,15 +110,10 @@ public final class NodeCommand implements Callable<Integer> {
       description = "Prefix of the ring.* topic names (tests).")
   private String topicPrefix;
 
-  /** Runs until SIGINT or SIGTERM. */
-  public NodeCommand() {
-    this(new CountDownLatch(1), true);
-  }
+  public NodeCommand() {}
 
-  /** Runs until {@code stopRequested} opens, or a signal when {@code trapSignals} (tests stop it directly). */
   NodeCommand(CountDownLatch stopRequested, boolean trapSignals) {
-    this.stopRequested = stopRequested;
-    this.trapSignals = trapSignals;
+    super(stopRequested, trapSignals);
   }
 
   @Override
@@ -185,7 +179,7 @@ public final class NodeCommand implements Callable<Integer> {
       err.flush();
       return 1;
     }
-    RunUntilStopped run = RunUntilStopped.begin("node", stopRequested, trapSignals, () -> {
+    RunUntilStopped run = runUntilStopped("node", () -> {
       try {
         server.close();
         ring.close();

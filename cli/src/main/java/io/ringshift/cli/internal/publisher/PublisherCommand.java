@@ -2,6 +2,7 @@ package io.ringshift.cli.internal.publisher;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.publisher.PublisherConfig;
@@ -48,9 +49,7 @@ import picocli.CommandLine.Spec;
       "Run one per deployment: a publisher started with the same --transactional-id fences the one running, which "
           + "then stops with exit code 1. Make a key with 'ringshift keygen --out FILE'."
     })
-public final class PublisherCommand implements Callable<Integer> {
-  private final CountDownLatch stopRequested;
-  private final boolean onSignals;
+public final class PublisherCommand extends LongRunningCommand implements Callable<Integer> {
 
   @Spec private CommandSpec spec;
 
@@ -78,15 +77,10 @@ public final class PublisherCommand implements Callable<Integer> {
           + "a key rotation; repeat for several. PUBLISHED records signed by any other key are ignored.")
   private List<Path> previousKeys = new ArrayList<>();
 
-  /** Runs until SIGINT or SIGTERM. */
-  public PublisherCommand() {
-    this(new CountDownLatch(1), true);
-  }
+  public PublisherCommand() {}
 
-  /** Runs until {@code stopRequested} opens, or a signal when {@code onSignals} (tests stop it directly). */
   PublisherCommand(CountDownLatch stopRequested, boolean onSignals) {
-    this.stopRequested = stopRequested;
-    this.onSignals = onSignals;
+    super(stopRequested, onSignals);
   }
 
   @Override
@@ -119,7 +113,7 @@ public final class PublisherCommand implements Callable<Integer> {
     }
     // On SIGINT or SIGTERM the publisher closes in a shutdown hook, so that a transaction in progress commits or
     // aborts before the JVM exits (a killed one is aborted by the next publisher anyway).
-    RunUntilStopped run = RunUntilStopped.begin("publisher", stopRequested, onSignals, () -> {
+    RunUntilStopped run = runUntilStopped("publisher", () -> {
       publisher.close();
       err.printf(Locale.ROOT, "ringshift publisher: stopped after publishing %d and rejecting %d epochs%n",
           publisher.publishedCount(), publisher.rejectedCount());

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.simulate;
 
+import io.ringshift.protocol.AtomicFiles;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.protocol.RingSnapshotCodec;
@@ -13,13 +14,9 @@ import io.ringshift.simulator.TextReport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -179,24 +176,8 @@ public final class SimulateCommand implements Callable<Integer> {
     return path;
   }
 
-  /** Writes a temporary file next to the target and moves it into place, so no reader sees a partial file. */
+  /** Written atomically, so no reader sees a partial file. */
   private static void writeAtomically(Path target, String content) throws IOException {
-    Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName() + "-", ".tmp");
-    try {
-      Files.writeString(tmp, content, StandardCharsets.UTF_8);
-      // Temporary files are created owner-only; a report is meant to be shared like any other output file.
-      if (Files.getFileStore(tmp).supportsFileAttributeView(PosixFileAttributeView.class)) {
-        Files.setPosixFilePermissions(tmp, Files.exists(target)
-            ? Files.getPosixFilePermissions(target) : PosixFilePermissions.fromString("rw-r--r--"));
-      }
-      try {
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        // Same directory, so this only happens on file systems without rename; replacing is the best left.
-        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+    AtomicFiles.write(target, content.getBytes(StandardCharsets.UTF_8), false);
   }
 }

@@ -4,6 +4,7 @@ import io.ringshift.ring.ByteUnits;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.Durations;
+import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
 import io.ringshift.cli.internal.control.KafkaOptions;
@@ -18,15 +19,13 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -49,9 +48,7 @@ import picocli.CommandLine.Spec;
       "Give the nodes with --nodes FILE (lines 'node-id host:port') and/or --node ID=HOST:PORT. Sizes take binary "
           + "units (40MiB); durations take ms, s, min or h (10min, 30s). A rate of 0 is unlimited."
     })
-public final class WorkerCommand implements Callable<Integer> {
-  private final CountDownLatch stopRequested;
-  private final boolean onSignals;
+public final class WorkerCommand extends LongRunningCommand implements Callable<Integer> {
   private LimitsFile limitsFile;
 
   @Spec private CommandSpec spec;
@@ -123,15 +120,10 @@ public final class WorkerCommand implements Callable<Integer> {
       description = "How long a call to a storage node may take (default: ${DEFAULT-VALUE}).")
   private String nodeTimeout;
 
-  /** Runs until SIGINT or SIGTERM. */
-  public WorkerCommand() {
-    this(new CountDownLatch(1), true);
-  }
+  public WorkerCommand() {}
 
-  /** Runs until {@code stopRequested} opens, or a signal when {@code onSignals} (tests stop it directly). */
   WorkerCommand(CountDownLatch stopRequested, boolean onSignals) {
-    this.stopRequested = stopRequested;
-    this.onSignals = onSignals;
+    super(stopRequested, onSignals);
   }
 
   @Override
@@ -147,12 +139,14 @@ public final class WorkerCommand implements Callable<Integer> {
       throw new KafkaUnavailableException("the worker could not start against Kafka at " + config.bootstrapServers()
           + ": " + e.getMessage(), e);
     }
-    ScheduledExecutorService limitsWatch = watchLimits(worker, err);
+    AutoCloseable limitsWatch = watchLimits(worker, err);
     // On SIGINT or SIGTERM the worker closes in a shutdown hook, so that every task writes its last checkpoint and
     // the worker leaves its group before the JVM exits.
-    RunUntilStopped run = RunUntilStopped.begin("worker", stopRequested, onSignals, () -> {
-      if (limitsWatch != null) {
-        limitsWatch.shutdownNow();
+    RunUntilStopped run = runUntilStopped("worker", () -> {
+      try {
+        limitsWatch.close();
+      } catch (Exception e) {
+        err.println("ringshift worker: stopping the limits file check failed: " + e);
       }
       worker.close();
       err.println("ringshift worker: " + config.workerId() + " stopped; its tasks' last checkpoints are written");
@@ -233,35 +227,22 @@ public final class WorkerCommand implements Callable<Integer> {
   }
 
   /** Checks the limits file once a second and applies a changed one; null without --limits-file. */
-  private ScheduledExecutorService watchLimits(MigrationWorker worker, PrintWriter err) {
+  /** Applies the limits file whenever it changes; a bad file is reported and changes nothing. */
+  private AutoCloseable watchLimits(MigrationWorker worker, PrintWriter err) {
     if (limitsFile == null) {
-      return null;
+      return () -> { };
     }
-    ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "ringshift-worker-limits");
-      t.setDaemon(true);
-      return t;
-    });
-    watch.scheduleWithFixedDelay(() -> applyChangedLimits(worker, err), 1, 1, TimeUnit.SECONDS);
-    return watch;
-  }
-
-  /** Applies the limits file if it changed since it was last read; a bad file is reported and changes nothing. */
-  void applyChangedLimits(MigrationWorker worker, PrintWriter err) {
-    try {
-      Limits changed = limitsFile.changed();
-      if (changed != null) {
-        worker.setLimits(changed);
-        err.printf(Locale.ROOT, "ringshift worker: limits from %s: %s per worker, %s per source, %d tasks (%d per "
-                + "source, %d per target)%n", limitsFile.path(), rate(changed.bytesPerSecond()),
-            rate(changed.perSourceBytesPerSecond()), changed.maxTasks(), changed.maxTasksPerSource(),
-            changed.maxTasksPerTarget());
-        err.flush();
-      }
-    } catch (IllegalArgumentException e) {
-      err.println("ringshift worker: " + e.getMessage() + "; the limits in force stay");
+    return limitsFile.watch(Duration.ofSeconds(1), changed -> {
+      worker.setLimits(changed);
+      err.printf(Locale.ROOT, "ringshift worker: limits from %s: %s per worker, %s per source, %d tasks (%d per "
+              + "source, %d per target)%n", limitsFile.path(), rate(changed.bytesPerSecond()),
+          rate(changed.perSourceBytesPerSecond()), changed.maxTasks(), changed.maxTasksPerSource(),
+          changed.maxTasksPerTarget());
       err.flush();
-    }
+    }, refused -> {
+      err.println("ringshift worker: " + refused + "; the limits in force stay");
+      err.flush();
+    });
   }
 
   private static void atLeastOne(String option, int value) {

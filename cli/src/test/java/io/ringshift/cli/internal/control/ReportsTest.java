@@ -11,7 +11,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ringshift.orchestrator.admin.ControlRecords;
 import io.ringshift.orchestrator.admin.EpochProgress;
 import io.ringshift.orchestrator.admin.ClusterView;
 import io.ringshift.cli.internal.Golden;
