@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -37,8 +38,7 @@ public final class RingDiffCommand implements Callable<Integer> {
   @Parameters(index = "1", paramLabel = "TO", description = "Snapshot file after the change.")
   private Path to;
 
-  @Option(names = "--json", description = "Print JSON instead of a table.")
-  private boolean json;
+  @Mixin private JsonOption json;
 
   @Override
   public Integer call() {
@@ -51,7 +51,7 @@ public final class RingDiffCommand implements Callable<Integer> {
       throw new BadInputException("cannot diff " + from + " and " + to + ": " + e.getMessage(), e);
     }
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
+    if (json.on()) {
       JsonOutput.print(out, toJson(before, after, diff));
     } else {
       printTable(out, before, after, diff);

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.audit;
 
+import io.ringshift.cli.internal.JsonOption;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.Ringshift;
@@ -83,8 +84,7 @@ public final class AuditCommand implements Callable<Integer> {
       description = "--what-if: replication factor (default: each epoch's recorded one).")
   private Integer replicas;
 
-  @Option(names = "--json", description = "Print JSON instead of text.")
-  private boolean json;
+  @Mixin private JsonOption json;
 
   @Override
   public Integer call() {
@@ -135,7 +135,7 @@ public final class AuditCommand implements Callable<Integer> {
       result = AuditReplay.verify(contents.epochs(), contents.snapshots(), trusted);
     }
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
+    if (json.on()) {
       JsonOutput.print(out, AuditReport.auditJson(result));
     } else {
       AuditReport.auditText(result).forEach(out::println);
@@ -163,7 +163,7 @@ public final class AuditCommand implements Callable<Integer> {
           + replicas) + ": " + e.getMessage(), e);
     }
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
+    if (json.on()) {
       JsonOutput.print(out, AuditReport.whatIfJson(clusters));
     } else {
       AuditReport.whatIfText(clusters).forEach(out::println);

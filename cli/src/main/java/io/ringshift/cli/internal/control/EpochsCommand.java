@@ -1,9 +1,8 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.cli.internal.JsonOption;
 import io.ringshift.orchestrator.admin.ClusterView;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.internal.JsonOutput;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import java.io.PrintWriter;
 import java.util.EnumSet;
@@ -11,7 +10,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code ringshift epochs}: the audit log of one cluster, one line per epoch record. */
@@ -34,25 +32,14 @@ public final class EpochsCommand implements Callable<Integer> {
 
   @Mixin private KafkaOptions kafka;
 
-  @Option(names = "--json", description = "Print JSON instead of text.")
-  private boolean json;
+  @Mixin private JsonOption json;
 
   @Override
   public Integer call() {
     String clusterId = cluster.id();
-    Contents contents;
-    String bootstrap;
-    try (ControlPlaneAdmin client = kafka.connect()) {
-      contents = client.read(EnumSet.of(Part.EPOCHS));
-      bootstrap = client.bootstrap();
-    }
-    Requests.warnUnreadable(contents.unreadable(), spec.commandLine().getErr());
-    ClusterView view = ClusterView.of(clusterId, contents, 0);
-    if (!view.exists()) {
-      throw StatusCommand.unknownCluster(clusterId, bootstrap, view);
-    }
+    ClusterView view = kafka.view(clusterId, EnumSet.of(Part.EPOCHS), 0, spec.commandLine().getErr());
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
+    if (json.on()) {
       JsonOutput.print(out, Reports.epochsJson(clusterId, view.history()));
     } else {
       Reports.epochsText(clusterId, view.history()).forEach(out::println);

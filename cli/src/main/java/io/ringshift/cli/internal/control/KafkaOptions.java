@@ -1,10 +1,15 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.orchestrator.admin.ClusterView;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
+import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.protocol.Topics;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Option;
 
@@ -62,6 +67,30 @@ public final class KafkaOptions {
           + "digits, '.', '_' and '-'");
     }
     return Topics.withPrefix(topicPrefix);
+  }
+
+  /**
+   * Reads {@code parts} of the control plane and returns cluster {@code clusterId} as they describe it; records that
+   * do not decode are reported on {@code err} and skipped.
+   *
+   * @throws BadInputException when the cluster has no epoch there
+   */
+  ClusterView view(String clusterId, Set<Part> parts, int rejectedLimit, PrintWriter err) {
+    Contents contents;
+    String address;
+    try (ControlPlaneAdmin client = connect()) {
+      contents = client.read(parts);
+      address = client.bootstrap();
+    }
+    Requests.warnUnreadable(contents.unreadable(), err);
+    ClusterView view = ClusterView.of(clusterId, contents, rejectedLimit);
+    if (!view.exists()) {
+      String rejections = view.rejectedTotal() == 0 ? ""
+          : "; its latest rejected request: " + view.rejected().get(view.rejected().size() - 1).getReason();
+      throw new BadInputException("cluster " + clusterId + " has no epoch at " + address
+          + " (declare it with `ringshift init`)" + rejections);
+    }
+    return view;
   }
 
   /** Validates every option and connects. */

@@ -1,12 +1,11 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.cli.internal.JsonOption;
 import io.ringshift.orchestrator.admin.AdminException;
 import io.ringshift.orchestrator.admin.PlanPreview;
 import io.ringshift.orchestrator.admin.ClusterView;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.ring.RingException;
 import java.io.PrintWriter;
@@ -59,8 +58,7 @@ public final class PlanCommand implements Callable<Integer> {
 
   @Mixin private KafkaOptions kafka;
 
-  @Option(names = "--json", description = "Print JSON (every task) instead of text.")
-  private boolean json;
+  @Mixin private JsonOption json;
 
   @Option(names = "--limit", paramLabel = "N", defaultValue = "20",
       description = "Tasks listed in the text (default: ${DEFAULT-VALUE}; 0 lists all).")
@@ -73,17 +71,7 @@ public final class PlanCommand implements Callable<Integer> {
     if (limit < 0) {
       throw new BadInputException("--limit was " + limit + "; it must be >= 0");
     }
-    Contents contents;
-    String bootstrap;
-    try (ControlPlaneAdmin client = kafka.connect()) {
-      contents = client.read(EnumSet.of(Part.EPOCHS, Part.TASKS, Part.TASK_STATUS));
-      bootstrap = client.bootstrap();
-    }
-    Requests.warnUnreadable(contents.unreadable(), spec.commandLine().getErr());
-    ClusterView view = ClusterView.of(clusterId, contents, 0);
-    if (!view.exists()) {
-      throw StatusCommand.unknownCluster(clusterId, bootstrap, view);
-    }
+    ClusterView view = kafka.view(clusterId, EnumSet.of(Part.EPOCHS, Part.TASKS, Part.TASK_STATUS), 0, spec.commandLine().getErr());
     PlanReport report;
     try {
       report = new PlanReport(change, PlanPreview.of(change.toChange(), view, clusterBytes));
@@ -91,7 +79,7 @@ public final class PlanCommand implements Callable<Integer> {
       throw new BadInputException("the orchestrator would reject " + change.describe() + ": " + e.getMessage(), e);
     }
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
+    if (json.on()) {
       JsonOutput.print(out, report.json());
     } else {
       report.text(limit).forEach(out::println);

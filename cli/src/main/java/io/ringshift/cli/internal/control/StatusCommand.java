@@ -1,10 +1,9 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.cli.internal.JsonOption;
 import io.ringshift.orchestrator.admin.ClusterView;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import java.io.PrintWriter;
 import java.util.EnumSet;
@@ -35,8 +34,7 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Mixin private KafkaOptions kafka;
 
-  @Option(names = "--json", description = "Print JSON (every task) instead of text.")
-  private boolean json;
+  @Mixin private JsonOption json;
 
   @Option(names = "--limit", paramLabel = "N", defaultValue = "20",
       description = "Tasks listed in the text (default: ${DEFAULT-VALUE}; 0 lists all).")
@@ -52,31 +50,14 @@ public final class StatusCommand implements Callable<Integer> {
     if (limit < 0 || rejected < 0) {
       throw new BadInputException("--limit and --rejected must be >= 0 (were " + limit + " and " + rejected + ")");
     }
-    Contents contents;
-    String bootstrap;
-    try (ControlPlaneAdmin client = kafka.connect()) {
-      contents = client.read(EnumSet.allOf(Part.class));
-      bootstrap = client.bootstrap();
-    }
+    ClusterView view = kafka.view(clusterId, EnumSet.allOf(Part.class), rejected, spec.commandLine().getErr());
     PrintWriter out = spec.commandLine().getOut();
-    Requests.warnUnreadable(contents.unreadable(), spec.commandLine().getErr());
-    ClusterView view = ClusterView.of(clusterId, contents, rejected);
-    if (!view.exists()) {
-      throw unknownCluster(clusterId, bootstrap, view);
-    }
-    if (json) {
+    if (json.on()) {
       JsonOutput.print(out, Reports.statusJson(view, System.currentTimeMillis()));
     } else {
       Reports.statusText(view, limit, System.currentTimeMillis()).forEach(out::println);
       out.flush();
     }
     return 0;
-  }
-
-  static BadInputException unknownCluster(String clusterId, String bootstrap, ClusterView view) {
-    String rejections = view.rejectedTotal() == 0 ? ""
-        : "; its latest rejected request: " + view.rejected().get(view.rejected().size() - 1).getReason();
-    return new BadInputException("cluster " + clusterId + " has no epoch at " + bootstrap
-        + " (declare it with `ringshift init`)" + rejections);
   }
 }

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.simulate;
 
+import io.ringshift.cli.internal.JsonOption;
 import io.ringshift.protocol.AtomicFiles;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
@@ -19,6 +20,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -85,8 +87,7 @@ public final class SimulateCommand implements Callable<Integer> {
       description = "Sigma of the log-normal value sizes (default: ${DEFAULT-VALUE}).")
   double valueSigma;
 
-  @Option(names = "--json", description = "Print the results as JSON on stdout instead of the table.")
-  boolean json;
+  @Mixin private JsonOption json;
 
   @Option(names = "--report", paramLabel = "FILE.html",
       description = "Also write a self-contained HTML report with charts (no network, no scripts).")
@@ -116,7 +117,7 @@ public final class SimulateCommand implements Callable<Integer> {
     RingSnapshotCodec codec = new RingSnapshotCodec();
     SimulationResult result = Simulation.run(parameters, progress, snapshot -> codec.encode(snapshot).length);
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
+    if (json.on()) {
       // Field names are the record component names (docs/simulate.md), printed like every command's JSON.
       JsonOutput.print(out, result);
     } else {
