@@ -61,7 +61,7 @@ class AuditCommandTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void refusesBadInputBeforeConnecting(Case c) {
+  void rejectsBadInputBeforeConnecting(Case c) {
     List<String> args = new ArrayList<>(List.of("audit"));
     args.addAll(List.of(NOWHERE));
     c.args().forEach(a -> args.add(a.replace("{d}", dir.toString())));

@@ -31,7 +31,7 @@ class AuditReportTest {
   }
 
   @Test
-  void printsOneLinePerPublishedEpochAndTheVerdict() {
+  void shouldPrintOneLinePerPublishedEpochAndTheVerdict() {
     Result result = AuditReplay.verify(history.epochs(), history.snapshots().subList(4, 5),
         TrustedKeys.of(key.publicKey()));
 
@@ -50,7 +50,7 @@ class AuditReportTest {
   }
 
   @Test
-  void marksTheFailingEpochAndPrintsNoVerdict() throws Exception {
+  void shouldMarkTheFailingEpochAndPrintNoVerdict() throws Exception {
     List<SnapshotRecord> snapshots = new ArrayList<>(history.snapshots());
     byte[] flipped = History.withKeyIdAltered(snapshots.get(2).value(), key.id());
     snapshots.set(2, new SnapshotRecord("default", flipped, 0, 2));
@@ -112,7 +112,7 @@ class AuditReportTest {
   }
 
   @Test
-  void printsWhatIfFiguresPerEpochAndATotal() {
+  void shouldPrintWhatIfFiguresPerEpochAndATotal() {
     List<String> lines = AuditReport.whatIfText(WhatIf.replay(history.epochs(), 64, null));
 
     assertThat(lines.get(0)).isEqualTo("what-if for cluster default: 5 published epochs; recorded vnodes 16, "

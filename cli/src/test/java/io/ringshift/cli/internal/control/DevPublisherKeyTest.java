@@ -13,7 +13,7 @@ class DevPublisherKeyTest {
   @TempDir Path dir;
 
   @Test
-  void devExitsWithTwoBeforeStartingAnythingWhenItsKeyFileIsBad() {
+  void shouldExitWithTwoBeforeStartingAnythingWhenTheKeyFileIsBad() {
     Fixtures.write(dir.resolve("publisher.key"), "garbage\n");
 
     Cli.Result r = Cli.run("dev", "--port", "0", "--data-dir", dir.toString());

@@ -16,7 +16,7 @@ class KeygenCommandTest {
   @TempDir Path dir;
 
   @Test
-  void writesAKeyFileOnlyItsOwnerReadsAndAPublicKeyFileClientsTrust() throws Exception {
+  void shouldWriteAKeyFileOnlyItsOwnerReadsAndAPublicKeyFileClientsTrust() throws Exception {
     Path out = dir.resolve("publisher.key");
 
     Cli.Result r = Cli.run("keygen", "--out", out.toString());
@@ -32,7 +32,7 @@ class KeygenCommandTest {
   }
 
   @Test
-  void refusesToReplaceAnExistingKeyUnlessForced() throws Exception {
+  void rejectsReplacingAnExistingKeyUnlessForced() throws Exception {
     Path out = dir.resolve("publisher.key");
     assertThat(Cli.run("keygen", "--out", out.toString()).exitCode()).isZero();
     String first = SigningKey.read(out).id();
@@ -49,7 +49,7 @@ class KeygenCommandTest {
   }
 
   @Test
-  void refusesADirectoryThatDoesNotExist() {
+  void rejectsADirectoryThatDoesNotExist() {
     Path out = dir.resolve("missing").resolve("publisher.key");
 
     Cli.Result r = Cli.run("keygen", "--out", out.toString());

@@ -14,7 +14,7 @@ class PublisherCommandTest {
   @TempDir Path dir;
 
   @Test
-  void namesAMissingKeyFileAndHowToMakeOne() {
+  void shouldNameAMissingKeyFileAndHowToMakeOne() {
     Path missing = dir.resolve("publisher.key");
 
     Cli.Result r = Cli.run("publisher", "--bootstrap", "127.0.0.1:9", "--signing-key", missing.toString());
@@ -25,7 +25,7 @@ class PublisherCommandTest {
   }
 
   @Test
-  void refusesAPublicKeyFileForTheSigningKey() throws Exception {
+  void rejectsAPublicKeyFileForTheSigningKey() throws Exception {
     Path key = dir.resolve("publisher.key");
     SigningKey.generate().write(key, dir.resolve("publisher.pub"));
 
@@ -38,7 +38,7 @@ class PublisherCommandTest {
   }
 
   @Test
-  void refusesAFileThatIsNotPem() {
+  void rejectsAFileThatIsNotPem() {
     Path junk = Fixtures.write(dir.resolve("junk.key"), "not a key\n");
 
     Cli.Result r = Cli.run("publisher", "--bootstrap", "127.0.0.1:9", "--signing-key", junk.toString());
@@ -49,7 +49,7 @@ class PublisherCommandTest {
   }
 
   @Test
-  void refusesAPreviousKeyThatIsNotAPublicKey() throws Exception {
+  void rejectsAPreviousKeyThatIsNotAPublicKey() throws Exception {
     Path key = dir.resolve("publisher.key");
     SigningKey.generate().write(key, dir.resolve("publisher.pub"));
     Path junk = dir.resolve("old.pub");
@@ -63,7 +63,7 @@ class PublisherCommandTest {
   }
 
   @Test
-  void refusesBadTopicCreationSettings() throws Exception {
+  void rejectsBadTopicCreationSettings() throws Exception {
     Path key = dir.resolve("publisher.key");
     SigningKey.generate().write(key, dir.resolve("publisher.pub"));
 
@@ -75,7 +75,7 @@ class PublisherCommandTest {
   }
 
   @Test
-  void saysWhenKafkaCannotBeReached() throws Exception {
+  void shouldSayWhenKafkaCannotBeReached() throws Exception {
     Path key = dir.resolve("publisher.key");
     SigningKey.generate().write(key, dir.resolve("publisher.pub"));
 
