@@ -7,6 +7,7 @@ import io.ringshift.orchestrator.Orchestrator;
 import io.ringshift.orchestrator.OrchestratorConfig;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.Topics;
+import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.publisher.PublisherConfig;
 import io.ringshift.publisher.SnapshotPublisher;
 import io.ringshift.ring.RingBuilder;
@@ -265,7 +266,7 @@ public final class LocalControlPlane implements AutoCloseable {
         startPublisher(s, p, key);
       }
       if (s.withWorker) {
-        p.worker = startWorkerOf(p.config, p.nodes, s.grace, s.startupTimeout);
+        p.worker = startWorkerOf(p.config, p.nodes, s.grace, s.startupTimeout, key);
       }
       return new LocalControlPlane(p);
     } catch (RuntimeException e) {
@@ -385,12 +386,13 @@ public final class LocalControlPlane implements AutoCloseable {
   }
 
   private static MigrationWorker startWorkerOf(OrchestratorConfig config, LocalNodes nodes, Duration grace,
-      Duration startupTimeout) {
+      Duration startupTimeout, SigningKey publisherKey) {
     WorkerConfig workerConfig = WorkerConfig.of(config.bootstrapServers(), WORKER_ID, nodes.directory())
         .withTopics(config.topics())
         .withLimits(Limits.unlimited())
         .withGrace(grace)
-        .withStartTimeout(startupTimeout);
+        .withStartTimeout(startupTimeout)
+        .withTrustedKeys(publisherKey == null ? null : TrustedKeys.of(publisherKey.publicKey()));
     MigrationWorker worker = new MigrationWorker(workerConfig);
     try {
       worker.start();

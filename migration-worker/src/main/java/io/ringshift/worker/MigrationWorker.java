@@ -72,7 +72,7 @@ public final class MigrationWorker implements AutoCloseable {
   private final WorkerConfig config;
   private final NodeStores stores;
   private final Clock clock;
-  private final ControlState control = new ControlState();
+  private final ControlState control;
   private final Throttles throttles;
   private final Slots slots;
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -101,6 +101,7 @@ public final class MigrationWorker implements AutoCloseable {
     this.config = Objects.requireNonNull(config, "config");
     this.stores = Objects.requireNonNull(stores, "stores");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.control = new ControlState(config.trustedKeys(), clock);
     this.limits = config.limits();
     this.throttles = new Throttles(limits, Ticker.system());
     this.slots = new Slots(limits);

@@ -1,6 +1,7 @@
 package io.ringshift.worker;
 
 import io.ringshift.protocol.Topics;
+import io.ringshift.protocol.TrustedKeys;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -21,10 +22,12 @@ import java.util.regex.Pattern;
  * @param startTimeout how long {@link MigrationWorker#start} waits for Kafka
  * @param nodeTimeout how long a call to a storage node may take to connect and to answer (a digest of a large
  *     range takes a while; a node that is down is refused at once, not after this)
+ * @param trustedKeys the publisher keys whose PUBLISHED records count for the cleanup gate; null trusts none, and
+ *     then cleanups never delete
  */
 public record WorkerConfig(String bootstrapServers, String groupId, String workerId, Topics topics,
     NodeDirectory nodes, Limits limits, TaskTuning tuning, Duration grace, Duration startTimeout,
-    Duration nodeTimeout) {
+    Duration nodeTimeout, TrustedKeys trustedKeys) {
 
   public static final String DEFAULT_GROUP_ID = "ringshift-migration-worker";
   public static final Duration DEFAULT_GRACE = Duration.ofMinutes(10);
@@ -60,42 +63,48 @@ public record WorkerConfig(String bootstrapServers, String groupId, String worke
    */
   public static WorkerConfig of(String bootstrapServers, String workerId, NodeDirectory nodes) {
     return new WorkerConfig(bootstrapServers, DEFAULT_GROUP_ID, workerId, Topics.defaults(), nodes,
-        Limits.DEFAULTS, TaskTuning.DEFAULTS, DEFAULT_GRACE, Duration.ofSeconds(60), DEFAULT_NODE_TIMEOUT);
+        Limits.DEFAULTS, TaskTuning.DEFAULTS, DEFAULT_GRACE, Duration.ofSeconds(60), DEFAULT_NODE_TIMEOUT, null);
   }
 
   public WorkerConfig withGroupId(String id) {
     return new WorkerConfig(bootstrapServers, id, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys);
   }
 
   public WorkerConfig withTopics(Topics t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, t, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys);
   }
 
   public WorkerConfig withLimits(Limits l) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, l,
-        tuning, grace, startTimeout, nodeTimeout);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys);
   }
 
   public WorkerConfig withTuning(TaskTuning t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        t, grace, startTimeout, nodeTimeout);
+        t, grace, startTimeout, nodeTimeout, trustedKeys);
   }
 
   public WorkerConfig withGrace(Duration g) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, g, startTimeout, nodeTimeout);
+        tuning, g, startTimeout, nodeTimeout, trustedKeys);
   }
 
   public WorkerConfig withStartTimeout(Duration t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, t, nodeTimeout);
+        tuning, grace, t, nodeTimeout, trustedKeys);
   }
 
   public WorkerConfig withNodeTimeout(Duration t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, t);
+        tuning, grace, startTimeout, t, trustedKeys);
+  }
+
+  /** The publisher keys whose PUBLISHED records open the cleanup gate. */
+  public WorkerConfig withTrustedKeys(TrustedKeys keys) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
+        tuning, grace, startTimeout, nodeTimeout, keys);
   }
 
   private static void checkId(String name, String value) {

@@ -3,7 +3,9 @@ package io.ringshift.worker;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.protocol.Topics;
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.protocol.RecordKeys;
+import io.ringshift.protocol.SigningKey;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
@@ -92,8 +94,11 @@ final class ItKafka implements AutoCloseable {
     tasks.flush();
   }
 
+  /** Signs the PUBLISHED records written here; the workers of these ITs trust it. */
+  static final SigningKey PUBLISHER = SigningKey.generate();
+
   void published(long epoch, long timestampMillis) {
-    epochs.send(new ProducerRecord<>(topics.epochs().name(), CLUSTER, EpochRecord.newBuilder()
+    epochs.send(new ProducerRecord<>(topics.epochs().name(), CLUSTER, EpochRecords.signedBy(EpochRecord.newBuilder()
         .setClusterId(CLUSTER).setEpoch(epoch).setState(EpochState.PUBLISHED)
         .setCause(MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId("node-t")
             .setAction(MembershipAction.JOIN).setZone("az-1").setRequestId("r").setRequestedBy("it")
@@ -101,7 +106,7 @@ final class ItKafka implements AutoCloseable {
         .setMembers(List.of()).setVnodes(1).setReplicas(1).setHashId("h").setPolicyId("p")
         .setMembershipDigest(ByteBuffer.allocate(32)).setTargetChecksum(ByteBuffer.allocate(32))
         .setTimestampMillis(timestampMillis)
-        .build()));
+        .build(), PUBLISHER)));
     epochs.flush();
   }
 

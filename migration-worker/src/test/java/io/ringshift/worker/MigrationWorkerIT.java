@@ -3,6 +3,7 @@ package io.ringshift.worker;
 import static io.ringshift.worker.ItKafka.task;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
@@ -61,7 +62,7 @@ class MigrationWorkerIT {
   private MigrationWorker worker(String id, Limits limits) {
     WorkerConfig config = WorkerConfig.of(KAFKA.bootstrapServers(), id, NodeDirectory.empty())
         .withTopics(kafka.topics).withGroupId(KAFKA.applicationId()).withLimits(limits).withTuning(FAST)
-        .withGrace(Duration.ZERO);
+        .withGrace(Duration.ZERO).withTrustedKeys(TrustedKeys.of(ItKafka.PUBLISHER.publicKey()));
     return new MigrationWorker(config, nodes.stores(), Clock.systemUTC()).start();
   }
 

@@ -145,4 +145,19 @@ public final class EpochRecords {
     }
     return text;
   }
+
+  /**
+   * {@code record} signed by {@code key}: the signature and key id a PUBLISHED record carries, over the same payload
+   * as the snapshot it describes ({@link TrustedKeys#verify(EpochRecord)} checks it).
+   */
+  public static EpochRecord signedBy(EpochRecord record, SigningKey key) {
+    byte[] previous = AvroBytes.toArray(record.getPreviousChecksum());
+    byte[] payload = PublishedSnapshot.signingPayload(record.getClusterId(), record.getEpoch(),
+        AvroBytes.toArray(record.getTargetChecksum()), previous, key.id(),
+        RingSnapshotCodec.fromAvro(record.getFilling()));
+    return EpochRecord.newBuilder(record)
+        .setSigningKeyId(key.id())
+        .setSignature(java.nio.ByteBuffer.wrap(key.sign(payload)))
+        .build();
+  }
 }

@@ -125,20 +125,13 @@ public final class TrustedKeys {
           what, published.getSigningKeyId(), keys.keySet());
     }
     byte[] payload = PublishedSnapshot.signingPayload(published.getClusterId(), published.getEpoch(),
-        bytes(published.getTargetChecksum()),
-        published.getPreviousChecksum() == null ? null : bytes(published.getPreviousChecksum()),
+        AvroBytes.toArray(published.getTargetChecksum()),
+        published.getPreviousChecksum() == null ? null : AvroBytes.toArray(published.getPreviousChecksum()),
         published.getSigningKeyId(), RingSnapshotCodec.fromAvro(published.getFilling()));
-    if (!SigningKey.verify(key, payload, bytes(published.getSignature()))) {
+    if (!SigningKey.verify(key, payload, AvroBytes.toArray(published.getSignature()))) {
       throw CodecException.of(Reason.BAD_SIGNATURE, "%s: the signature by key %s does not verify; the record was "
           + "altered or forged", what, published.getSigningKeyId());
     }
-  }
-
-  private static byte[] bytes(java.nio.ByteBuffer buffer) {
-    java.nio.ByteBuffer view = buffer.duplicate();
-    byte[] out = new byte[view.remaining()];
-    view.get(out);
-    return out;
   }
 
   @Override

@@ -11,6 +11,7 @@ import io.ringshift.localplane.LocalControlPlane;
 import io.ringshift.localplane.LocalNodes;
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.protocol.Topics;
 import io.ringshift.ring.RingHash;
 import io.ringshift.ring.RingSnapshot;
@@ -71,6 +72,8 @@ public final class ClusterDriver implements AutoCloseable {
   private final LocalControlPlane plane;
   private final LocalNodes nodes;
   private final KafkaProducer<byte[], byte[]> producer;
+  /** The publisher's key, or one the tests sign their own PUBLISHED records with; the workers trust it. */
+  private final SigningKey publisherKey;
   private int requests;
 
   /**
@@ -92,6 +95,7 @@ public final class ClusterDriver implements AutoCloseable {
    */
   public ClusterDriver(EmbeddedKafkaExtension kafka, Path dir, String clusterId, String requestedBy,
       String requestIdPrefix, SigningKey publisherKey) {
+    this.publisherKey = publisherKey == null ? SigningKey.generate() : publisherKey;
     this.kafka = kafka;
     this.clusterId = clusterId;
     this.requestedBy = requestedBy;
@@ -213,10 +217,16 @@ public final class ClusterDriver implements AutoCloseable {
    */
   public WorkerConfig workerConfig(String workerId) {
     return WorkerConfig.of(kafka.bootstrapServers(), workerId, nodes.directory())
+        .withTrustedKeys(TrustedKeys.of(publisherKey.publicKey()))
         .withTopics(topics)
         .withGroupId(kafka.applicationId() + "-workers")
         .withLimits(LIMITS)
         .withTuning(TUNING);
+  }
+
+  /** {@code record} signed as the publisher would sign it, so that the workers count it. */
+  public EpochRecord signed(EpochRecord record) {
+    return EpochRecords.signedBy(record, publisherKey);
   }
 
   /** Starts a worker that reaches every node over HTTP, as deployed; the driver owns it. */

@@ -253,10 +253,10 @@ class MigrationPipelineIT {
 
   /** Writes the PUBLISHED record the publisher (issue 5) will write: the READY record, re-stated and re-timed. */
   private void publish(EpochRecord ready, long timestampMillis) {
-    EpochRecord published = EpochRecord.newBuilder(ready)
+    EpochRecord published = cluster.signed(EpochRecord.newBuilder(ready)
         .setState(EpochState.PUBLISHED)
         .setTimestampMillis(timestampMillis)
-        .build();
+        .build());
     String topic = topics.epochs().name();
     cluster.write(topic, CLUSTER, topics.epochs().valueSerde().serializer().serialize(topic, published));
   }

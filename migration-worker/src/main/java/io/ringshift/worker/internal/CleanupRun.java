@@ -108,7 +108,8 @@ final class CleanupRun extends TaskRun {
     RingRange range = range();
     OptionalLong published = ctx.control().publishedAt(task.getClusterId(), task.getEpoch());
     if (published.isEmpty()) {
-      return "waiting for epoch " + task.getEpoch() + " to be published";
+      return "waiting for epoch " + task.getEpoch() + " to be published" + (ctx.control().verifiesPublished() ? ""
+          : " (no publisher key is trusted, so no PUBLISHED record counts: give the worker --trusted-key)");
     }
     List<String> sources = task.getSources();
     if (sources.isEmpty()) {
@@ -118,7 +119,7 @@ final class CleanupRun extends TaskRun {
       return task.getTarget() + " is one of the range's new replicas " + sources + "; its copy is not deleted";
     }
     List<String> waits = new ArrayList<>();
-    long endsAt = published.getAsLong() + ctx.grace().toMillis();
+    long endsAt = published.getAsLong() + ctx.grace().toMillis(); // from when this worker saw it published
     long now = ctx.clock().millis();
     if (now < endsAt) {
       waits.add("grace period ends in " + Rates.duration(Duration.ofMillis(endsAt - now)));

@@ -1,16 +1,21 @@
 package io.ringshift.worker.internal;
 
+import io.ringshift.protocol.CodecException;
+import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskStatus;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a worker knows of the whole control plane, beyond its own partitions of {@code ring.tasks}: the latest
@@ -18,14 +23,35 @@ import java.util.concurrent.ConcurrentHashMap;
  * every epoch (whose targets a cleanup waits for), the last record of every task (kept after its tombstone: a
  * dropped task's sources, whose fences the dispatcher lifts), and when each epoch was PUBLISHED. Fed by a reader of all
  * partitions of {@code ring.task-status}, {@code ring.tasks} and {@code ring.epochs}; tests feed it directly.
+ * Only PUBLISHED records signed by a trusted publisher key count, timed from when they are first seen.
  * Thread safe.
  */
 public final class ControlState {
+  private static final Logger LOG = LoggerFactory.getLogger(ControlState.class);
+
+  private final TrustedKeys trusted;
+  private final Clock clock;
   private final Map<String, TaskStatus> statuses = new ConcurrentHashMap<>();
   private final Map<String, Map<String, RangeCopyTask>> copyTasksByEpoch = new ConcurrentHashMap<>();
   private final Map<String, String> epochOfTask = new ConcurrentHashMap<>();
   private final Map<String, RangeCopyTask> lastRecords = new ConcurrentHashMap<>();
   private final Map<String, Long> publishedAt = new ConcurrentHashMap<>();
+
+  /**
+   * @param trusted the publisher keys whose PUBLISHED records count (a cleanup deletes only after one); null when
+   *     none is configured, and then no PUBLISHED record counts
+   * @param clock when a PUBLISHED record is first seen: the grace period runs from then, not from the record's
+   *     timestamp, which anyone who can write to ring.epochs can set
+   */
+  public ControlState(TrustedKeys trusted, Clock clock) {
+    this.trusted = trusted;
+    this.clock = clock;
+  }
+
+  /** Whether PUBLISHED records can count at all: false when no publisher key is trusted. */
+  public boolean verifiesPublished() {
+    return trusted != null;
+  }
 
   /** The latest status of a task ({@code null} removes it: a tombstone). */
   public void onStatus(String taskId, TaskStatus status) {
@@ -55,12 +81,26 @@ public final class ControlState {
     }
   }
 
-  /** An epoch record: PUBLISHED ones open their cleanups' grace period. */
+  /**
+   * An epoch record: a PUBLISHED one signed by a trusted publisher key opens its cleanups' grace period, timed from
+   * now. A PUBLISHED record that is unsigned, signed by an unknown key or altered is logged and ignored: it could
+   * otherwise make cleanups delete the old owners' copies of an epoch that was never published.
+   */
   public void onEpoch(EpochRecord record) {
-    if (record != null && record.getState() == EpochState.PUBLISHED) {
-      // Two PUBLISHED records of one epoch should not exist; if they do, the later time is the safer one.
-      publishedAt.merge(epochKey(record.getClusterId(), record.getEpoch()), record.getTimestampMillis(), Math::max);
+    if (record == null || record.getState() != EpochState.PUBLISHED) {
+      return;
     }
+    if (trusted == null) {
+      return;
+    }
+    try {
+      trusted.verify(record);
+    } catch (CodecException e) {
+      LOG.error("ignoring a PUBLISHED record on ring.epochs that does not verify ({}): {}", e.reason(),
+          e.getMessage());
+      return;
+    }
+    publishedAt.putIfAbsent(epochKey(record.getClusterId(), record.getEpoch()), clock.millis());
   }
 
   public Optional<TaskStatus> status(String taskId) {
@@ -76,7 +116,7 @@ public final class ControlState {
     return Optional.ofNullable(lastRecords.get(taskId));
   }
 
-  /** When {@code epoch} of {@code clusterId} was PUBLISHED (the record's timestampMillis), if it was. */
+  /** When this worker first saw a verified PUBLISHED record of {@code epoch} of {@code clusterId}, if it has. */
   public OptionalLong publishedAt(String clusterId, long epoch) {
     Long at = publishedAt.get(epochKey(clusterId, epoch));
     return at == null ? OptionalLong.empty() : OptionalLong.of(at);

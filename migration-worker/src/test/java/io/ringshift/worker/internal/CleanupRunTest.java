@@ -15,6 +15,8 @@ import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.protocol.EpochRecords;
+import io.ringshift.protocol.SigningKey;
 import io.ringshift.worker.FakeTime;
 import io.ringshift.worker.Limits;
 import java.nio.ByteBuffer;
@@ -85,8 +87,9 @@ class CleanupRunTest {
   @Test
   void shouldWaitOutTheGracePeriodOnTheInjectedClock() {
     verify(copyTo4, copyTo5);
-    publish();
-    clock.advance(Duration.ofMinutes(1).plusSeconds(100)); // 1 min 40 s after publishing
+    clock.advance(Duration.ofMinutes(1));
+    publish(); // seen at PUBLISHED: the grace period runs from here
+    clock.advance(Duration.ofSeconds(100)); // 1 min 40 s after publishing
     assertThat(gate()).isEqualTo("grace period ends in 8 min 20 s");
     clock.advance(Duration.ofSeconds(499));
     assertThat(gate()).isEqualTo("grace period ends in 1 s");
@@ -119,7 +122,7 @@ class CleanupRunTest {
     publish();
     n5.down();
     // During the grace period the new replicas are not asked: their health counts when the delete happens.
-    assertThat(gate()).isEqualTo("grace period ends in 11 min; task " + copyTo4.getTaskId()
+    assertThat(gate()).isEqualTo("grace period ends in 10 min; task " + copyTo4.getTaskId()
         + " not VERIFIED (no status); task " + copyTo5.getTaskId() + " not VERIFIED (no status)");
     clock.advance(GRACE.plusMinutes(1));
     assertThat(gate()).isEqualTo("node-5 (new replica) unreachable: node-5: connection refused; task "
@@ -149,7 +152,7 @@ class CleanupRunTest {
     assertThat(h.awaitState(id, TaskState.BLOCKED).getBlockedReason()).isEqualTo("waiting for epoch 7 to be published");
     publish();
     h.awaitStatus(id, "waiting out the grace period", s -> s.getBlockedReason() != null
-        && s.getBlockedReason().startsWith("grace period ends in 11 min;"));
+        && s.getBlockedReason().startsWith("grace period ends in 10 min;"));
     clock.advance(GRACE.plusMinutes(2));
     h.awaitStatus(id, "waiting for the copies", s -> s.getBlockedReason() != null
         && s.getBlockedReason().startsWith("task "));
@@ -208,6 +211,39 @@ class CleanupRunTest {
     assertThat(old.contents(OTHER_HALF)).isEqualTo(outside);
   }
 
+  @Test
+  void rejectsAnUnsignedPublishedRecordWithAnOldTimestampForTheCleanupGate() throws Exception {
+    verify(copyTo4, copyTo5);
+    // A forger writes a PUBLISHED record dated long ago, so that the grace period seems over at once.
+    h.control.onEpoch(EpochRecord.newBuilder(publishedRecord())
+        .setTimestampMillis(PUBLISHED.minus(Duration.ofDays(30)).toEpochMilli()).build());
+    var before = old.contents(HALF);
+
+    assertThat(gate()).isEqualTo("waiting for epoch 7 to be published");
+    TaskRun run = h.run(cleanup);
+    h.awaitStatus(cleanup.getTaskId(), "blocked on the gate", s -> s.getState() == TaskState.BLOCKED);
+    run.stop(TaskControl.Stop.CANCEL);
+    h.awaitFinished(run);
+    assertThat(old.contents(HALF)).isEqualTo(before);
+  }
+
+  @Test
+  void rejectsAPublishedRecordSignedByAKeyTheWorkerDoesNotTrust() {
+    verify(copyTo4, copyTo5);
+    h.control.onEpoch(EpochRecords.signedBy(publishedRecord(), SigningKey.generate()));
+
+    assertThat(gate()).isEqualTo("waiting for epoch 7 to be published");
+  }
+
+  @Test
+  void shouldTimeTheGracePeriodFromWhenTheWorkerSawTheRecordNotFromItsTimestamp() {
+    verify(copyTo4, copyTo5);
+    h.control.onEpoch(EpochRecords.signedBy(EpochRecord.newBuilder(publishedRecord())
+        .setTimestampMillis(PUBLISHED.minus(Duration.ofDays(30)).toEpochMilli()).build(), Harness.PUBLISHER));
+
+    assertThat(gate()).isEqualTo("grace period ends in 10 min");
+  }
+
   private String gate() {
     return gateOf(cleanup);
   }
@@ -217,7 +253,11 @@ class CleanupRunTest {
   }
 
   private void publish() {
-    h.control.onEpoch(EpochRecord.newBuilder()
+    h.control.onEpoch(EpochRecords.signedBy(publishedRecord(), Harness.PUBLISHER));
+  }
+
+  private static EpochRecord publishedRecord() {
+    return EpochRecord.newBuilder()
         .setClusterId(CLUSTER).setEpoch(EPOCH).setState(EpochState.PUBLISHED)
         .setCause(MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId("node-4")
             .setAction(MembershipAction.JOIN).setZone("az-1").setRequestId("r").setRequestedBy("test")
@@ -225,7 +265,7 @@ class CleanupRunTest {
         .setMembers(List.of()).setVnodes(1).setReplicas(1).setHashId("h").setPolicyId("p")
         .setMembershipDigest(ByteBuffer.allocate(32)).setTargetChecksum(ByteBuffer.allocate(32))
         .setTimestampMillis(PUBLISHED.toEpochMilli())
-        .build());
+        .build();
   }
 
   private void verify(RangeCopyTask... tasks) {

@@ -4,6 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.ringshift.protocol.RecordKeys;
 import io.ringshift.protocol.RecordSerdes;
+import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
@@ -39,14 +41,18 @@ final class Harness implements AutoCloseable {
       .withCheckpoints(64 * 1024, Duration.ofMillis(200))
       .withIntervals(Duration.ofMillis(20), Duration.ofMillis(50));
 
+  /** Signs the PUBLISHED records the tests feed; the control state trusts it. */
+  static final SigningKey PUBLISHER = SigningKey.generate();
+
   final List<TaskStatus> statuses = new ArrayList<>();
-  final ControlState control = new ControlState();
+  final ControlState control;
   final Throttles throttles;
   final Slots slots;
   final TaskContext ctx;
   private final ExecutorService executor = Executors.newCachedThreadPool();
 
   Harness(NodeStores stores, Limits limits, TaskTuning tuning, Clock clock, Duration grace) {
+    control = new ControlState(TrustedKeys.of(PUBLISHER.publicKey()), clock);
     throttles = new Throttles(limits, Ticker.system());
     slots = new Slots(limits);
     StatusSink sink = s -> {

@@ -9,6 +9,7 @@ import io.ringshift.audit.AuditLog;
 import io.ringshift.audit.AuditReplay;
 import io.ringshift.audit.WhatIf;
 import io.ringshift.cli.internal.JsonOutput;
+import io.ringshift.cli.internal.TrustedKeyFiles;
 import io.ringshift.audit.AuditLog.Contents;
 import io.ringshift.audit.AuditLog.Unreadable;
 import io.ringshift.audit.AuditReplay.Failure;
@@ -21,11 +22,7 @@ import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.KafkaClients;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochState;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -195,27 +192,6 @@ public final class AuditCommand implements Callable<Integer> {
       throw new BadInputException("--trusted-key was missing; audit verifies every signature against the "
           + "publisher's public keys: give each with --trusted-key FILE (or use --what-if, which checks nothing)");
     }
-    for (Path file : trustedKeys) {
-      if (Files.isDirectory(file)) {
-        throw new BadInputException("trusted key file " + file + " is a directory");
-      }
-      // One file at a time, so that the message names the file that is wrong.
-      read(List.of(file), file);
-    }
-    return read(trustedKeys, null);
-  }
-
-  private static TrustedKeys read(List<Path> files, Path file) {
-    try {
-      return TrustedKeys.read(files);
-    } catch (NoSuchFileException e) {
-      throw new BadInputException("trusted key file " + e.getFile() + " does not exist", e);
-    } catch (AccessDeniedException e) {
-      throw new BadInputException("cannot read trusted key file " + e.getFile() + ": permission denied", e);
-    } catch (IOException e) {
-      throw new BadInputException("cannot read trusted key file " + file + ": " + e, e);
-    } catch (IllegalArgumentException e) {
-      throw new BadInputException(e.getMessage(), e);
-    }
+    return TrustedKeyFiles.read(trustedKeys);
   }
 }

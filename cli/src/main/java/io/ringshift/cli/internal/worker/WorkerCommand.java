@@ -6,6 +6,7 @@ import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
+import io.ringshift.cli.internal.TrustedKeyFiles;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.worker.Limits;
@@ -116,6 +117,11 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
       description = "... and at least this often (default: ${DEFAULT-VALUE}).")
   private String checkpointInterval;
 
+  @Option(names = "--trusted-key", paramLabel = "FILE",
+      description = "A publisher public key (PEM) whose PUBLISHED records open the cleanup gate; repeat for rotated "
+          + "keys. Without one no cleanup ever deletes (an unsigned PUBLISHED record could be forged).")
+  private List<Path> trustedKeys = new ArrayList<>();
+
   @Option(names = "--node-timeout", paramLabel = "DURATION", defaultValue = "2min",
       description = "How long a call to a storage node may take (default: ${DEFAULT-VALUE}).")
   private String nodeTimeout;
@@ -158,6 +164,9 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
         config.bootstrapServers(), config.nodes().nodes().size(), rate(limits.bytesPerSecond()),
         rate(limits.perSourceBytesPerSecond()), limits.maxTasks(), limits.maxTasksPerSource(),
         limits.maxTasksPerTarget(), config.grace());
+    if (config.trustedKeys() == null) {
+      out.println("No --trusted-key: cleanups wait, and delete nothing, until the worker trusts the publisher's key.");
+    }
     out.println("Ctrl-C stops it.");
     out.flush();
     Optional<Throwable> failure = run.await(worker.terminated());
@@ -220,13 +229,13 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
           .withTuning(tuning)
           .withGrace(Durations.parse("--grace", grace))
           .withStartTimeout(kafka.timeout())
-          .withNodeTimeout(Durations.parse("--node-timeout", nodeTimeout));
+          .withNodeTimeout(Durations.parse("--node-timeout", nodeTimeout))
+          .withTrustedKeys(trustedKeys.isEmpty() ? null : TrustedKeyFiles.read(trustedKeys));
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage(), e);
     }
   }
 
-  /** Checks the limits file once a second and applies a changed one; null without --limits-file. */
   /** Applies the limits file whenever it changes; a bad file is reported and changes nothing. */
   private AutoCloseable watchLimits(MigrationWorker worker, PrintWriter err) {
     if (limitsFile == null) {

@@ -165,7 +165,8 @@ class WorkerCommandIT {
         statuses.poll(Duration.ofMillis(100)).forEach(r -> latest.put(r.key(), r.value()));
         List<TaskStatus> cleanups = latest.values().stream().filter(s -> s.getTaskId().contains("/cleanup/")).toList();
         return !cleanups.isEmpty() && cleanups.stream().allMatch(s -> s.getState() == TaskState.BLOCKED
-            && "waiting for epoch 2 to be published".equals(s.getBlockedReason()));
+            && ("waiting for epoch 2 to be published (no publisher key is trusted, so no PUBLISHED record counts: "
+                + "give the worker --trusted-key)").equals(s.getBlockedReason()));
       });
       assertThat(latest.values()).filteredOn(s -> s.getTaskId().contains("/copy/"))
           .isNotEmpty().allMatch(s -> s.getState() == TaskState.VERIFIED && "worker-it".equals(s.getWorkerId()));
