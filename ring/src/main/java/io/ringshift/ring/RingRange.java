@@ -200,6 +200,40 @@ public record RingRange(long start, long end) {
     return OptionalLong.empty();
   }
 
+  /**
+   * The range cut into at most {@code parts} consecutive ranges of nearly equal length, in walk order from its
+   * start; together they hold exactly its positions, each once. Fewer pieces when the range has fewer positions
+   * than {@code parts}; one piece (this range) when {@code parts} is 1.
+   *
+   * @throws IllegalArgumentException when {@code parts} is below 1
+   */
+  public List<RingRange> split(int parts) {
+    if (parts < 1) {
+      throw new IllegalArgumentException("a range is split into " + parts + " parts; it must be at least 1");
+    }
+    if (parts == 1) {
+      return List.of(this);
+    }
+    // The whole ring's 2^64 positions: each piece gets floor(2^64 / parts), the last one the remainder too.
+    long length = end - start;
+    long step = isWhole() ? Long.divideUnsigned(MAX, parts) + (Long.remainderUnsigned(MAX, parts) == parts - 1 ? 1 : 0)
+        : Long.divideUnsigned(length, parts);
+    if (step == 0) {
+      List<RingRange> pieces = new ArrayList<>();
+      for (long offset = 0; offset != length; offset++) {
+        pieces.add(shifted(offset, offset + 1));
+      }
+      return List.copyOf(pieces);
+    }
+    List<RingRange> pieces = new ArrayList<>(parts);
+    for (int i = 0; i < parts; i++) {
+      long from = step * i;
+      long to = i == parts - 1 ? length : step * (i + 1);
+      pieces.add(shifted(from, to));
+    }
+    return List.copyOf(pieces);
+  }
+
   /** The range {@code (from, to]} of offsets from {@code start}, back in ring positions. */
   private RingRange shifted(long from, long to) {
     return new RingRange(start + from, start + to);

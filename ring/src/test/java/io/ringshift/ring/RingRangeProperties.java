@@ -123,6 +123,53 @@ class RingRangeProperties {
   }
 
   @Test
+  void shouldSplitIntoConsecutiveNearlyEqualPiecesHoldingTheRange() {
+    Seeded.forAll("shouldSplitIntoConsecutiveNearlyEqualPiecesHoldingTheRange", TRIES,
+        RingRangeProperties::randomCase, (c, rnd) -> {
+          for (RingRange range : c.all()) {
+            int parts = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(1000) : 1 + rnd.nextInt(17);
+            List<RingRange> pieces = range.split(parts);
+            BigInteger positions = range.isWhole() ? TWO_TO_64 : unsigned(range.end() - range.start());
+            int expectedCount = positions.min(BigInteger.valueOf(parts)).intValueExact();
+            check(pieces.size() == expectedCount, () -> range + " split in " + parts + " gave " + pieces.size()
+                + " pieces, expected " + expectedCount);
+            check(pieces.get(0).start() == range.start() && pieces.get(pieces.size() - 1).end() == range.end(),
+                () -> range + " split in " + parts + " does not run from its start to its end: " + pieces);
+            BigInteger total = BigInteger.ZERO;
+            BigInteger shortest = null;
+            BigInteger longest = null;
+            for (int i = 0; i < pieces.size(); i++) {
+              RingRange piece = pieces.get(i);
+              if (i > 0) {
+                int at = i;
+                check(pieces.get(i - 1).end() == piece.start(), () -> range + " split in " + parts
+                    + ": piece " + at + " does not start where the one before ends: " + pieces);
+              }
+              BigInteger length = piece.isWhole() ? TWO_TO_64 : unsigned(piece.end() - piece.start());
+              check(!piece.isWhole() || pieces.size() == 1, () -> range + " split in " + parts
+                  + " has a whole-ring piece among several: " + pieces);
+              total = total.add(length);
+              shortest = shortest == null ? length : shortest.min(length);
+              longest = longest == null ? length : longest.max(length);
+            }
+            BigInteger counted = total;
+            check(counted.equals(positions), () -> range + " split in " + parts + " holds " + counted
+                + " positions, the range " + positions);
+            BigInteger spread = longest.subtract(shortest);
+            check(spread.compareTo(BigInteger.valueOf(parts)) < 0, () -> range + " split in " + parts
+                + ": piece lengths differ by " + spread);
+            for (int i = 0; i < c.ring.size(); i++) {
+              for (long p : c.ring.samples(i, rnd)) {
+                long holding = pieces.stream().filter(piece -> piece.contains(p)).count();
+                check(holding == (range.contains(p) ? 1 : 0), () -> range + " split in " + parts + ": "
+                    + holding + " pieces hold " + Long.toUnsignedString(p) + ": " + pieces);
+              }
+            }
+          }
+        });
+  }
+
+  @Test
   void shouldFindTheFirstGapOfTheModel() {
     Seeded.forAll("shouldFindTheFirstGapOfTheModel", TRIES, RingRangeProperties::randomCase, (c, rnd) -> {
       BitSet covered = new BitSet();

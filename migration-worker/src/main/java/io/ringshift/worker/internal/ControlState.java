@@ -110,7 +110,7 @@ public final class ControlState {
   /**
    * The last record of a task on {@code ring.tasks} that was not a tombstone, kept after a tombstone: the worker's
    * poll loop may see only the tombstone (a record and its tombstone read in one poll, or a partition replayed
-   * after a rebalance), and a dropped task that fenced needs the sources it fenced.
+   * after a rebalance), and a dropped task that fenced needs the nodes it fenced.
    */
   public Optional<RangeCopyTask> lastRecord(String taskId) {
     return Optional.ofNullable(lastRecords.get(taskId));
@@ -146,13 +146,14 @@ public final class ControlState {
 
   /**
    * A live COPY or REPAIR task of {@code epoch}, other than {@code except}, whose range overlaps {@code range} and
-   * which reads from {@code node}: it may rely on the node's fence of the range at that epoch, since fences are
-   * keyed by range and epoch, not by task. Null when there is none.
+   * which fences {@code node} (one of its sources, or its target): it may rely on the node's fence of the range at
+   * that epoch, since fences are keyed by range and epoch, not by task. Null when there is none.
    */
-  public String liveTaskReading(String clusterId, long epoch, RingRange range, String node,
+  public String liveTaskFencing(String clusterId, long epoch, RingRange range, String node,
       String except) {
     for (RangeCopyTask other : copyTasks(clusterId, epoch)) {
-      if (!other.getTaskId().equals(except) && other.getSources().contains(node)
+      if (!other.getTaskId().equals(except)
+          && (other.getSources().contains(node) || other.getTarget().equals(node))
           && range.intersects(RingRange.of(other.getRangeStart(), other.getRangeEnd()))) {
         return other.getTaskId();
       }

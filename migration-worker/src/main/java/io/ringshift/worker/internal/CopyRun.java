@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
  *       would otherwise survive the copy and fail the digest.
  *   <li><b>Catch up.</b> Apply the source's change feed of the range after W, in log order, until a pass leaves
  *       little lag; report CAUGHT_UP and keep tailing the feed until the orchestrator requests the fence.
- *   <li><b>Fence and verify.</b> Fence the range at the task's epoch on every reachable source (the copied-from
- *       one must succeed), drain the feed up to its fence position, compare range digests: VERIFIED, or BLOCKED
- *       with both digests.
+ *   <li><b>Fence and verify.</b> Fence the range at the task's epoch on the target, then on every reachable
+ *       source (the target and the copied-from source must succeed), drain the feed up to the source's fence
+ *       position, compare range digests. Where they differ, re-copy the differing pieces from the source and
+ *       compare again: VERIFIED, or BLOCKED with both digests and a new attempt after a doubling backoff.
  * </ol>
  *
  * <p><b>Why a resumed copy is correct.</b> A worker that resumes a checkpoint (same source) scans the rest of the
@@ -61,10 +62,17 @@ import org.slf4j.LoggerFactory;
 final class CopyRun extends TaskRun {
   private static final Logger LOG = LoggerFactory.getLogger(CopyRun.class);
   private static final int MAX_LISTED = 5;
+  /** Longest wait between two verifications of a task whose digests still differ after reconciling. */
+  private static final java.time.Duration MAX_VERIFY_BACKOFF = java.time.Duration.ofMinutes(5);
+  /** Pieces a differing range is cut into per level of {@link #reconcile}. */
+  private static final int RECONCILE_SPLIT = 16;
+  private static final int MAX_RECONCILE_DEPTH = 8;
+  /** A differing piece with at most this many keys on either side is copied again whole. */
+  private static final long RECOPY_KEYS = 1024;
 
   /** Sources this run asked to fence (before the call, as a call that failed may still have fenced). */
   private final Set<String> fenced = new LinkedHashSet<>();
-  /** Whether the status this run resumed from says an earlier run fenced the sources. */
+  /** Whether the status this run resumed from says an earlier run fenced the target and the sources. */
   private final boolean resumedFenced;
   /** Copies started over in a row because the source's change log no longer reached back to the position. */
   private int feedLosses;
@@ -305,9 +313,81 @@ final class CopyRun extends TaskRun {
     return count;
   }
 
+  /**
+   * Fences the range, drains the source's feed to the fence and compares digests; where they differ, re-copies the
+   * differing parts from the source ({@link #reconcile}) and compares again. VERIFIED when they agree; otherwise
+   * BLOCKED with both digests and the time of the next attempt, which fences again (a fence lifted meanwhile is put
+   * back; a fence in force is returned as it is), drains, reconciles and verifies, waiting twice as long after each
+   * failed attempt, up to {@link #MAX_VERIFY_BACKOFF}. So a task whose range differs for a passing reason (a write
+   * of the old epoch the target took and the source refused) verifies at once, and a lasting one (a target that
+   * loses writes) keeps saying so, and verifies as soon as it is fixed, instead of holding its fence for good.
+   */
   private void fenceAndVerify(String source) {
     RingRange range = range();
+    String target = task().getTarget();
+    for (int attempt = 1; ; attempt++) {
+      Fence fence = fence(source, range);
+      progress.fencePosition = fence.position();
+      progress.state = TaskState.FENCED;
+      progress.blockedReason = null;
+      publish();
+      while (progress.caughtUpPosition < fence.position()) {
+        control.check();
+        long before = progress.caughtUpPosition;
+        pass(source);
+        if (progress.caughtUpPosition == before) {
+          control.sleep(ctx.tuning().tailInterval());
+        }
+      }
+      RangeDigest sourceDigest = call(source, NodeDown.Role.SOURCE, s -> s.digest(range));
+      RangeDigest targetDigest = call(target, NodeDown.Role.TARGET, t -> t.digest(range));
+      String recopied = "";
+      if (!sourceDigest.sameContentAs(targetDigest)) {
+        Recopied fixed = new Recopied();
+        reconcile(source, range, sourceDigest, targetDigest, 0, fixed);
+        LOG.info("task {}: digests differed at fence position {} (source {}, target {}): re-copied {}", id(),
+            fence.position(), sourceDigest, targetDigest, fixed);
+        recopied = " and re-copying " + fixed;
+        sourceDigest = call(source, NodeDown.Role.SOURCE, s -> s.digest(range));
+        targetDigest = call(target, NodeDown.Role.TARGET, t -> t.digest(range));
+      }
+      progress.digest = sourceDigest.digest().clone();
+      if (sourceDigest.sameContentAs(targetDigest)) {
+        progress.state = TaskState.VERIFIED;
+        progress.targetDigest = null;
+        progress.blockedReason = null;
+        publish();
+        LOG.info("task {}: VERIFIED at fence position {}{}: {}", id(), fence.position(), recopied, sourceDigest);
+        return;
+      }
+      progress.targetDigest = targetDigest.digest().clone();
+      java.time.Duration wait = verifyBackoff(attempt);
+      String reason = "range digests differ after draining to fence position " + fence.position() + recopied
+          + ": source " + source + " has " + sourceDigest + ", target " + target + " has " + targetDigest
+          + "; verifying again in " + Rates.duration(wait) + " (attempt " + attempt + ")";
+      LOG.error("task {}: {}", id(), reason);
+      blocked(reason);
+      control.sleep(wait);
+    }
+  }
+
+  /**
+   * Fences the range at the task's epoch: the target first, then the copied-from source (which must succeed), then
+   * the other sources, best effort (an unreachable replica accepts no writes either). Returns the source's fence.
+   *
+   * <p>Why the target too, and first: a REPAIR's target is a filling replica of the failure epoch, so the clients of
+   * that epoch write to it directly. Fenced after the source, or not at all, it would keep applying old-epoch
+   * writes the fenced source refuses, and the digests could never agree. Fenced first, it refuses them from then
+   * on, and any old-epoch write it took before is one the source either took too (and the drain brings over again)
+   * or refused (so it was not acknowledged: a client's write is acknowledged only when every replica applied it),
+   * which {@link #reconcile} replaces with the source's value. A COPY's target is not a replica of the active
+   * epoch, so its fence refuses nothing a client sends; it is fenced the same way so that one rule holds.
+   */
+  private Fence fence(String source, RingRange range) {
     long epoch = task().getEpoch();
+    String target = task().getTarget();
+    fenced.add(target);
+    call(target, NodeDown.Role.TARGET, t -> t.fence(range, epoch));
     fenced.add(source);
     Fence fence = call(source, NodeDown.Role.SOURCE, s -> s.fence(range, epoch));
     for (String other : task().getSources()) {
@@ -316,59 +396,98 @@ final class CopyRun extends TaskRun {
         try {
           call(other, NodeDown.Role.REPLICA, s -> s.fence(range, epoch));
         } catch (NodeDown | StoreException e) {
-          // Best effort: an unreachable replica accepts no writes either; the copied source's fence is what counts.
           LOG.warn("task {}: could not fence {} on {}: {}", id(), range, other, e.getMessage());
         }
       }
     }
-    progress.fencePosition = fence.position();
-    progress.state = TaskState.FENCED;
-    progress.blockedReason = null;
-    publish();
-    while (progress.caughtUpPosition < fence.position()) {
-      control.check();
-      long before = progress.caughtUpPosition;
-      pass(source);
-      if (progress.caughtUpPosition == before) {
-        control.sleep(ctx.tuning().tailInterval());
+    return fence;
+  }
+
+  /**
+   * Makes the target's copy of {@code range} the source's where their digests differ: cuts the range into
+   * {@link #RECONCILE_SPLIT} pieces, compares the pieces' digests and descends into those that differ, down to
+   * pieces of at most {@link #RECOPY_KEYS} keys on either side, which it clears on the target and copies again from
+   * the source (throttled like the copy). Both are fenced, so neither side changes meanwhile (a write of the new
+   * epoch cannot come before the epoch is published, which needs this task verified). The work is proportional to
+   * what differs: a few stray keys cost a few digests of shrinking pieces and one small copy each.
+   */
+  private void reconcile(String source, RingRange range, RangeDigest sourceDigest, RangeDigest targetDigest,
+      int depth, Recopied fixed) {
+    if (sourceDigest.sameContentAs(targetDigest)) {
+      return;
+    }
+    control.check();
+    List<RingRange> pieces = range.split(RECONCILE_SPLIT);
+    if (depth >= MAX_RECONCILE_DEPTH || Math.max(sourceDigest.keys(), targetDigest.keys()) <= RECOPY_KEYS
+        || pieces.size() == 1) {
+      recopy(source, range, fixed);
+      return;
+    }
+    for (RingRange piece : pieces) {
+      RangeDigest s = call(source, NodeDown.Role.SOURCE, store -> store.digest(piece));
+      RangeDigest t = call(task().getTarget(), NodeDown.Role.TARGET, store -> store.digest(piece));
+      reconcile(source, piece, s, t, depth + 1, fixed);
+    }
+  }
+
+  /** Clears {@code piece} on the target and copies it again from the source. */
+  private void recopy(String source, RingRange piece, Recopied fixed) {
+    call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(piece));
+    try (RangeScan scan = call(source, NodeDown.Role.SOURCE, s -> s.scan(piece, null))) {
+      List<Entry> batch;
+      while (!(batch = nextBatch(source, scan, e -> e)).isEmpty()) {
+        long bytes = send(source, batch);
+        progress.copiedBytes += bytes;
+        applied(bytes);
+        fixed.keys += batch.size();
+        fixed.bytes += bytes;
+        control.check();
       }
     }
-    RangeDigest sourceDigest = call(source, NodeDown.Role.SOURCE, s -> s.digest(range));
-    RangeDigest targetDigest = call(task().getTarget(), NodeDown.Role.TARGET, t -> t.digest(range));
-    progress.digest = sourceDigest.digest().clone();
-    if (sourceDigest.sameContentAs(targetDigest)) {
-      progress.state = TaskState.VERIFIED;
-      progress.targetDigest = null;
-      progress.blockedReason = null;
-      publish();
-      LOG.info("task {}: VERIFIED at fence position {}: {}", id(), fence.position(), sourceDigest);
-    } else {
-      progress.targetDigest = targetDigest.digest().clone();
-      String reason = "range digests differ after draining to fence position " + fence.position() + ": source "
-          + source + " has " + sourceDigest + ", target " + task().getTarget() + " has " + targetDigest;
-      LOG.error("task {}: {}", id(), reason);
-      blocked(reason);
+    fixed.pieces++;
+  }
+
+  /** What one reconciliation copied again. */
+  private static final class Recopied {
+    long pieces;
+    long keys;
+    long bytes;
+
+    @Override
+    public String toString() {
+      return keys + " keys (" + io.ringshift.ring.ByteUnits.format(bytes) + ") in " + pieces + " piece"
+          + (pieces == 1 ? "" : "s") + " from the source";
     }
+  }
+
+  /** The wait after failed verification {@code attempt}: the retry interval, doubled each time, at most 5 min. */
+  private java.time.Duration verifyBackoff(int attempt) {
+    java.time.Duration base = ctx.tuning().retryInterval();
+    java.time.Duration cap = base.compareTo(MAX_VERIFY_BACKOFF) > 0 ? base : MAX_VERIFY_BACKOFF;
+    java.time.Duration wait = base.multipliedBy(1L << Math.min(attempt - 1, 20));
+    return wait.compareTo(cap) > 0 ? cap : wait;
   }
 
   /**
    * A tombstone dropped the task after it fenced: the range no longer moves, so a fence left at this epoch would
-   * refuse every older-epoch write to it until the epoch is published. Lifts the fence on every source this run
-   * fenced (every listed source when it resumed a fenced status), best effort: an unreachable node is logged.
+   * refuse every older-epoch write to it until the epoch is published. Lifts the fence on every node this run
+   * fenced (the target and every listed source when it resumed a fenced status), best effort: an unreachable node
+   * is logged.
    */
   @Override
   protected void dropped() {
     Set<String> nodes = new LinkedHashSet<>(fenced);
     if (resumedFenced) {
+      nodes.add(task().getTarget());
       nodes.addAll(task().getSources());
     }
     RingRange range = range();
     long epoch = task().getEpoch();
     for (String node : nodes) {
-      String keeper = ctx.control().liveTaskReading(task().getClusterId(), epoch, range, node, id());
+      String keeper = ctx.control().liveTaskFencing(task().getClusterId(), epoch, range, node, id());
       if (keeper != null) {
         // Fences are keyed by range and epoch, not by task: lifting this one would lift the live task's too, and
-        // let older-epoch writes land on the source after that task's fence position.
+        // let older-epoch writes land on the node after that task's fence position.
         LOG.info("task {} dropped: keeping the fence of {} at epoch {} on {}: live task {} moves that range too",
             id(), range, epoch, node, keeper);
         continue;

@@ -12,8 +12,11 @@ public final class Rates {
     return bytesPerSecond == 0 ? "unlimited" : ByteUnits.format(bytesPerSecond) + "/s";
   }
 
-  /** A wait as an operator reads it: {@code 8 min 20 s}, {@code 45 s}, {@code 2 h 5 min}. */
+  /** A wait as an operator reads it: {@code 8 min 20 s}, {@code 45 s}, {@code 2 h 5 min}, {@code 50 ms}. */
   public static String duration(Duration d) {
+    if (d.toMillis() > 0 && d.toMillis() < 1000) {
+      return d.toMillis() + " ms";
+    }
     long seconds = Math.max(0, (d.toMillis() + 999) / 1000);
     long h = seconds / 3600;
     long m = seconds % 3600 / 60;

@@ -100,7 +100,7 @@ public final class TaskDispatcher {
     }
     RangeCopyTask record = ended != null ? ended.task() : ctx.control().lastRecord(taskId).orElse(null);
     if (record == null) {
-      LOG.warn("task {} dropped by a tombstone after it fenced ({}), but no record of it names its sources: the "
+      LOG.warn("task {} dropped by a tombstone after it fenced ({}), but no record of it names the nodes it fenced: the "
           + "fences stay until its epoch is published", taskId, status.getState());
       return;
     }
@@ -109,10 +109,12 @@ public final class TaskDispatcher {
     }
     RingRange range = RingRange.of(record.getRangeStart(), record.getRangeEnd());
     long epoch = record.getEpoch();
-    List<String> sources = List.copyOf(record.getSources());
+    // The target too: a run fences it before the sources.
+    List<String> fencedNodes = new java.util.ArrayList<>(record.getSources());
+    fencedNodes.add(0, record.getTarget());
     CompletableFuture<Void> lift = CompletableFuture.runAsync(() -> {
-      for (String node : sources) {
-        String keeper = ctx.control().liveTaskReading(record.getClusterId(), epoch, range, node, taskId);
+      for (String node : fencedNodes) {
+        String keeper = ctx.control().liveTaskFencing(record.getClusterId(), epoch, range, node, taskId);
         if (keeper != null) {
           LOG.info("task {} dropped: keeping the fence of {} at epoch {} on {}: live task {} moves that range too",
               taskId, range, epoch, node, keeper);

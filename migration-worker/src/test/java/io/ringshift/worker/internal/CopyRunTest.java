@@ -257,31 +257,72 @@ class CopyRunTest {
     assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
   }
 
+  /**
+   * The target differs from the source at the fence (a key the source never had, a value it no longer has, a key
+   * it deleted): the run re-copies the differing pieces from the source and verifies, without ever blocking. It
+   * used to end BLOCKED on the digest mismatch, holding its fences for good.
+   */
   @Test
-  void shouldBlockWithBothDigestsWhenTheTargetDiffersAtTheFence() {
+  void shouldReCopyWhatDiffersAtTheFenceAndVerify() {
     harness(Limits.unlimited());
-    a.fill("k", 500, 100);
+    a.fill("k", 5000, 100);
     RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
     String id = task.getTaskId();
     TaskRun run = h.run(task);
     h.awaitState(id, TaskState.CAUGHT_UP);
-    // Corrupt the target behind the worker's back: a key the source never had.
-    t.delegate.apply(List.of(Entry.of(keysIn(HALF, "corrupt", 1).get(0), bytes("junk"))));
+    // Corrupt the target behind the worker's back.
+    List<byte[]> inHalf = keysIn(HALF, "k", 2);
+    t.delegate.apply(List.of(Entry.of(keysIn(HALF, "corrupt", 1).get(0), bytes("junk")),
+        Entry.of(inHalf.get(0), bytes("stale")), Entry.of(inHalf.get(1), null)));
 
     run.update(fenceRequested(task));
-    TaskStatus blocked = h.awaitStatus(id, "blocked after the fence",
-        s -> s.getState() == TaskState.BLOCKED && s.getFencePosition() != null);
+    TaskStatus verified = h.awaitState(id, TaskState.VERIFIED);
     h.awaitFinished(run);
 
-    String sourceDigest = a.digest(HALF).toString();
-    String targetDigest = t.digest(HALF).toString();
-    assertThat(sourceDigest).isNotEqualTo(targetDigest);
-    assertThat(blocked.getBlockedReason()).isEqualTo("range digests differ after draining to fence position "
-        + blocked.getFencePosition() + ": source node-a has " + sourceDigest + ", target node-t has "
-        + targetDigest);
-    assertThat(blocked.getDigest()).isEqualTo(ByteBuffer.wrap(a.digest(HALF).digest()));
-    assertThat(blocked.getTargetDigest()).isEqualTo(ByteBuffer.wrap(t.digest(HALF).digest()));
-    assertThat(h.statuses(id)).noneMatch(s -> s.getState() == TaskState.VERIFIED);
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
+    assertThat(verified.getDigest()).isEqualTo(ByteBuffer.wrap(a.digest(HALF).digest()));
+    assertThat(h.statuses(id)).noneMatch(s -> s.getState() == TaskState.BLOCKED);
+    assertThat(t.fences()).as("the target is fenced too").extracting(f -> f.epoch()).containsExactly(2L);
+  }
+
+  /**
+   * A target that keeps losing writes differs after every re-copy: BLOCKED with both digests, and verified again
+   * after a wait that doubles; once the target is mended, the next attempt verifies.
+   */
+  @Test
+  void shouldBlockWithBothDigestsAndRetryWithBackoffWhileTheTargetKeepsDiffering() {
+    harness(Limits.unlimited());
+    a.fill("k", 5000, 100);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    byte[] lostKey = keysIn(HALF, "k", 1).get(0);
+    t.delegate.apply(List.of(Entry.of(lostKey, null)));
+    t.loseApplied(new String(lostKey, java.nio.charset.StandardCharsets.UTF_8)::equals);
+
+    run.update(fenceRequested(task));
+    TaskStatus first = h.awaitStatus(id, "the first failed verification",
+        s -> s.getState() == TaskState.BLOCKED && s.getBlockedReason().endsWith("(attempt 1)"));
+    TaskStatus second = h.awaitStatus(id, "the second failed verification",
+        s -> s.getState() == TaskState.BLOCKED && s.getBlockedReason().endsWith("(attempt 2)"));
+
+    // The digests' contents (the sequence numbers they were taken at move with each re-copy).
+    String sourceDigest = a.digest(HALF).toString().replaceAll(", at \\d+\\)", "");
+    String targetDigest = t.digest(HALF).toString().replaceAll(", at \\d+\\)", "");
+    assertThat(first.getBlockedReason().replaceAll(", at \\d+\\)", "")).startsWith(
+        "range digests differ after draining to fence position " + first.getFencePosition() + " and re-copying ")
+        .endsWith(" in 1 piece from the source: source node-a has " + sourceDigest + ", target node-t has "
+            + targetDigest + "; verifying again in 50 ms (attempt 1)");
+    assertThat(second.getBlockedReason()).contains("verifying again in 100 ms (attempt 2)");
+    assertThat(first.getDigest()).isEqualTo(ByteBuffer.wrap(a.digest(HALF).digest()));
+    assertThat(first.getTargetDigest()).isEqualTo(ByteBuffer.wrap(t.digest(HALF).digest()));
+    assertThat(run.finished()).as("a blocked verification keeps trying").isFalse();
+
+    t.loseApplied(k -> false);
+    h.awaitState(id, TaskState.VERIFIED);
+    h.awaitFinished(run);
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
   }
 
   @Test
@@ -404,7 +445,7 @@ class CopyRunTest {
     assertThat(blocked).as("BLOCKED from the second loss in a row, not the first").hasSize(2);
     assertThat(blocked.get(0).getBlockedReason()).isEqualTo("source node-a's change log (WAL retention) does not"
         + " reach back to the watermark " + watermark + " for as long as the copy takes: copied the range 2"
-        + " times in a row; copying it again in 1 s");
+        + " times in a row; copying it again in 50 ms");
     assertThat(blocked.get(1).getBlockedReason()).contains("watermark " + watermark, "3 times in a row");
     // The reason stays while the copy runs again, and goes with the catch-up that gets through.
     TaskStatus copyingAgain = statuses.get(statuses.indexOf(blocked.get(1)) + 1);

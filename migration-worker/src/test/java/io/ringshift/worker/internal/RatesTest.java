@@ -16,5 +16,6 @@ class RatesTest {
     assertThat(Rates.duration(Duration.ofMillis(44_001))).isEqualTo("45 s");
     assertThat(Rates.duration(Duration.ofMinutes(125))).isEqualTo("2 h 5 min");
     assertThat(Rates.duration(Duration.ofMinutes(10))).isEqualTo("10 min");
+    assertThat(Rates.duration(Duration.ofMillis(50))).isEqualTo("50 ms");
   }
 }

@@ -74,6 +74,8 @@ public final class StoreFixture implements AutoCloseable {
     private volatile CountDownLatch stall;
     private final AtomicInteger stalledCalls = new AtomicInteger();
     private final AtomicInteger feedLosses = new AtomicInteger();
+    private volatile java.util.function.Predicate<String> losesApplied = k -> false;
+    private volatile boolean digestsFail;
 
     Node(String id, Store delegate) {
       this.id = id;
@@ -107,6 +109,19 @@ public final class StoreFixture implements AutoCloseable {
      */
     public void loseLog(int times) {
       feedLosses.set(times);
+    }
+
+    /**
+     * From now on, {@link #apply} silently drops the entries whose key (as UTF-8 text) matches {@code keys}: a
+     * broken target that loses copied writes. {@code k -> false} mends it.
+     */
+    public void loseApplied(java.util.function.Predicate<String> keys) {
+      losesApplied = keys;
+    }
+
+    /** Whether {@link #digest} fails as an unreachable node's would, the node answering every other call. */
+    public void failDigests(boolean fail) {
+      digestsFail = fail;
     }
 
     /** How many calls a stall has held so far. */
@@ -232,11 +247,17 @@ public final class StoreFixture implements AutoCloseable {
 
     @Override
     public long apply(List<Entry> entries) {
-      return reach(() -> delegate.apply(entries));
+      java.util.function.Predicate<String> lost = losesApplied;
+      List<Entry> kept = entries.stream().filter(e -> !lost.test(new String(e.key(), StandardCharsets.UTF_8)))
+          .toList();
+      return reach(() -> kept.isEmpty() ? delegate.latestSequence() : delegate.apply(kept));
     }
 
     @Override
     public RangeDigest digest(RingRange range) {
+      if (digestsFail) {
+        throw new StoreException.Unavailable(id + ": connection refused (digest)", null);
+      }
       return reach(() -> delegate.digest(range));
     }
 

@@ -146,6 +146,7 @@ class TaskDispatcherTest {
         .isInstanceOf(WriteResult.Applied.class);
     assertThat(a.fences()).isEmpty();
     assertThat(b.fences()).isEmpty();
+    assertThat(nodes.node("node-t").fences()).as("the target's fence is lifted too").isEmpty();
   }
 
   /**
@@ -259,8 +260,8 @@ class TaskDispatcherTest {
 
     restarted.onTask("p0", task.getTaskId(), null);
 
-    await("the fences on node-a and node-b lifted").atMost(Harness.WAIT)
-        .until(() -> a.fences().isEmpty() && b.fences().isEmpty());
+    await("the fences on node-a, node-b and the target lifted").atMost(Harness.WAIT)
+        .until(() -> a.fences().isEmpty() && b.fences().isEmpty() && nodes.node("node-t").fences().isEmpty());
     assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).isInstanceOf(WriteResult.Applied.class);
     assertThat(b.put(key, StoreFixture.bytes("old-epoch"), 1)).isInstanceOf(WriteResult.Applied.class);
     restarted.stopAll(Duration.ofSeconds(5));
@@ -311,9 +312,9 @@ class TaskDispatcherTest {
   }
 
   /**
-   * A task of p0 whose run fenced its sources and ended: VERIFIED, or BLOCKED on a digest mismatch when
-   * {@code corrupt} (a key the source never had is put on the target behind the worker's back). ControlState gets
-   * the task's records as the worker's reader of ring.tasks would give it.
+   * A task of p0 whose run fenced its target and sources and ended: VERIFIED; or, when {@code corrupt}, BLOCKED on a
+   * digest mismatch (the target loses a key behind the worker's back, and keeps losing it) and then stopped, as by a
+   * worker shutting down. ControlState gets the task's records as the worker's reader of ring.tasks would give it.
    */
   private RangeCopyTask endedFenced(List<String> sources, boolean corrupt) {
     RangeCopyTask task = copyTask(3, HALF, sources, "node-t");
@@ -322,29 +323,45 @@ class TaskDispatcherTest {
     h.throttles.setLimits(Limits.unlimited());
     h.awaitState(task.getTaskId(), TaskState.CAUGHT_UP);
     if (corrupt) {
-      nodes.node("node-t").delegate.apply(List.of(
-          Entry.of(CopyRunTest.keysIn(HALF, "corrupt", 1).get(0), StoreFixture.bytes("junk"))));
+      byte[] lost = CopyRunTest.keysIn(HALF, "k", 1).get(0);
+      nodes.node("node-t").delegate.apply(List.of(Entry.of(lost, null)));
+      nodes.node("node-t").loseApplied(new String(lost, java.nio.charset.StandardCharsets.UTF_8)::equals);
     }
     RangeCopyTask fence = fenceRequested(task);
     h.control.onTask(task.getTaskId(), fence);
     dispatcher.onTask("p0", task.getTaskId(), fence);
-    h.awaitFinished(dispatcher.run(task.getTaskId()));
+    TaskRun fenced = dispatcher.run(task.getTaskId());
+    if (corrupt) {
+      h.awaitStatus(task.getTaskId(), "blocked on the digests", s -> s.getState() == TaskState.BLOCKED
+          && s.getBlockedReason().startsWith("range digests differ"));
+      dispatcher.stopAll(Duration.ofSeconds(10));
+    }
+    h.awaitFinished(fenced);
     assertThat(h.control.status(task.getTaskId()).orElseThrow().getFencePosition()).isNotNull();
-    for (String source : sources) {
-      assertThat(nodes.node(source).fences()).as("fences on " + source).hasSize(1);
+    for (String node : concat(sources, "node-t")) {
+      assertThat(nodes.node(node).fences()).as("fences on " + node).hasSize(1);
     }
     return task;
   }
 
+  private static List<String> concat(List<String> nodes, String node) {
+    List<String> all = new java.util.ArrayList<>(nodes);
+    all.add(node);
+    return all;
+  }
+
   private TaskRun run;
 
-  /** A task of p0 that fenced its sources and keeps running: its target went down before it could verify. */
+  /**
+   * A task of p0 that fenced its target and sources and keeps running: its target stopped answering digests before
+   * the task could verify.
+   */
   private RangeCopyTask fencedAndStuck(List<String> sources) {
     RangeCopyTask task = copyTask(3, HALF, sources, "node-t");
     dispatcher.onTask("p0", task.getTaskId(), task);
     h.throttles.setLimits(Limits.unlimited());
     h.awaitState(task.getTaskId(), TaskState.CAUGHT_UP);
-    nodes.node("node-t").down();
+    nodes.node("node-t").failDigests(true);
     dispatcher.onTask("p0", task.getTaskId(), fenceRequested(task));
     h.awaitState(task.getTaskId(), TaskState.FENCED);
     h.awaitStatus(task.getTaskId(), "blocked on the target after the fence",
