@@ -129,6 +129,24 @@ public final class ClusterScript {
         false);
   }
 
+  /**
+   * An epoch of the membership {@code next}, READY at once without tasks, marked filling relative to the last complete
+   * ring: what the old publisher accepted, and what no correct orchestrator writes when {@code next} brings back a
+   * node an earlier failure epoch removed (a forged or buggy record, for the publisher to catch).
+   */
+  public Step markedAgainstLastComplete(List<Member> next, MembershipAction action, String node) {
+    members = next;
+    epoch++;
+    RingSnapshot ring = active.toBuilder().epoch(epoch).members(next).build();
+    return advance(ring, cause(action, node), RingDiff.between(active, ring), List.of(),
+        FillingRange.between(lastComplete, ring), false);
+  }
+
+  /** The members of the active ring, in order. */
+  public List<Member> members() {
+    return List.copyOf(members);
+  }
+
   /** The repair epoch after a failure: same membership, REPAIR tasks from the last complete ring, no marks. */
   public Step repair() {
     epoch++;

@@ -3,7 +3,7 @@ package io.ringshift.publisher.internal;
 /**
  * The checks a READY epoch must pass before it is published, in the order they run. A REJECTED record's reason
  * starts with the name of the check that failed, then a colon (docs/publisher.md lists them). A failure of
- * {@link #TASKS}, {@link #ADDITIONS} or the task rule of {@link #FILLING} is not final at first sight
+ * {@link #TASKS}, {@link #SOURCES}, {@link #ADDITIONS} or the task rule of {@link #FILLING} is not final at first sight
  * ({@link Verdict.NotYet}); the others are.
  */
 public enum Check {
@@ -19,11 +19,16 @@ public enum Check {
   PLACEMENT,
   /** Every live COPY/REPAIR task of the epoch is VERIFIED, and there are {@code diffSummary.tasks} of them. */
   TASKS,
-  /** Every replica added since the last complete epoch is filled by a VERIFIED task or marked filling. */
+  /** Every source a task of the epoch names was a complete replica of the task's range in the previous epoch. */
+  SOURCES,
+  /**
+   * Every replica of the ring is complete (a complete replica in the previous published epoch, or filled by a
+   * VERIFIED task of this one) or marked filling.
+   */
   ADDITIONS,
   /**
-   * Filling marks only on a ring with at least R zones, and then exactly the added replicas that no VERIFIED task
-   * filled.
+   * Filling marks only on a ring with at least R zones, and then exactly the replicas that are not complete: none on
+   * a complete one (from before, or filled by a VERIFIED task) or on a pair that is no replica.
    */
   FILLING
 }

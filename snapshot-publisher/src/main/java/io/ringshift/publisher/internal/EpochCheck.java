@@ -1,8 +1,6 @@
 package io.ringshift.publisher.internal;
 
 import io.ringshift.ring.Member;
-import io.ringshift.ring.RangeChange;
-import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.EpochRecords;
@@ -15,14 +13,11 @@ import io.ringshift.protocol.SigningKey;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
@@ -35,13 +30,15 @@ import java.util.stream.Collectors;
  * <p>Design. The checks run in the order of {@link Check}, cheapest and most fundamental first, and the first
  * that fails decides the reason. The sequence comes first because a replayed READY of an epoch already published
  * with the same ring is not a failure at all: it is ignored, and nothing is written (idempotent replay). The
- * replica-addition check is the safety argument of the whole protocol: a client reads from the replicas of the
- * published ring, so every replica that the ring adds relative to the last <em>complete</em> published ring (the
- * latest one with no filling marks, the last ring whose replicas all held their data) must either have been
- * filled by a VERIFIED copy or repair task of this epoch, or be marked filling so that clients do not read from
- * it. The marks must be exactly the replicas that no task filled: a mark on a filled replica would keep clients
- * off a good copy until the next epoch, and a missing one would send them to an empty one. Ranges are compared as
- * sets of ring positions ({@link RingRange#firstGap}, {@link RingRange#intersects}), since diffs, coalesced tasks
+ * completeness checks are the safety argument of the whole protocol: a client reads from the replicas of the
+ * published ring that carry no filling mark, so every replica of the ring that is not complete must be marked, and
+ * only those. What is complete is tracked epoch by epoch, per (range, node) ({@link Completeness}): a replica of
+ * epoch k is complete when it was a complete replica in epoch k-1, or a VERIFIED copy or repair task of epoch k
+ * filled it. A mark on a complete replica would keep clients off a good copy until the next epoch, and a missing
+ * one would send them to an incomplete one. (It used to be measured against the last published ring with no marks,
+ * which let a marked epoch bring back a node that an earlier failure epoch removed, unmarked: it was a replica in
+ * that ring, so nothing counted as added, though it had missed every write since.) Tasks must copy from complete
+ * replicas. Ranges are compared as sets of ring positions, since diffs, coalesced tasks
  * and coalesced marks cut the ring at different places. Reasons name ranges in unsigned decimal, as filling marks
  * and ring diffs print them.
  *
@@ -70,12 +67,13 @@ public final class EpochCheck {
    * @param publishedChecksums checksum of every epoch the cluster has published, by epoch; empty if none
    * @param lastEpoch the last published epoch, -1 if none
    * @param lastChecksum its checksum, null if none
-   * @param lastComplete the latest published epoch record with no filling marks; null if none
-   * @param lastCompleteRing rebuilds {@code lastComplete} (and may keep the ring); throws {@link CodecException}
+   * @param lastPublished the last published epoch's record (its membership, parameters and filling marks); null if
+   *     none
+   * @param lastPublishedRing rebuilds {@code lastPublished} (and may keep the ring); throws {@link CodecException}
    *     when it does not rebuild
    */
   public record History(Map<Long, byte[]> publishedChecksums, long lastEpoch, byte[] lastChecksum,
-      EpochRecord lastComplete, Supplier<RingSnapshot> lastCompleteRing) {
+      EpochRecord lastPublished, Supplier<RingSnapshot> lastPublishedRing) {
     /** A cluster that has published nothing. */
     public static History none() {
       return new History(Map.of(), -1, null, null, () -> null);
@@ -165,7 +163,7 @@ public final class EpochCheck {
           + "its diffSummary.tasks is %d", tasks.size(), epoch, ready.getDiffSummary().getTasks());
     }
 
-    // ADDITIONS and FILLING.
+    // SOURCES, ADDITIONS and FILLING.
     List<FillingRange> filling;
     PublishedSnapshot unsigned;
     try {
@@ -174,9 +172,9 @@ public final class EpochCheck {
     } catch (CodecException e) {
       return reject(ready, nowMillis, Check.FILLING, "epoch %d: %s", epoch, e.getMessage());
     }
-    Verdict additions = checkAdditions(ready, ring, history, tasks, filling, nowMillis);
-    if (additions != null) {
-      return additions;
+    Verdict completeness = checkCompleteness(ready, ring, history, tasks, filling, nowMillis);
+    if (completeness != null) {
+      return completeness;
     }
 
     PublishedSnapshot signed = unsigned.signedBy(key);
@@ -189,57 +187,42 @@ public final class EpochCheck {
     return new Verdict.Publish(signed, published);
   }
 
-  /** The ADDITIONS and FILLING checks; null when both pass. */
-  private static Verdict checkAdditions(EpochRecord ready, RingSnapshot ring, History history,
+  /**
+   * The SOURCES, ADDITIONS and FILLING checks, on what is complete epoch by epoch ({@link Completeness}); null when
+   * all pass.
+   */
+  private static Verdict checkCompleteness(EpochRecord ready, RingSnapshot ring, History history,
       List<TaskBook.Entry> tasks, List<FillingRange> filling, long nowMillis) {
     long epoch = ready.getEpoch();
-    // Added (range, node) pairs, per node. A cluster's first published ring follows no complete ring: a new
-    // cluster holds no data, so nothing in it is missing.
-    Map<String, List<RingRange>> added = new LinkedHashMap<>();
-    if (history.lastComplete() != null) {
-      RingSnapshot complete;
+    RingSnapshot previous = null;
+    List<FillingRange> previousMarks = List.of();
+    if (history.lastPublished() != null) {
       try {
-        complete = history.lastCompleteRing().get();
+        previous = history.lastPublishedRing().get();
+        previousMarks = RingSnapshotCodec.fromAvro(history.lastPublished().getFilling());
       } catch (CodecException e) {
-        return reject(ready, nowMillis, Check.REBUILD, "the last complete published epoch %d, against which epoch "
-            + "%d's added replicas are found, does not rebuild: %s", history.lastComplete().getEpoch(), epoch,
+        return reject(ready, nowMillis, Check.REBUILD, "the last published epoch %d, against which epoch %d's "
+            + "complete replicas are found, does not rebuild: %s", history.lastPublished().getEpoch(), epoch,
             e.getMessage());
       }
-      for (RangeChange change : RingDiff.between(complete, ring).changes()) {
-        for (String node : change.added()) {
-          added.computeIfAbsent(node, n -> new ArrayList<>()).add(change.range());
-        }
-      }
     }
-    Map<String, List<RingRange>> filledByTasks = new LinkedHashMap<>();
-    for (TaskBook.Entry t : tasks) {
-      filledByTasks.computeIfAbsent(t.task().getTarget(), n -> new ArrayList<>())
-          .add(taskRange(t));
-    }
-    Map<String, List<RingRange>> marked = new LinkedHashMap<>();
-    for (FillingRange f : filling) {
-      marked.computeIfAbsent(f.node(), n -> new ArrayList<>()).add(f.range());
-    }
-    String since = history.lastComplete() == null ? "(no complete epoch published before)"
-        : "relative to the last complete epoch " + history.lastComplete().getEpoch();
+    Completeness.Result found = Completeness.check(previous, previousMarks, ring, filling,
+        tasks.stream().map(TaskBook.Entry::task).toList());
+    String before = previous == null ? "(the cluster's first published epoch: it holds no data yet, so every "
+        + "replica is complete)" : "in the published epoch " + history.lastPublished().getEpoch();
 
-    // Every addition is filled by a task or marked.
-    List<String> gaps = new ArrayList<>();
-    added.forEach((node, ranges) -> {
-      List<RingRange> cover = new ArrayList<>(filledByTasks.getOrDefault(node, List.of()));
-      cover.addAll(marked.getOrDefault(node, List.of()));
-      for (RingRange range : ranges) {
-        OptionalLong gap = range.firstGap(cover);
-        if (gap.isPresent()) {
-          gaps.add(node + " on " + decimal(range) + " (first uncovered position "
-              + Long.toUnsignedString(gap.getAsLong()) + ")");
-        }
-      }
-    });
-    if (!gaps.isEmpty()) {
-      return notYet(ready, nowMillis, Check.ADDITIONS, "epoch %d adds %d replica range(s) %s that no VERIFIED "
-          + "COPY/REPAIR task of epoch %d targeting the node covers and no filling mark covers: %s", epoch,
-          gaps.size(), since, epoch, name(gaps));
+    if (!found.incompleteSources().isEmpty()) {
+      return notYet(ready, nowMillis, Check.SOURCES, "%d task source(s) of epoch %d were no complete replica of "
+          + "their task's range %s; a task may copy only from a complete replica, or it copies the gaps of one "
+          + "still filling: %s", found.incompleteSources().size(), epoch, before, name(found.incompleteSources()
+          .stream().map(f -> f.node() + " for task " + f.detail() + " (first incomplete position "
+              + Long.toUnsignedString(f.firstPosition()) + ")").toList()));
+    }
+    if (!found.unmarked().isEmpty()) {
+      return notYet(ready, nowMillis, Check.ADDITIONS, "epoch %d gives %d replica range(s) that are not complete "
+          + "(no complete replica %s, and no VERIFIED COPY/REPAIR task of epoch %d filled them) and that no filling "
+          + "mark covers: %s", epoch, found.unmarked().size(), before, epoch, name(found.unmarked().stream().map(f -> f.node() + " on " + decimal(f.range())
+              + " (first uncovered position " + Long.toUnsignedString(f.firstPosition()) + ")").toList()));
     }
 
     // Marks only on a ring with at least R zones.
@@ -249,33 +232,18 @@ public final class EpochCheck {
           + "surviving replicas out of a range, which would miss the epoch's writes and later be read as complete",
           epoch, filling.size(), ring.zones().size(), ring.zones(), ring.replicas());
     }
-
-    // Every mark is an addition, and no task filled it.
-    List<String> notAdded = new ArrayList<>();
-    List<String> filled = new ArrayList<>();
-    for (FillingRange f : filling) {
-      RingRange mark = f.range();
-      OptionalLong outside = mark.firstGap(added.getOrDefault(f.node(), List.of()));
-      if (outside.isPresent()) {
-        notAdded.add(f + " (position " + Long.toUnsignedString(outside.getAsLong()) + ")");
-        continue;
-      }
-      for (TaskBook.Entry t : tasks) {
-        if (t.task().getTarget().equals(f.node())
-            && mark.intersects(taskRange(t))) {
-          filled.add(f + " (VERIFIED task " + t.task().getTaskId() + ")");
-          break;
-        }
-      }
+    if (!found.marksOnComplete().isEmpty()) {
+      return reject(ready, nowMillis, Check.FILLING, "%d filling mark(s) of epoch %d name pairs that are no "
+          + "replica of its ring or were complete replicas %s; only a replica that is not complete can be marked: "
+          + "%s", found.marksOnComplete().size(), epoch, before, name(found.marksOnComplete().stream()
+              .map(f -> f.detail() + " (position " + Long.toUnsignedString(f.firstPosition()) + ")").toList()));
     }
-    if (!notAdded.isEmpty()) {
-      return reject(ready, nowMillis, Check.FILLING, "%d filling mark(s) of epoch %d name replicas the ring does "
-          + "not add %s; only added replicas can be incomplete: %s", notAdded.size(), epoch, since, name(notAdded));
-    }
-    if (!filled.isEmpty()) {
+    if (!found.marksOnFilled().isEmpty()) {
       return notYet(ready, nowMillis, Check.FILLING, "%d filling mark(s) of epoch %d cover replicas that a VERIFIED "
-          + "task of the epoch filled; marks must be exactly the added replicas no task filled: %s", filled.size(),
-          epoch, name(filled));
+          + "task of the epoch filled; marks must be exactly the replicas that are not complete: %s",
+          found.marksOnFilled().size(), epoch, name(found.marksOnFilled().stream()
+              .map(f -> new FillingRange(f.range().start(), f.range().end(), f.node()) + " (VERIFIED task "
+                  + f.detail() + ")").toList()));
     }
     return null;
   }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the publisher knows, rebuilt from {@code ring.epochs} alone: per cluster, the checksum of every published
- * epoch and the last complete one (published with no filling marks); and the READY records that no PUBLISHED or
+ * epoch and the record of the last one (its ring and filling marks say which replicas were complete); and the READY records that no PUBLISHED or
  * REJECTED record has answered yet. Pure: no Kafka; not thread-safe (the publisher's one thread owns it).
  *
  * <p>Design. The log is the only state. A publisher reads {@code ring.epochs} from the beginning on every start and
@@ -44,8 +44,8 @@ public final class PublisherState {
   /** One cluster's published history. */
   private static final class Cluster {
     final TreeMap<Long, byte[]> published = new TreeMap<>();
-    EpochRecord lastComplete;
-    RingSnapshot lastCompleteRing; // built from lastComplete when first needed
+    EpochRecord lastPublished;
+    RingSnapshot lastPublishedRing; // built from lastPublished when first needed
   }
 
   private final Map<String, Cluster> clusters = new HashMap<>();
@@ -135,12 +135,12 @@ public final class PublisherState {
     }
     Map.Entry<Long, byte[]> last = c.published.lastEntry();
     return new EpochCheck.History(Collections.unmodifiableMap(c.published), last.getKey(), last.getValue(),
-        c.lastComplete, () -> {
-          // Rebuilt once per complete epoch, when first needed: replaying a long log rebuilds nothing.
-          if (c.lastCompleteRing == null && c.lastComplete != null) {
-            c.lastCompleteRing = EpochRecords.rebuild(c.lastComplete);
+        c.lastPublished, () -> {
+          // Rebuilt once per published epoch, when first needed: replaying a long log rebuilds nothing.
+          if (c.lastPublishedRing == null && c.lastPublished != null) {
+            c.lastPublishedRing = EpochRecords.rebuild(c.lastPublished);
           }
-          return c.lastCompleteRing;
+          return c.lastPublishedRing;
         });
   }
 
@@ -168,9 +168,7 @@ public final class PublisherState {
           epoch, record.getClusterId(), c.published.lastKey());
     }
     c.published.put(epoch, checksum);
-    if (record.getFilling().isEmpty()) {
-      c.lastComplete = record;
-      c.lastCompleteRing = null;
-    }
+    c.lastPublished = record;
+    c.lastPublishedRing = null;
   }
 }

@@ -16,6 +16,7 @@ import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MemberSpec;
+import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
@@ -324,9 +325,9 @@ class PublisherStateTest {
     Verdict.Reject r = rejectAfterWaiting(live, join.verified(), ready, Check.ADDITIONS);
 
     // The dropped task may have filled several ranges of the diff (adjacent ones coalesce into one task).
-    assertThat(r.record().getReason()).startsWith("ADDITIONS: epoch 2 adds ")
-        .contains(" replica range(s) relative to the last complete epoch 1 that no VERIFIED COPY/REPAIR task of "
-            + "epoch 2 targeting the node covers and no filling mark covers: node-07 on ("
+    assertThat(r.record().getReason()).startsWith("ADDITIONS: epoch 2 gives ")
+        .contains(" replica range(s) that are not complete (no complete replica in the published epoch 1, and no "
+            + "VERIFIED COPY/REPAIR task of epoch 2 filled them) and that no filling mark covers: node-07 on ("
             + Long.toUnsignedString(dropped.getRangeStart()) + ", ")
         .contains("(first uncovered position " + Long.toUnsignedString(dropped.getRangeStart() + 1) + ")");
   }
@@ -340,7 +341,7 @@ class PublisherStateTest {
 
     Verdict.Reject r = rejectAfterWaiting(failure.tasks(), failure.verified(), unmarked, Check.ADDITIONS);
 
-    assertThat(r.record().getReason()).startsWith("ADDITIONS: epoch 2 adds ");
+    assertThat(r.record().getReason()).startsWith("ADDITIONS: epoch 2 gives ");
   }
 
   @Test
@@ -357,6 +358,53 @@ class PublisherStateTest {
         .contains("VERIFIED task " + script.cluster().replace("/", "%2F") + "/2/copy/");
   }
 
+  /**
+   * Epoch 2 fails node-03 (marked); epoch 3, also marked, drains node-04 and brings node-03 back. Against the last
+   * complete ring (epoch 1) node-03's ranges are no additions, so the old check published epoch 3 with no marks on
+   * them, and clients read node-03 as complete although it missed every write of epoch 2. Tracked epoch by epoch,
+   * node-03 is no complete replica of anything after epoch 2, so every range epoch 3 gives it must be filled by a
+   * task or marked.
+   */
+  @Test
+  void shouldWaitForAMarkedEpochThatBringsBackANodeAnEarlierFailureEpochRemoved() {
+    Step init = script.init(6);
+    publish(init);
+    Member dead = init.ring().members().stream().filter(m -> m.id().equals("node-03")).findFirst().orElseThrow();
+    Verdict.Publish failure = publish(script.fail("node-03"));
+    assertThat(failure.snapshot().filling()).isNotEmpty();
+    List<Member> next = new ArrayList<>(script.members());
+    next.removeIf(m -> m.id().equals("node-04"));
+    next.add(dead);
+    Step back = script.markedAgainstLastComplete(next, MembershipAction.DRAIN, "node-04");
+    assertThat(back.ready().getFilling()).as("marks for what node-04 leaves").isNotEmpty()
+        .noneMatch(f -> f.getNode().equals("node-03"));
+
+    Verdict.Reject r = rejectAfterWaiting(back.tasks(), back.verified(), back.ready(), Check.ADDITIONS);
+
+    assertThat(r.record().getReason()).startsWith("ADDITIONS: epoch 3 gives ")
+        .contains("that are not complete (no complete replica in the published epoch 2, and no VERIFIED COPY/REPAIR "
+            + "task of epoch 3 filled them) and that no filling mark covers: node-03 on (");
+  }
+
+  /** A repair task that names as its source the replica the failure epoch marked filling: it would copy the gaps. */
+  @Test
+  void shouldWaitForATaskWhoseSourceWasNoCompleteReplicaInThePreviousEpoch() {
+    publish(script.init(6));
+    publish(script.fail("node-02"));
+    Step repair = script.repair();
+    RangeCopyTask task = repair.tasks().get(0);
+    RangeCopyTask fromFilling = RangeCopyTask.newBuilder(task).setSources(List.of(task.getTarget())).build();
+    List<RangeCopyTask> live = new ArrayList<>(repair.tasks());
+    live.set(0, fromFilling);
+
+    Verdict.Reject r = rejectAfterWaiting(live, repair.verified(), repair.ready(), Check.SOURCES);
+
+    assertThat(r.record().getReason()).isEqualTo("SOURCES: 1 task source(s) of epoch 3 were no complete replica of "
+        + "their task's range in the published epoch 2; a task may copy only from a complete replica, or it copies "
+        + "the gaps of one still filling: " + task.getTarget() + " for task " + task.getTaskId()
+        + " (first incomplete position " + Long.toUnsignedString(task.getRangeStart() + 1) + ")");
+  }
+
   @Test
   void rejectsFillingMarksOnReplicasTheRingDoesNotAdd() {
     publish(script.init(6));
@@ -366,9 +414,9 @@ class PublisherStateTest {
 
     Verdict.Reject r = reject(join, marked, Check.FILLING);
 
-    assertThat(r.record().getReason()).isEqualTo("FILLING: 1 filling mark(s) of epoch 2 name replicas the ring does "
-        + "not add relative to the last complete epoch 1; only added replicas can be incomplete: (0, 0] node-01 "
-        + "(position 1)");
+    assertThat(r.record().getReason()).isEqualTo("FILLING: 1 filling mark(s) of epoch 2 name pairs that are no "
+        + "replica of its ring or were complete replicas in the published epoch 1; only a replica that is not "
+        + "complete can be marked: (0, 0] node-01 (position 1)");
   }
 
   @Test
