@@ -88,8 +88,8 @@ abstract class ForwardingStore implements Store {
   }
 
   @Override
-  public long deleteRange(RingRange range) {
-    return delegate.deleteRange(range);
+  public long deleteRange(RingRange range, long epoch) {
+    return delegate.deleteRange(range, epoch);
   }
 
   /** Closes the wrapped store. */

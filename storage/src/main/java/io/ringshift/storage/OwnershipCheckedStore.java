@@ -17,9 +17,10 @@ import io.ringshift.storage.internal.Checks;
  * later (a client ahead of the node), writes for keys the node still replicates, and every write while the view
  * has no ring yet.
  *
- * <p>Not restricted (forwarded as they are): reads ({@link #get}, scans, feeds, digests), and {@link #apply} and
- * {@link #deleteRange}, migration's own writes: a worker fills a new replica before the ring names it, and cleans
- * an old one after. A client write call added to {@link Store} must be checked here too.
+ * <p>Not restricted (forwarded as they are): reads ({@link #get}, scans, feeds, digests), and {@link #apply},
+ * migration's own write: a worker fills a new replica before the ring names it. {@link #deleteRange} is checked
+ * by its own rule (refused while the node's later ring makes it a replica of the range). A client write call added
+ * to {@link Store} must be checked here too.
  *
  * <p>Why beside the fences and not instead of them: a fence refuses older epochs while a range moves, from before
  * the move's verification until the worker lifts it; the ownership check refuses them from the moment the node
@@ -94,6 +95,52 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     Checks.epoch(epoch);
     WriteResult.RetryWithEpoch refused = refusal(key, epoch);
     return refused != null ? refused : delegate.delete(key, epoch);
+  }
+
+  /**
+   * Deletes the range for epoch {@code epoch} in pieces, checking before each piece that the node's ring does not
+   * make it a replica of the range at a later epoch (see {@link Store#deleteRange}): a FAIL published while a
+   * cleanup of an earlier epoch runs can make the node a (filling) replica of the range again, and the rest of the
+   * delete would then remove what a repair copies and clients write there. Refused with
+   * {@link StoreException.Refused} naming the epochs and the first such position; what was deleted before stays
+   * deleted (it was this epoch's to delete).
+   */
+  @Override
+  public long deleteRange(RingRange range, long epoch) {
+    Checks.range(range);
+    Checks.epoch(epoch);
+    long deleted = 0;
+    for (RingRange piece : range.split(DELETE_PIECES)) {
+      String replica = replicaAfter(piece, epoch);
+      if (replica != null) {
+        throw new StoreException.Refused(String.format(java.util.Locale.ROOT,
+            "range delete of %s for epoch %d refused%s: %s", range, epoch,
+            deleted > 0 ? " after deleting " + deleted + " keys" : ", nothing deleted", replica));
+      }
+      deleted += delegate.deleteRange(piece, epoch);
+    }
+    return deleted;
+  }
+
+  /** Pieces a range delete is checked in. */
+  private static final int DELETE_PIECES = 64;
+
+  /** Why the node is a replica of part of {@code range} in a ring later than {@code epoch}; null when it is not. */
+  private String replicaAfter(RingRange range, long epoch) {
+    RingSnapshot ring = view.current();
+    if (ring == null || ring.epoch() <= epoch) {
+      return null;
+    }
+    for (int r = 0; r < ring.tokenCount(); r++) {
+      RingRange owned = RingRange.of(ring.rangeStart(r), ring.rangeEnd(r));
+      if (ring.rangeStart(r) != ring.rangeEnd(r) || ring.tokenCount() == 1) {
+        if (owned.intersects(range) && ring.replicasOfRange(r).contains(nodeId)) {
+          return "this node (" + nodeId + ") routes by the ring of epoch " + ring.epoch() + ", in which it is a replica "
+              + "of " + owned + ", which overlaps it; that epoch's copy must stay";
+        }
+      }
+    }
+    return null;
   }
 
   @Override

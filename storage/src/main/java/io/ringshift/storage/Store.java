@@ -105,13 +105,16 @@ public interface Store extends AutoCloseable {
   void unfence(RingRange range, long epoch);
 
   /**
-   * Deletes every key in {@code range}: a CLEANUP task, after the range's new owners are verified and the
-   * grace period is over. Not fenced, and not atomic: a key written into the range while it runs may survive.
-   * Idempotent. Each deleted key appears in the change feed as a deletion.
+   * Deletes every key in {@code range} for epoch {@code epoch}: a CLEANUP task of that epoch, after the range's new
+   * owners are verified and the grace period is over, or a copy of that epoch clearing its target before it starts.
+   * Not fenced, and not atomic: a key written into the range while it runs may survive. Idempotent. Each deleted key
+   * appears in the change feed as a deletion. A node that routes by a ring (an {@link OwnershipCheckedStore})
+   * refuses it with {@link StoreException.Refused}, deleting nothing more, when its ring is of a later epoch than
+   * {@code epoch} and makes the node a replica of part of the range: that epoch's copy of the range must stay.
    *
    * @return how many keys were deleted
    */
-  long deleteRange(RingRange range);
+  long deleteRange(RingRange range, long epoch);
 
   /** Releases the store (a remote store: its connections; a local store: the database). */
   @Override
@@ -137,6 +140,9 @@ public interface Store extends AutoCloseable {
    * A node's identity and the state of its log.
    *
    * @param keys the number of live keys, an estimate (RocksDB's {@code rocksdb.estimate-num-keys})
+   * @param incarnation an id the store drew when it was created, kept across restarts: a node restarted on an
+   *     empty (wiped or new) data dir has another one, so a replica verified under one incarnation and now reporting
+   *     another has lost what it held
    */
-  record NodeInfo(String nodeId, String zone, long latestSequence, long keys) {}
+  record NodeInfo(String nodeId, String zone, long latestSequence, long keys, String incarnation) {}
 }

@@ -32,6 +32,16 @@ public class StoreException extends RuntimeException {
     }
   }
 
+  /**
+   * The node understood the request and refuses it by a protocol rule (a range delete for an epoch older than its
+   * ring, which makes it a replica of the range again). Nothing changed; the same call is refused again.
+   */
+  public static class Refused extends StoreException {
+    public Refused(String message) {
+      super(message);
+    }
+  }
+
   /** The store cannot be reached or is closed; retriable. */
   public static class Unavailable extends StoreException {
     public Unavailable(String message, Throwable cause) {

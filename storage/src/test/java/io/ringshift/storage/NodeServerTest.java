@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringshift.ring.RingRange;
+import io.ringshift.ring.RingSnapshot;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -80,7 +82,37 @@ class NodeServerTest {
     assertThat(health.status()).isEqualTo(200);
     assertThat(health.response().headers().firstValue("Content-Type")).hasValue("application/json; charset=utf-8");
     assertThat(health.body()).isEqualTo("{\"nodeId\":\"node-7\",\"zone\":\"az-2\",\"latestSequence\":"
-        + store.latestSequence() + ",\"keys\":" + store.info().keys() + ",\"api\":\"v1\"}\n");
+        + store.latestSequence() + ",\"keys\":" + store.info().keys() + ",\"incarnation\":\""
+        + store.info().incarnation() + "\",\"api\":\"v1\"}\n");
+  }
+
+  /**
+   * A range delete names its epoch; a node whose ring is later and makes it a replica of the range refuses it with
+   * 409 and deletes nothing, and the remote store reports {@code Refused}.
+   */
+  @Test
+  void shouldRefuseARangeDeleteOfAnEarlierEpochThatWouldDeleteWhatTheNodesRingMakesItReplicate() throws Exception {
+    RingSnapshot ring = Rings.EPOCH_5.toBuilder().addMember("node-7", "az-2").build();
+    String kept = Rings.key(k -> ring.replicasOf(bytes(k)).contains("node-7"));
+    store.apply(List.of(Entry.of(bytes(kept), bytes("v"))));
+    RingRange range = RingRange.of(ring.rangeStart(ring.rangeOf(ring.position(bytes(kept)))),
+        ring.rangeEnd(ring.rangeOf(ring.position(bytes(kept)))));
+    String query = String.format("start=%016x&end=%016x", range.start(), range.end());
+    try (NodeServer checked = NodeServer.start(OwnershipCheckedStore.wrap(store, () -> ring),
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        Store remote = RemoteStore.connect(checked.hostPort(), Duration.ofSeconds(10))) {
+
+      Answer noEpoch = send(checked, "DELETE", "/v1/range?" + query, null);
+      Answer refused = send(checked, "DELETE", "/v1/range?" + query + "&epoch=4", null);
+
+      expect(noEpoch, 400, "bad-request", "epoch");
+      expect(refused, 409, "refused", "range delete of " + range + " for epoch 4 refused, nothing deleted: this node "
+          + "(node-7) routes by the ring of epoch 5");
+      assertThatThrownBy(() -> remote.deleteRange(range, 4)).isInstanceOf(StoreException.Refused.class)
+          .hasMessageContaining("that epoch's copy must stay");
+      assertThat(store.get(bytes(kept))).as("nothing deleted").isPresent();
+      assertThat(remote.deleteRange(range, 5)).isEqualTo(1);
+    }
   }
 
   @Test

@@ -145,14 +145,42 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void shouldNeverRefuseMigrationsApplyOrRangeDelete() {
+  void shouldNeverRefuseMigrationsApplyNorARangeDeleteOfTheRingsEpochOrLater() {
     String moved = Rings.movedAwayFrom("node-1");
     String kept = Rings.keptBy("node-1");
 
     store.apply(List.of(Entry.of(bytes(moved), bytes("copied")), Entry.of(bytes(kept), bytes("copied"))));
 
     assertThat(rocks.get(bytes(moved)).map(TestKeys::text)).hasValue("copied");
-    assertThat(store.deleteRange(RingRange.whole())).isEqualTo(2);
+    assertThat(store.deleteRange(RingRange.whole(), 5)).isEqualTo(2);
+    assertThat(rocks.get(bytes(moved))).isEmpty();
+  }
+
+  /**
+   * A cleanup of epoch 4 deletes what node-1 lost in epoch 4; the node routes by epoch 5, which makes it a replica of
+   * part of the range again (a later epoch handed it back, or a FAIL made it a filling replica): that part must stay.
+   * It used to be deleted whatever the node's ring said.
+   */
+  @Test
+  void rejectsARangeDeleteOfAnEarlierEpochWhenTheNodesRingMakesItAReplicaOfTheRange() {
+    String kept = Rings.keptBy("node-1");
+    RingRange range = Rings.rangeOf(Rings.EPOCH_5, kept);
+    rocks.apply(List.of(Entry.of(bytes(kept), bytes("epoch-5 copy"))));
+
+    assertThatThrownBy(() -> store.deleteRange(range, 4)).isInstanceOf(StoreException.Refused.class)
+        .hasMessage("range delete of " + range + " for epoch 4 refused, nothing deleted: this node (node-1) routes by "
+            + "the ring of epoch 5, in which it is a replica of " + range + ", which overlaps it; that epoch's copy "
+            + "must stay");
+    assertThat(rocks.get(bytes(kept)).map(TestKeys::text)).hasValue("epoch-5 copy");
+  }
+
+  @Test
+  void shouldDeleteARangeOfAnEarlierEpochThatTheNodesRingDoesNotMakeItAReplicaOf() {
+    String moved = Rings.movedAwayFrom("node-1");
+    RingRange range = Rings.rangeOf(Rings.EPOCH_5, moved);
+    rocks.apply(List.of(Entry.of(bytes(moved), bytes("old copy"))));
+
+    assertThat(store.deleteRange(range, 4)).isEqualTo(1);
     assertThat(rocks.get(bytes(moved))).isEmpty();
   }
 

@@ -139,7 +139,7 @@ class OwnershipCostTest {
 
     @Override
     public NodeInfo info() {
-      return new NodeInfo(nodeId, "az-0", 0, 0);
+      return new NodeInfo(nodeId, "az-0", 0, 0, "test");
     }
 
     @Override
@@ -196,7 +196,7 @@ class OwnershipCostTest {
     public void unfence(RingRange range, long epoch) {}
 
     @Override
-    public long deleteRange(RingRange range) {
+    public long deleteRange(RingRange range, long epoch) {
       return 0;
     }
 

@@ -66,6 +66,22 @@ class RocksStoreTest extends StoreContractTest {
   }
 
   @Test
+  void shouldKeepItsIncarnationAcrossRestartsAndDrawANewOneOnAnEmptyDataDir() throws Exception {
+    String first = store.info().incarnation();
+    closeStore();
+    store = openStore(dataDir());
+    String restarted = store.info().incarnation();
+    closeStore();
+    Path wiped = dir.resolve("wiped");
+    store = openStore(wiped);
+    String onEmpty = store.info().incarnation();
+
+    assertThat(first).isNotBlank();
+    assertThat(restarted).as("same data dir, same incarnation").isEqualTo(first);
+    assertThat(onEmpty).as("an empty data dir under the same node id").isNotBlank().isNotEqualTo(first);
+  }
+
+  @Test
   void shouldRefuseADataDirInUse() {
     assertThatThrownBy(() -> RocksStore.open(dataDir(), NODE, ZONE))
         .isInstanceOf(StoreException.BadRequest.class)

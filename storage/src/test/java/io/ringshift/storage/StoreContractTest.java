@@ -628,7 +628,7 @@ abstract class StoreContractTest {
     assertThat(whole.sequence()).isEqualTo(store.latestSequence());
 
     for (int order = 0; order < 4; order++) {
-      store.deleteRange(RingRange.whole());
+      store.deleteRange(RingRange.whole(), 1);
       Collections.shuffle(keys, random);
       List<Entry> batch = new ArrayList<>();
       for (String k : keys) {
@@ -688,12 +688,12 @@ abstract class StoreContractTest {
     store.fence(wrapping, 9);
     long before = store.latestSequence();
 
-    assertThat(store.deleteRange(wrapping)).isEqualTo(39);
+    assertThat(store.deleteRange(wrapping, 1)).isEqualTo(39);
 
     assertThat(scanKeys(RingRange.whole(), null)).containsExactlyElementsOf(keys.subList(20, 81));
     assertThat(changes(wrapping, before)).hasSize(39).allSatisfy(c -> assertThat(c.entry().isDeletion()).isTrue());
-    assertThat(store.deleteRange(wrapping)).as("idempotent").isZero();
-    assertThat(store.deleteRange(RingRange.whole())).isEqualTo(61);
+    assertThat(store.deleteRange(wrapping, 1)).as("idempotent").isZero();
+    assertThat(store.deleteRange(RingRange.whole(), 1)).isEqualTo(61);
     assertThat(scanKeys(RingRange.whole(), null)).isEmpty();
   }
 
@@ -724,7 +724,7 @@ abstract class StoreContractTest {
     refused(() -> store.digest(null), "range is missing");
     refused(() -> store.fence(range, -3), "epoch -3 is negative");
     refused(() -> store.unfence(range, -3), "epoch -3 is negative");
-    refused(() -> store.deleteRange(null), "range is missing");
+    refused(() -> store.deleteRange(null, 1), "range is missing");
     refused(() -> store.apply(null), "entries are missing");
     refused(() -> store.apply(Arrays.asList(Entry.of(bytes("a"), bytes("v")), null)), "entry 1 is null");
     refused(() -> store.apply(List.of(Entry.of(bytes("a"), tooBig))),

@@ -18,8 +18,11 @@ import org.slf4j.LoggerFactory;
  *   <li>the task's epoch is PUBLISHED on {@code ring.epochs},
  *   <li>the grace period has passed since that record's time, by the worker's clock, and
  *   <li>every new replica of the range (the task's {@code sources}) answers, and every COPY or REPAIR task of
- *       the epoch whose target is one of them and whose range overlaps this one is VERIFIED.
+ *       the epoch whose target is one of them and whose range overlaps this one is VERIFIED, with the store
+ *       incarnation the replica still reports (a replica restarted on an empty data dir has another one).
  * </ol>
+ * The delete names the task's epoch, and the node refuses it when its own ring, of a later epoch, makes it a
+ * replica of the range again (a FAIL published while this cleanup waited or ran): FAILED, nothing more deleted.
  * Until then it is BLOCKED with a reason naming what it waits for, re-checked every {@code retryInterval}.
  * Deleting is idempotent, so a worker that dies between the delete and its VERIFIED status deletes again, which
  * deletes nothing. It never deletes from a node that is itself one of the new replicas, and never when the task
@@ -55,7 +58,8 @@ final class CleanupRun extends TaskRun {
           return;
         }
         try {
-          long deleted = call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(range()));
+          long deleted = call(task().getTarget(), NodeDown.Role.TARGET,
+              t -> t.deleteRange(range(), task().getEpoch()));
           LOG.info("task {}: deleted {} keys of {} from {}", task().getTaskId(), deleted, range(), task().getTarget());
           progress.state = TaskState.VERIFIED;
           progress.blockedReason = null;
@@ -63,6 +67,14 @@ final class CleanupRun extends TaskRun {
           return;
         } catch (NodeDown down) {
           waiting = down.node + " (cleanup target) unreachable: " + down.reason();
+        } catch (StoreException.Refused refused) {
+          // The node's own ring makes it a replica of the range again: that epoch's copy stays, for good.
+          LOG.info("task {}: {} refused the delete: {}", task().getTaskId(), task().getTarget(), refused.getMessage());
+          progress.state = TaskState.FAILED;
+          progress.error = task().getTarget() + " refused the delete: " + refused.getMessage();
+          progress.blockedReason = null;
+          publish();
+          return;
         } catch (StoreException e) {
           waiting = "deleting the range on " + task().getTarget() + " failed, retrying: " + e.getMessage();
         }
@@ -126,10 +138,11 @@ final class CleanupRun extends TaskRun {
     }
     // The new replicas' health matters when the delete happens: asked only once the grace period is over, so a
     // fleet of cleanups waiting out a ten-minute grace does not poll every node every retry interval.
+    java.util.Map<String, String> incarnations = new java.util.HashMap<>();
     if (now >= endsAt) {
       for (String replica : sources) {
         try {
-          call(replica, NodeDown.Role.REPLICA, s -> s.info());
+          incarnations.put(replica, call(replica, NodeDown.Role.REPLICA, s -> s.info()).incarnation());
         } catch (NodeDown down) {
           waits.add(replica + " (new replica) unreachable: " + down.reason());
         }
@@ -139,9 +152,18 @@ final class CleanupRun extends TaskRun {
     for (RangeCopyTask copy : ctx.control().copyTasks(task.getClusterId(), task.getEpoch())) {
       if (sources.contains(copy.getTarget())
           && range.intersects(RingRange.of(copy.getRangeStart(), copy.getRangeEnd()))) {
-        String state = ctx.control().status(copy.getTaskId()).map(s -> s.getState().name()).orElse("no status");
+        TaskStatus status = ctx.control().status(copy.getTaskId()).orElse(null);
+        String state = status == null ? "no status" : status.getState().name();
         if (!state.equals(TaskState.VERIFIED.name())) {
           unverified.add("task " + copy.getTaskId() + " not VERIFIED (" + state + ")");
+          continue;
+        }
+        String verifiedAs = status.getTargetIncarnation();
+        String reported = incarnations.get(copy.getTarget());
+        if (verifiedAs != null && reported != null && !verifiedAs.equals(reported)) {
+          waits.add(copy.getTarget() + " (new replica) is not the store its task " + copy.getTaskId()
+              + " verified: its incarnation is " + reported + ", the task verified " + verifiedAs
+              + " (restarted on an empty data dir?); the old copies stay: declare the node failed to repair it");
         }
       }
     }

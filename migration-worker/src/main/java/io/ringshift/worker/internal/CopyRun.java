@@ -244,7 +244,7 @@ final class CopyRun extends TaskRun {
     RangeScan scan;
     if (progress.watermark == null) {
       control.check();
-      call(target, NodeDown.Role.TARGET, t -> t.deleteRange(range));
+      call(target, NodeDown.Role.TARGET, t -> t.deleteRange(range, task().getEpoch()));
       scan = call(source, NodeDown.Role.SOURCE, s -> s.scan(range, null));
       progress.watermark = scan.sequence();
       progress.lastCopiedToken = null;
@@ -353,6 +353,8 @@ final class CopyRun extends TaskRun {
       }
       progress.digest = sourceDigest.digest().clone();
       if (sourceDigest.sameContentAs(targetDigest)) {
+        // The store the digest came from: a cleanup deletes the old copies only while the target still is it.
+        progress.targetIncarnation = call(target, NodeDown.Role.TARGET, t -> t.info()).incarnation();
         progress.state = TaskState.VERIFIED;
         progress.targetDigest = null;
         progress.blockedReason = null;
@@ -432,7 +434,7 @@ final class CopyRun extends TaskRun {
 
   /** Clears {@code piece} on the target and copies it again from the source. */
   private void recopy(String source, RingRange piece, Recopied fixed) {
-    call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(piece));
+    call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(piece, task().getEpoch()));
     try (RangeScan scan = call(source, NodeDown.Role.SOURCE, s -> s.scan(piece, null))) {
       List<Entry> batch;
       while (!(batch = nextBatch(source, scan, e -> e)).isEmpty()) {

@@ -25,6 +25,8 @@ final class Progress {
   Long fencePosition;
   byte[] digest;
   byte[] targetDigest;
+  /** VERIFIED: the target store's incarnation when it verified. */
+  String targetIncarnation;
   String blockedReason;
   String error;
   Long startedMillis;
@@ -44,6 +46,7 @@ final class Progress {
     p.fencePosition = previous.getFencePosition();
     p.digest = AvroBytes.toArray(previous.getDigest());
     p.targetDigest = AvroBytes.toArray(previous.getTargetDigest());
+    p.targetIncarnation = previous.getTargetIncarnation();
     p.blockedReason = previous.getBlockedReason();
     p.error = previous.getError();
     p.startedMillis = previous.getStartedMillis();
@@ -98,6 +101,7 @@ final class Progress {
         .setFencePosition(fencePosition)
         .setDigest(digest == null ? null : ByteBuffer.wrap(digest.clone()))
         .setTargetDigest(targetDigest == null ? null : ByteBuffer.wrap(targetDigest.clone()))
+        .setTargetIncarnation(targetIncarnation)
         .setBlockedReason(blockedReason)
         .setError(error)
         .setWorkerId(workerId)

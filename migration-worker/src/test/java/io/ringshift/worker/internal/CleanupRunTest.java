@@ -172,6 +172,59 @@ class CleanupRunTest {
   }
 
   /** A join followed within the grace period by the drain of the same node hands the ranges back. */
+  /**
+   * node-5 restarted on an empty data dir under the same id after its copy verified: it answers, but it is another
+   * store, and deleting the old copy would leave the range with one replica fewer than the ring says. The cleanup
+   * used to delete.
+   */
+  @Test
+  void shouldNotDeleteWhileANewReplicaIsAnotherStoreThanTheOneItsTaskVerified() {
+    String n4Now = n4.info().incarnation();
+    String n5Now = n5.info().incarnation();
+    h.control.onStatus(copyTo4.getTaskId(), verifiedAs(copyTo4, n4Now));
+    h.control.onStatus(copyTo5.getTaskId(), verifiedAs(copyTo5, "the-store-before-the-wipe"));
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+
+    assertThat(gate()).isEqualTo("node-5 (new replica) is not the store its task " + copyTo5.getTaskId()
+        + " verified: its incarnation is " + n5Now + ", the task verified the-store-before-the-wipe (restarted on an "
+        + "empty data dir?); the old copies stay: declare the node failed to repair it");
+    h.control.onStatus(copyTo5.getTaskId(), verifiedAs(copyTo5, n5Now));
+    assertThat(gate()).isNull();
+  }
+
+  /**
+   * The cleanup's target routes by a later epoch (a FAIL published meanwhile) that makes it a replica of the range
+   * again: the node refuses the delete, the task FAILS with the node's reason, and the keys stay. The cleanup used
+   * to delete them whatever the node's ring said.
+   */
+  @Test
+  void shouldFailWithoutDeletingWhenTheTargetsOwnRingMakesItAReplicaOfTheRangeAgain() {
+    io.ringshift.ring.RingSnapshot later = io.ringshift.ring.RingSnapshot.builder().clusterId(CLUSTER)
+        .epoch(EPOCH + 1).vnodes(16).replicas(3).members(List.of(io.ringshift.ring.Member.of("node-x", "az-1"),
+            io.ringshift.ring.Member.of("node-4", "az-2"), io.ringshift.ring.Member.of("node-5", "az-3"))).build();
+    StoreFixture.Node x = nodes.nodeBehind("node-x",
+        store -> io.ringshift.storage.OwnershipCheckedStore.wrap(store, () -> later));
+    x.fill("k", 400, 50);
+    var before = x.contents(HALF);
+    RangeCopyTask fromX = task(TaskKind.CLEANUP, EPOCH, HALF, List.of("node-4", "node-5"), "node-x");
+    verify(copyTo4, copyTo5);
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+
+    TaskRun run = h.run(fromX);
+    TaskStatus failed = h.awaitState(fromX.getTaskId(), TaskState.FAILED);
+    h.awaitFinished(run);
+
+    assertThat(failed.getError()).startsWith("node-x refused the delete: range delete of " + HALF + " for epoch 7 "
+        + "refused, nothing deleted: this node (node-x) routes by the ring of epoch 8, in which it is a replica of ");
+    assertThat(x.contents(HALF)).as("nothing deleted").isEqualTo(before);
+  }
+
+  private static TaskStatus verifiedAs(RangeCopyTask t, String incarnation) {
+    return TaskStatus.newBuilder(status(t, TaskState.VERIFIED)).setTargetIncarnation(incarnation).build();
+  }
+
   @Test
   void shouldNeverDeleteARangeALaterEpochGivesBackToTheTarget() {
     verify(copyTo4, copyTo5);

@@ -34,6 +34,11 @@ public final class StoreFixture implements AutoCloseable {
     this.dir = dir;
   }
 
+  /** Opens node {@code id}'s store behind {@code wrapper} (an ownership-checked store, say). */
+  public Node nodeBehind(String id, java.util.function.UnaryOperator<Store> wrapper) {
+    return nodes.computeIfAbsent(id, n -> new Node(n, wrapper.apply(RocksStore.open(dir.resolve(n), n, "az-1"))));
+  }
+
   /** Opens (or returns) node {@code id}'s store. */
   public Node node(String id) {
     return nodes.computeIfAbsent(id, n -> new Node(n, RocksStore.open(dir.resolve(n), n, "az-1")));
@@ -280,8 +285,8 @@ public final class StoreFixture implements AutoCloseable {
     }
 
     @Override
-    public long deleteRange(RingRange range) {
-      return reach(() -> delegate.deleteRange(range));
+    public long deleteRange(RingRange range, long epoch) {
+      return reach(() -> delegate.deleteRange(range, epoch));
     }
 
     @Override

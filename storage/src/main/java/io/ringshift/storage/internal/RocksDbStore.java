@@ -70,6 +70,7 @@ public final class RocksDbStore implements Store {
   private static final byte[] META_FAMILY = "meta".getBytes(UTF_8);
   private static final byte[] NODE_ID = "node.id".getBytes(UTF_8);
   private static final byte[] ZONE = "node.zone".getBytes(UTF_8);
+  private static final byte[] INCARNATION = "store.incarnation".getBytes(UTF_8);
   private static final byte[] FORMAT = "format".getBytes(UTF_8);
   private static final byte[] FORMAT_VERSION = "ringshift-store/1".getBytes(UTF_8);
   private static final byte[] FENCE_PREFIX = "fence/".getBytes(UTF_8);
@@ -80,6 +81,7 @@ public final class RocksDbStore implements Store {
   private final Path dataDir;
   private final String nodeId;
   private final String zone;
+  private volatile String incarnation;
   private final Duration walRetention;
   private final long walSizeLimitMb;
   private final DBOptions dbOptions;
@@ -228,10 +230,12 @@ public final class RocksDbStore implements Store {
   private void claimIdentity() throws RocksDBException {
     byte[] storedId = db.get(meta, NODE_ID);
     if (storedId == null) {
+      incarnation = java.util.UUID.randomUUID().toString();
       try (WriteBatch batch = new WriteBatch(); WriteOptions sync = new WriteOptions().setSync(true)) {
         batch.put(meta, FORMAT, FORMAT_VERSION);
         batch.put(meta, NODE_ID, nodeId.getBytes(UTF_8));
         batch.put(meta, ZONE, zone.getBytes(UTF_8));
+        batch.put(meta, INCARNATION, incarnation.getBytes(UTF_8));
         db.write(sync, batch);
       }
       return;
@@ -244,6 +248,15 @@ public final class RocksDbStore implements Store {
           "data dir %s belongs to node '%s' in zone '%s', not to node '%s' in zone '%s'; give each node its own "
               + "data dir", dataDir, storedNode, storedZone, nodeId, zone));
     }
+    byte[] storedIncarnation = db.get(meta, INCARNATION);
+    if (storedIncarnation == null) {
+      // A store created before incarnations: it draws one now, and keeps it.
+      storedIncarnation = java.util.UUID.randomUUID().toString().getBytes(UTF_8);
+      try (WriteOptions sync = new WriteOptions().setSync(true)) {
+        db.put(meta, sync, INCARNATION, storedIncarnation);
+      }
+    }
+    incarnation = new String(storedIncarnation, UTF_8);
   }
 
   private FenceSet loadFences() throws RocksDBException {
@@ -277,7 +290,7 @@ public final class RocksDbStore implements Store {
   @Override
   public NodeInfo info() {
     return guarded(() -> new NodeInfo(nodeId, zone, db.getLatestSequenceNumber(),
-        db.getLongProperty(data, "rocksdb.estimate-num-keys")));
+        db.getLongProperty(data, "rocksdb.estimate-num-keys"), incarnation));
   }
 
   @Override
@@ -457,8 +470,9 @@ public final class RocksDbStore implements Store {
   }
 
   @Override
-  public long deleteRange(RingRange range) {
+  public long deleteRange(RingRange range, long epoch) {
     Checks.range(range);
+    Checks.epoch(epoch);
     long deleted = 0;
     try (RocksScan scan = openScan(KeySpans.of(range))) {
       List<Entry> chunk = new ArrayList<>(DELETE_BATCH_KEYS);

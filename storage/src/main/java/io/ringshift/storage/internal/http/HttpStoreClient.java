@@ -115,8 +115,9 @@ public final class HttpStoreClient implements Store {
   @Override
   public NodeInfo info() {
     Map<String, Object> health = Json.object(new String(call("GET", HttpApi.HEALTH, null, 200).body(), UTF_8));
+    Object incarnation = health.get("incarnation");
     return new NodeInfo(string(health, "nodeId"), string(health, "zone"), number(health, "latestSequence"),
-        number(health, "keys"));
+        number(health, "keys"), incarnation == null ? null : String.valueOf(incarnation));
   }
 
   @Override
@@ -266,10 +267,11 @@ public final class HttpStoreClient implements Store {
   }
 
   @Override
-  public long deleteRange(RingRange range) {
+  public long deleteRange(RingRange range, long epoch) {
     Checks.range(range);
-    Map<String, Object> body = Json.object(new String(call("DELETE", HttpApi.RANGE + "?" + rangeQuery(range), null,
-        200).body(), UTF_8));
+    Checks.epoch(epoch);
+    Map<String, Object> body = Json.object(new String(call("DELETE", HttpApi.RANGE + "?" + rangeQuery(range)
+        + "&epoch=" + epoch, null, 200).body(), UTF_8));
     return number(body, "deleted");
   }
 
@@ -394,6 +396,9 @@ public final class HttpStoreClient implements Store {
     return switch (status) {
       case 400 -> new StoreException.BadRequest(message);
       case 410 -> new StoreException.FeedUnavailable(message);
+      case 409 -> HttpApi.REFUSED.equals(error.get("error")) ? new StoreException.Refused(message)
+          : new StoreException("the node at " + hostPort + " answered 409 to " + method + " " + pathOnly(path) + ": "
+              + message);
       case 503 -> new StoreException.Unavailable("the node at " + hostPort + ": " + message, null);
       default -> new StoreException("the node at " + hostPort + " answered " + status + " to " + method + " "
           + pathOnly(path) + ": " + message);

@@ -126,6 +126,9 @@ public final class NodeHandler implements HttpHandler {
     } else if (e instanceof StoreException.BadRequest) {
       status = 400;
       code = HttpApi.BAD_REQUEST;
+    } else if (e instanceof StoreException.Refused) {
+      status = 409;
+      code = HttpApi.REFUSED;
     } else if (e instanceof StoreException.FeedUnavailable) {
       status = 410;
       code = HttpApi.FEED_UNAVAILABLE;
@@ -228,6 +231,7 @@ public final class NodeHandler implements HttpHandler {
     body.put("zone", info.zone());
     body.put("latestSequence", info.latestSequence());
     body.put("keys", info.keys());
+    body.put("incarnation", info.incarnation());
     body.put("api", "v1");
     json(call.exchange, 200, body);
   }
@@ -399,8 +403,9 @@ public final class NodeHandler implements HttpHandler {
   }
 
   private void deleteRange(Call call) throws IOException {
-    call.params(Set.of("start", "end"));
-    long deleted = store.deleteRange(range(call));
+    call.params(Set.of("start", "end", "epoch"));
+    long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
+    long deleted = store.deleteRange(range(call), epoch);
     json(call.exchange, 200, Map.of("deleted", deleted));
   }
 
