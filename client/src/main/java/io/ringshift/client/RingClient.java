@@ -2,6 +2,7 @@ package io.ringshift.client;
 
 import io.ringshift.client.internal.AcceptedSnapshot;
 import io.ringshift.client.internal.ClientMetrics;
+import io.ringshift.client.internal.EpochFloor;
 import io.ringshift.client.internal.GateOutcome;
 import io.ringshift.client.internal.SnapshotFile;
 import io.ringshift.client.internal.SnapshotGate;
@@ -99,6 +100,8 @@ public final class RingClient implements AutoCloseable {
   private AcceptedSnapshot latest;
   /** Epoch of the snapshot loaded from the persist file, or {@link #NO_EPOCH}; written before the tail starts. */
   private long persistedEpoch = NO_EPOCH;
+  /** The floor epoch read from the epochs topic before the snapshots, or -1; the tail's thread only. */
+  private long floor = -1;
 
   /**
    * A client that is not started yet: add swap listeners, then {@link #start()} it. Registers the meters.
@@ -128,6 +131,10 @@ public final class RingClient implements AutoCloseable {
       KafkaConsumer<String, byte[]> consumer = newConsumer();
       tail = new SnapshotTail(consumer, config.topic(), clusterId, new TailHandler(), config.requestTimeout(),
           config.retryBackoff(), config.probeInterval(), config.bootstrapServers());
+      if (config.epochsTopic() != null) {
+        tail.withFloor(c -> EpochFloor.read(c, config.epochsTopic(), clusterId, config.trustedKeys(),
+            config.requestTimeout()));
+      }
       try {
         if (config.persistFile() != null) {
           loadPersisted(config.persistFile());
@@ -147,6 +154,8 @@ public final class RingClient implements AutoCloseable {
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "ringshift-client-" + clusterId + "-" + INSTANCES.incrementAndGet());
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(config.requestTimeout().toMillis()));
+    // Asking for a topic that does not exist (the epochs topic of a cluster without one) must not create it.
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     p.putAll(config.consumerProperties());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -382,8 +391,17 @@ public final class RingClient implements AutoCloseable {
   /** What the tail's thread does with the records of the cluster. */
   private final class TailHandler implements SnapshotTail.Handler {
     @Override
+    public void onFloor(long epoch) {
+      floor = epoch;
+      if (epoch >= 0) {
+        LOG.info("cluster {}: epoch {} is the latest signed PUBLISHED on {}: no snapshot below it is routed by",
+            clusterId, epoch, config.epochsTopic());
+      }
+    }
+
+    @Override
     public void onRecord(byte[] value, long timestampMillis, String origin, boolean catchingUp) {
-      GateOutcome outcome = gate.check(value, latest);
+      GateOutcome outcome = gate.check(value, latest, floor);
       if (outcome instanceof GateOutcome.Duplicate d) {
         LOG.debug("cluster {}: {} repeats epoch {} byte for byte; nothing to do", clusterId, origin, d.epoch());
       } else if (outcome instanceof GateOutcome.Refused r && catchingUp && isHistory(r)) {
@@ -432,7 +450,7 @@ public final class RingClient implements AutoCloseable {
      * epoch, so such a record is a genuine old snapshot: history, neither routed by nor counted as a refusal.
      */
     private boolean isHistory(GateOutcome.Refused r) {
-      return r.reason() == RefusalReason.OLDER_EPOCH && r.epoch() <= persistedEpoch;
+      return r.reason() == RefusalReason.OLDER_EPOCH && (r.epoch() <= persistedEpoch || r.epoch() < floor);
     }
 
     @Override

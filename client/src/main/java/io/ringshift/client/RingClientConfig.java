@@ -35,6 +35,10 @@ import java.util.regex.Pattern;
  * @param retryBackoff the wait between retries while Kafka is unreachable; default 1 s
  * @param probeInterval how long the client reads nothing before it asks Kafka for end offsets to check that it
  *     still answers; default 15 s
+ * @param epochsTopic the epochs topic (the audit log) the client reads its floor epoch from before the snapshots:
+ *     no snapshot older than the latest epoch a trusted publisher signed PUBLISHED there is routed by, so an old
+ *     snapshot replayed on the compacted snapshots topic is refused even by a client that starts without a persist
+ *     file; default {@value #DEFAULT_EPOCHS_TOPIC}, {@code null} for no floor ({@link Builder#noEpochFloor()})
  * @throws IllegalArgumentException when a value breaks its rule; the message names the value and the rule
  */
 public record RingClientConfig(
@@ -48,10 +52,13 @@ public record RingClientConfig(
     Map<String, String> consumerProperties,
     Duration requestTimeout,
     Duration retryBackoff,
-    Duration probeInterval) {
+    Duration probeInterval,
+    String epochsTopic) {
 
   /** The topic the snapshot publisher writes to. */
   public static final String DEFAULT_TOPIC = "ring.snapshots";
+  /** The topic the orchestrator and the publisher write epoch records to. */
+  public static final String DEFAULT_EPOCHS_TOPIC = "ring.epochs";
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_RETRY_BACKOFF = Duration.ofSeconds(1);
   public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(15);
@@ -77,9 +84,9 @@ public record RingClientConfig(
           + "is at most " + MAX_CLUSTER_ID_LENGTH + " characters");
     }
     Objects.requireNonNull(topic, "topic");
-    if (!LEGAL_TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
-      throw new IllegalArgumentException("topic was \"" + topic + "\"; a Kafka topic name is 1 to 249 of "
-          + "[a-zA-Z0-9._-], and not \".\" or \"..\"");
+    requireTopic("topic", topic);
+    if (epochsTopic != null) {
+      requireTopic("epochsTopic", epochsTopic);
     }
     if (trustedKeys == null) {
       throw new IllegalArgumentException("trustedKeys was not set; the client accepts only snapshots signed by a "
@@ -113,6 +120,13 @@ public record RingClientConfig(
     return value.strip();
   }
 
+  private static void requireTopic(String name, String topic) {
+    if (!LEGAL_TOPIC.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+      throw new IllegalArgumentException(name + " was \"" + topic + "\"; a Kafka topic name is 1 to 249 of "
+          + "[a-zA-Z0-9._-], and not \".\" or \"..\"");
+    }
+  }
+
   private static void requirePositive(String name, Duration value) {
     Objects.requireNonNull(value, name);
     if (value.isNegative() || value.isZero()) {
@@ -125,6 +139,7 @@ public record RingClientConfig(
     private String bootstrapServers;
     private String clusterId;
     private String topic = DEFAULT_TOPIC;
+    private String epochsTopic = DEFAULT_EPOCHS_TOPIC;
     private TrustedKeys trustedKeys;
     private final List<Path> trustedKeyFiles = new ArrayList<>();
     private Path persistFile;
@@ -149,6 +164,22 @@ public record RingClientConfig(
 
     public Builder topic(String topic) {
       this.topic = topic;
+      return this;
+    }
+
+    /** The epochs topic the floor epoch is read from; default {@value RingClientConfig#DEFAULT_EPOCHS_TOPIC}. */
+    public Builder epochsTopic(String epochsTopic) {
+      this.epochsTopic = Objects.requireNonNull(epochsTopic, "epochsTopic");
+      return this;
+    }
+
+    /**
+     * No floor epoch: the client does not read the epochs topic (it has no access to it). A client that then starts
+     * without a persist file accepts the latest snapshot on the compacted topic on its signature alone, which may be
+     * an old one replayed there (docs/client.md, "Replays, and who may write").
+     */
+    public Builder noEpochFloor() {
+      this.epochsTopic = null;
       return this;
     }
 
@@ -225,7 +256,7 @@ public record RingClientConfig(
       }
       return new RingClientConfig(bootstrapServers, clusterId, topic, keys, persistFile,
           meterRegistry == null ? new SimpleMeterRegistry() : meterRegistry, clock, consumerProperties,
-          requestTimeout, retryBackoff, probeInterval);
+          requestTimeout, retryBackoff, probeInterval, epochsTopic);
     }
 
     private static TrustedKeys readKeys(List<Path> files) {

@@ -134,6 +134,39 @@ class RingClientIT {
     assertThat(client.awaitEpoch(7, Duration.ofMillis(100))).isFalse();
   }
 
+  /**
+   * Compaction has left only an old, genuinely signed snapshot (epoch 3) of the cluster on the snapshots topic: a
+   * replay, while epoch 5 is the latest the publisher signed PUBLISHED on the epochs topic. A client that starts
+   * without a persist file takes its floor from the epochs topic, refuses epoch 3 and routes by nothing until
+   * epoch 5 or later arrives. It used to route by epoch 3.
+   */
+  @Test
+  void rejectsAReplayedOldSnapshotOnAColdStartBelowTheLatestSignedPublishedEpoch() throws InterruptedException {
+    String epochs = KAFKA.topic("ring.epochs");
+    KAFKA.kafka().createTopics(List.of(new NewTopic(epochs, 1, (short) 1)));
+    List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 6);
+    try (SnapshotPublisherStub audit = SnapshotPublisherStub.forger(KAFKA.bootstrapServers(), epochs)) {
+      for (PublishedSnapshot s : chain.subList(0, 5)) {
+        audit.sendRaw(CLUSTER, TestSnapshots.publishedRecord(s));
+      }
+      // Neither an unsigned record nor one by a stranger's key can raise the floor.
+      audit.sendRaw(CLUSTER, TestSnapshots.publishedRecord(TestSnapshots.chain(STRANGER, 9).get(8)));
+    }
+    publisher.publish(chain.get(2));
+
+    List<SnapshotSwap> swaps = new CopyOnWriteArrayList<>();
+    RingClient client = start(config().epochsTopic(epochs).build(), swaps);
+    // A client without the floor swaps to epoch 3 within milliseconds of its start.
+    await("routing by nothing below the floor").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+        .until(() -> client.epoch() == RingClient.NO_EPOCH);
+
+    publisher.publish(chain.get(4));
+    awaitEpoch(client, 5);
+    publisher.publish(chain.get(5));
+    awaitEpoch(client, 6);
+    assertThat(swaps).extracting(SnapshotSwap::epoch).containsExactly(5L, 6L);
+  }
+
   @Test
   void rejectsForgedSnapshotsCountsThemAndKeepsItsEpoch() throws InterruptedException {
     List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 4);

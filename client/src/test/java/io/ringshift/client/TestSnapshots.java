@@ -58,6 +58,38 @@ public final class TestSnapshots {
     return PublishedSnapshot.unsigned(ring, complete.checksum(), marks).signedBy(key);
   }
 
+  /**
+   * The PUBLISHED record the publisher writes to the epochs topic with {@code snapshot} (its signature and what it
+   * signs; the members and parameters of its ring), single-object encoded.
+   */
+  public static byte[] publishedRecord(PublishedSnapshot snapshot) {
+    RingSnapshot ring = snapshot.ring();
+    io.ringshift.schemas.avro.EpochRecord record = io.ringshift.schemas.avro.EpochRecord.newBuilder()
+        .setClusterId(ring.clusterId())
+        .setEpoch(ring.epoch())
+        .setPlanVersion(0)
+        .setState(io.ringshift.schemas.avro.EpochState.PUBLISHED)
+        .setCause(io.ringshift.schemas.avro.MembershipEvent.newBuilder().setClusterId(ring.clusterId())
+            .setNodeId("node-00").setAction(io.ringshift.schemas.avro.MembershipAction.JOIN).setRequestId("r")
+            .setRequestedBy("test").setTimestampMillis(0).build())
+        .setMembers(ring.members().stream().map(m -> new io.ringshift.schemas.avro.MemberSpec(m.id(), m.zone(),
+            m.weight(), io.ringshift.schemas.avro.MemberSpecState.valueOf(m.state().name()))).toList())
+        .setVnodes(ring.vnodes())
+        .setReplicas(ring.replicas())
+        .setHashId(ring.hashId())
+        .setPolicyId(ring.policyId())
+        .setMembershipDigest(java.nio.ByteBuffer.wrap(new byte[32]))
+        .setTargetChecksum(java.nio.ByteBuffer.wrap(snapshot.checksum()))
+        .setPreviousChecksum(snapshot.previousChecksum() == null ? null
+            : java.nio.ByteBuffer.wrap(snapshot.previousChecksum()))
+        .setFilling(RingSnapshotCodec.toAvro(snapshot.filling()))
+        .setSignature(java.nio.ByteBuffer.wrap(snapshot.signature()))
+        .setSigningKeyId(snapshot.signingKeyId())
+        .setTimestampMillis(0)
+        .build();
+    return io.ringshift.protocol.RecordSerdes.epochRecord().serialize(record);
+  }
+
   public static byte[] encode(PublishedSnapshot snapshot) {
     return CODEC.encode(snapshot);
   }

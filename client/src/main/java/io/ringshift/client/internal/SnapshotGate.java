@@ -31,7 +31,8 @@ import java.util.Objects;
  *       RefusalReason#CHECKSUM}), and the content obeys the ring's rules ({@link RefusalReason#MALFORMED});
  *   <li>the signature by a trusted key ({@link RefusalReason#UNSIGNED}, {@link RefusalReason#UNKNOWN_KEY},
  *       {@link RefusalReason#BAD_SIGNATURE});
- *   <li>the epoch is newer than the current one ({@link RefusalReason#OLDER_EPOCH});
+ *   <li>the epoch is not below the floor epoch, the latest signed PUBLISHED on the epochs topic, and is newer
+ *       than the current one ({@link RefusalReason#OLDER_EPOCH});
  *   <li>the next epoch names the current checksum as its previous one ({@link RefusalReason#BROKEN_CHAIN}). A
  *       later epoch (a gap) cannot be chained to the current one: {@code ring.snapshots} is compacted and
  *       keeps only the latest snapshot per cluster, so a client that was away misses epochs. It is accepted on
@@ -64,6 +65,19 @@ public final class SnapshotGate {
    * @param current the snapshot routed by now, or {@code null} before the first one
    */
   public GateOutcome check(byte[] bytes, AcceptedSnapshot current) {
+    return check(bytes, current, -1);
+  }
+
+  /**
+   * Checks {@code bytes} against {@code current} and a floor epoch: a snapshot of an epoch below {@code floor} is
+   * refused with {@link RefusalReason#OLDER_EPOCH} even when the client routes by nothing yet. The floor is the
+   * latest epoch a trusted publisher signed PUBLISHED on {@code ring.epochs} ({@link EpochFloor}): it keeps a client
+   * that starts cold, without a persist file, from accepting an old genuine snapshot replayed on the compacted
+   * snapshots topic, which compaction may have left as the only record of the cluster.
+   *
+   * @param floor the floor epoch, or -1 for none
+   */
+  public GateOutcome check(byte[] bytes, AcceptedSnapshot current, long floor) {
     if (bytes == null) {
       return refused(RefusalReason.MALFORMED, -1, "a tombstone (null value) for cluster %s: there is no snapshot "
           + "in it, and the snapshots topic must never delete a cluster's last snapshot", clusterId);
@@ -101,6 +115,11 @@ public final class SnapshotGate {
     } catch (RuntimeException e) {
       return refused(RefusalReason.BAD_SIGNATURE, epoch, "epoch %d: the signature by key %s cannot be checked: %s",
           epoch, snapshot.signingKeyId(), e);
+    }
+    if (epoch < floor) {
+      return refused(RefusalReason.OLDER_EPOCH, epoch, "epoch %d is older than epoch %d, the latest a trusted "
+          + "publisher signed PUBLISHED on the epochs topic: an old snapshot replayed on the snapshots topic", epoch,
+          floor);
     }
     if (current == null) {
       return new Accepted(snapshot, false);

@@ -61,6 +61,15 @@ public final class SnapshotTail implements AutoCloseable {
 
     /** The epoch routed by now, for log messages. */
     long epoch();
+
+    /** The floor epoch the tail read before the snapshots (-1: none); called once, before any record. */
+    default void onFloor(long floor) {}
+  }
+
+  /** Reads the floor epoch with the tail's consumer, before it reads the snapshots ({@link EpochFloor}). */
+  public interface FloorReader {
+    /** @throws KafkaException when Kafka does not answer: the tail retries after its backoff */
+    long read(Consumer<String, byte[]> consumer);
   }
 
   private final Consumer<String, byte[]> consumer;
@@ -76,6 +85,8 @@ public final class SnapshotTail implements AutoCloseable {
   private final Thread thread;
   private volatile boolean running = true;
   private volatile boolean started;
+  private FloorReader floorReader;
+  private boolean floorPending;
 
   private List<TopicPartition> partitions;
   private Map<TopicPartition, Long> catchUpEnd;
@@ -100,6 +111,13 @@ public final class SnapshotTail implements AutoCloseable {
     this.outage = new OutageTracker(System::nanoTime);
     this.thread = new Thread(this::run, "ringshift-client-" + key);
     this.thread.setDaemon(true);
+  }
+
+  /** Reads a floor epoch first, before the snapshots; call before {@link #start()}. */
+  public SnapshotTail withFloor(FloorReader reader) {
+    this.floorReader = Objects.requireNonNull(reader, "reader");
+    this.floorPending = true;
+    return this;
   }
 
   public void start() {
@@ -140,6 +158,13 @@ public final class SnapshotTail implements AutoCloseable {
   }
 
   private void step() {
+    if (floorPending) {
+      long floor = floorReader.read(consumer);
+      succeeded();
+      floorPending = false;
+      LOG.debug("cluster {}: floor epoch {}", key, floor);
+      handler.onFloor(floor);
+    }
     if (partitions == null) {
       List<PartitionInfo> infos = consumer.partitionsFor(topic, requestTimeout);
       succeeded();

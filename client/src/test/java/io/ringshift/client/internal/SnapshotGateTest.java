@@ -174,6 +174,19 @@ class SnapshotGateTest {
     assertThat(refused.message()).contains("epoch 2", "current epoch 3");
   }
 
+  /** With no current snapshot, a genuine snapshot below the floor epoch is a replay: refused; at the floor, taken. */
+  @Test
+  void rejectsAColdStartSnapshotBelowTheFloorEpochAndAcceptsOneAtIt() {
+    GateOutcome below = gate.check(encode(epoch(2)), null, 3);
+    GateOutcome at = gate.check(encode(epoch(3)), null, 3);
+
+    assertThat(below).isInstanceOf(Refused.class);
+    assertThat(((Refused) below).reason()).isEqualTo(RefusalReason.OLDER_EPOCH);
+    assertThat(((Refused) below).message()).isEqualTo("epoch 2 is older than epoch 3, the latest a trusted publisher "
+        + "signed PUBLISHED on the epochs topic: an old snapshot replayed on the snapshots topic");
+    assertThat(at).isInstanceOf(GateOutcome.Accepted.class);
+  }
+
   @Test
   void rejectsTheSameEpochWithOtherBytes() {
     // The same epoch re-signed by a rotated key: not byte-identical, so not a harmless duplicate.
