@@ -376,6 +376,20 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     return new Transition(next, effects);
   }
 
+  /**
+   * A FAIL of a node whose JOIN is still queued: nothing was planned or copied for it, so the JOIN is withdrawn
+   * (refused with its own request, naming the FAIL) instead of being planned later onto a dead target, where its
+   * tasks would stay BLOCKED for good. The epoch in flight and the rest of the queue are unchanged; changes queued
+   * after the JOIN that name the node are refused when their turn comes, as for any change that no longer applies.
+   */
+  private Transition withdrawQueuedJoin(MembershipChange failure, MembershipChange join) {
+    List<MembershipChange> rest = new ArrayList<>(queue);
+    rest.remove(join);
+    return new Transition(new ClusterAggregate(active, inFlight, rest), List.of(new Rejection("JOIN of node "
+        + join.nodeId() + " withdrawn: the node failed (FAIL request " + failure.requestId() + ") while its join was "
+        + "still queued behind epoch " + inFlight.plan().target().epoch() + "; nothing was copied to it", join)));
+  }
+
   private Transition replan(MembershipChange failure, long clusterBytes, MembershipChange origin) {
     String node = failure.nodeId();
     RingSnapshot target = inFlight.plan().target();
@@ -383,6 +397,12 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       return reject("FAIL of node " + node + ": it already failed", origin);
     }
     if (target.member(node) == null && active.member(node) == null) {
+      MembershipChange queuedJoin = queue.stream()
+          .filter(c -> c.action() == MembershipChange.Action.JOIN && c.nodeId().equals(node)).findFirst()
+          .orElse(null);
+      if (queuedJoin != null) {
+        return withdrawQueuedJoin(failure, queuedJoin);
+      }
       return reject("FAIL of node " + node + ": it is not a member of cluster " + active.clusterId(), origin);
     }
     List<Member> members = new ArrayList<>(target.members());

@@ -236,6 +236,33 @@ class ClusterAggregateTest {
     assertThat(done.next().queue()).isEmpty();
   }
 
+  /**
+   * node-13's JOIN is queued behind node-12's; node-13 fails before its turn. The FAIL used to be refused as "not a
+   * member" and the JOIN was later planned onto the dead node, its tasks BLOCKED for good. Now the JOIN is withdrawn
+   * (refused with its own request, naming the FAIL) and never planned.
+   */
+  @Test
+  void shouldWithdrawTheQueuedJoinOfANodeThatFailsBeforeItsTurn() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+    MembershipChange join = change(Action.JOIN, "node-13", "az-3");
+    ClusterAggregate queued = joining.onChange(join, BYTES).next();
+    MembershipChange fail = change(Action.FAIL, "node-13", null);
+
+    Transition failed = queued.onChange(fail, BYTES);
+
+    assertThat(failed.effects()).singleElement().isInstanceOf(Rejection.class).satisfies(e -> {
+      Rejection r = (Rejection) e;
+      assertThat(r.origin()).isEqualTo(join);
+      assertThat(r.reason()).isEqualTo("JOIN of node node-13 withdrawn: the node failed (FAIL request "
+          + fail.requestId() + ") while its join was still queued behind epoch 2; nothing was copied to it");
+    });
+    assertThat(failed.next().queue()).isEmpty();
+    assertThat(failed.next().inFlight()).isEqualTo(joining.inFlight());
+    Transition done = verifyAll(failed.next());
+    assertThat(done.next().inFlight()).as("nothing planned after epoch 2").isNull();
+    assertThat(done.next().active().member("node-13")).isNull();
+  }
+
   @Test
   void rejectsAQueuedChangeThatBreaksARingRuleAtOnce() {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
