@@ -7,6 +7,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -23,8 +29,10 @@ import java.util.function.Function;
  * applied it; a replica that fails (down, timed out, a store error) fails the write with
  * {@link StoreException.ReplicasFailed}, which names each failed replica with its own exception and the replicas that
  * applied it, and nothing is rolled back. Failures on a route that a refusal proved stale do not count: the retry
- * decides. Replicas are written one after another, in preference order; a write is never repeated on a replica
- * within one attempt (see docs/storage.md on why a client's put is not resent).
+ * decides. The replicas of a route are written **in parallel**: the first (the primary) on the calling thread, the
+ * others on the writer's executor, and the write returns when every replica has answered, so a write costs one
+ * round trip, not R. A write is never repeated on a replica within one attempt (see docs/storage.md on why a
+ * client's put is not resent). {@link #sequential()} writes them one after another in preference order instead.
  *
  * <p>Thread safe when the routing and the stores are; it holds no state of its own and closes nothing.
  */
@@ -32,14 +40,32 @@ public final class RoutedWriter {
   /** How long a refused write waits, by default, for the epoch the refusal asked for. */
   public static final Duration DEFAULT_EPOCH_WAIT = Duration.ofSeconds(2);
 
+  /**
+   * The executor the replicas after the first are written on, by default: daemon threads, created as needed and
+   * ended after a minute idle, shared by every writer of the process (a thread per replica write in flight).
+   */
+  private static final Executor SHARED = Executors.newCachedThreadPool(new ThreadFactory() {
+    private final AtomicInteger count = new AtomicInteger();
+
+    @Override
+    public Thread newThread(Runnable r) {
+      Thread t = new Thread(r, "ringshift-routed-writer-" + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    }
+  });
+
   private final Routing routing;
   private final Function<String, Store> stores;
   private final Duration epochWait;
+  /** Where the replicas after the first are written; null: one after another on the calling thread. */
+  private final Executor executor;
 
-  private RoutedWriter(Routing routing, Function<String, Store> stores, Duration epochWait) {
+  private RoutedWriter(Routing routing, Function<String, Store> stores, Duration epochWait, Executor executor) {
     this.routing = routing;
     this.stores = stores;
     this.epochWait = epochWait;
+    this.executor = executor;
   }
 
   /**
@@ -53,7 +79,7 @@ public final class RoutedWriter {
       throw new IllegalArgumentException("a routed writer needs a routing and a store per node id; was routing "
           + routing + ", stores " + stores);
     }
-    return new RoutedWriter(routing, stores, DEFAULT_EPOCH_WAIT);
+    return new RoutedWriter(routing, stores, DEFAULT_EPOCH_WAIT, SHARED);
   }
 
   /**
@@ -65,7 +91,25 @@ public final class RoutedWriter {
     if (wait == null || wait.isNegative()) {
       throw new IllegalArgumentException("epoch wait was " + wait + "; it must be zero or positive");
     }
-    return new RoutedWriter(routing, stores, wait);
+    return new RoutedWriter(routing, stores, wait, executor);
+  }
+
+  /**
+   * The same writer writing the replicas after the first on {@code executor} (which must run each task on another
+   * thread, or the replicas are written one after another after all).
+   *
+   * @throws IllegalArgumentException when {@code executor} is null
+   */
+  public RoutedWriter withExecutor(Executor executor) {
+    if (executor == null) {
+      throw new IllegalArgumentException("executor was null; give one, or use sequential()");
+    }
+    return new RoutedWriter(routing, stores, epochWait, executor);
+  }
+
+  /** The same writer writing the replicas one after another, in preference order, on the calling thread. */
+  public RoutedWriter sequential() {
+    return new RoutedWriter(routing, stores, epochWait, null);
   }
 
   /** How long a refused write waits for the epoch the refusal asked for. */
@@ -160,21 +204,53 @@ public final class RoutedWriter {
       targets.add(store);
     }
     Attempt attempt = new Attempt(route);
-    for (int i = 0; i < targets.size(); i++) {
-      String id = route.replicas().get(i);
-      try {
-        WriteResult result = value == null ? targets.get(i).delete(key, route.epoch())
-            : targets.get(i).put(key, value, route.epoch());
-        if (result instanceof WriteResult.RetryWithEpoch refused) {
-          attempt.refused(id, refused);
-        } else {
-          attempt.applied.add(id);
+    int n = targets.size();
+    Object[] answers = new Object[n]; // a WriteResult, or the StoreException the replica failed with
+    if (executor == null || n == 1) {
+      for (int i = 0; i < n; i++) {
+        answers[i] = writeOne(targets.get(i), key, value, route.epoch());
+      }
+    } else {
+      List<CompletableFuture<Object>> others = new ArrayList<>(n - 1);
+      for (int i = 1; i < n; i++) {
+        Store target = targets.get(i);
+        others.add(CompletableFuture.supplyAsync(() -> writeOne(target, key, value, route.epoch()), executor));
+      }
+      answers[0] = writeOne(targets.get(0), key, value, route.epoch());
+      RuntimeException unexpected = null;
+      for (int i = 1; i < n; i++) {
+        try {
+          answers[i] = others.get(i - 1).join();
+        } catch (CompletionException e) {
+          RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
+          unexpected = unexpected == null ? cause : unexpected;
         }
-      } catch (StoreException e) {
+      }
+      if (unexpected != null) {
+        throw unexpected; // not a store's answer: a bug, as it would have been on the calling thread
+      }
+    }
+    // In preference order, as if written one after another.
+    for (int i = 0; i < n; i++) {
+      String id = route.replicas().get(i);
+      if (answers[i] instanceof StoreException e) {
         attempt.failures.put(id, e);
+      } else if (answers[i] instanceof WriteResult.RetryWithEpoch refused) {
+        attempt.refused(id, refused);
+      } else {
+        attempt.applied.add(id);
       }
     }
     return attempt;
+  }
+
+  /** One replica's answer: its WriteResult, or the StoreException it failed with. */
+  private static Object writeOne(Store target, byte[] key, byte[] value, long epoch) {
+    try {
+      return value == null ? target.delete(key, epoch) : target.put(key, value, epoch);
+    } catch (StoreException e) {
+      return e;
+    }
   }
 
   /** What the replicas of one route answered. */

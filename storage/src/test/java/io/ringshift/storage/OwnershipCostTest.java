@@ -133,6 +133,84 @@ class OwnershipCostTest {
     }
   }
 
+  /**
+   * Routed puts over HTTP on loopback to three nodes in three zones, R = 3, 100-byte values: the replicas written one
+   * after another, as the writer used to, against in parallel (its default), from one writer thread (time per put)
+   * and from eight (acknowledged writes per second). Prints the figures and their ratios; asserts only that every
+   * write was acknowledged on all three replicas.
+   */
+  @Test
+  void shouldPrintWhatParallelReplicaWritesGainOverHttp() throws Exception {
+    RingSnapshot ring = RingSnapshot.builder().clusterId("test").epoch(5).vnodes(16).replicas(3)
+        .addMember("w-1", "az-1").addMember("w-2", "az-2").addMember("w-3", "az-3").build();
+    List<Store> nodes = new ArrayList<>();
+    List<NodeServer> servers = new ArrayList<>();
+    Map<String, Store> remotes = new LinkedHashMap<>();
+    try {
+      for (io.ringshift.ring.Member m : ring.members()) {
+        Store node = OwnershipCheckedStore.wrap(RocksStore.open(dir.resolve(m.id()), m.id(), m.zone()), () -> ring);
+        nodes.add(node);
+        NodeServer server = NodeServer.start(node, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        servers.add(server);
+        remotes.put(m.id(), RemoteStore.connect(server.hostPort(), Duration.ofSeconds(10)));
+      }
+      RoutedWriter parallel = RoutedWriter.create(new SteppingRouting(ring), remotes::get);
+      RoutedWriter sequential = parallel.sequential();
+      byte[] value = new byte[100];
+      int perThread = 600;
+      for (RoutedWriter warm : List.of(sequential, parallel)) {
+        writes(warm, 1, 400, "warm", value);
+      }
+      double sequentialOne = writes(sequential, 1, perThread, "s1", value);
+      double parallelOne = writes(parallel, 1, perThread, "p1", value);
+      double sequentialEight = writes(sequential, 8, perThread, "s8", value);
+      double parallelEight = writes(parallel, 8, perThread, "p8", value);
+      System.out.printf("routed put over HTTP (3 replicas, 100 B): one writer thread %.0f writes/s one replica after "
+          + "another, %.0f in parallel (x%.2f); eight threads %.0f writes/s one after another, %.0f in parallel "
+          + "(x%.2f)%n", sequentialOne, parallelOne, parallelOne / sequentialOne, sequentialEight, parallelEight,
+          parallelEight / sequentialEight);
+      byte[] probe = bytes("p8-7-" + (perThread - 1));
+      for (Store node : nodes) {
+        assertThat(node.get(probe)).as("the last write on %s", node.info().nodeId()).isPresent();
+      }
+    } finally {
+      remotes.values().forEach(Store::close);
+      servers.forEach(NodeServer::close);
+      nodes.forEach(Store::close);
+    }
+  }
+
+  /** {@code threads} threads each put {@code perThread} keys through {@code writer}; acknowledged writes per second. */
+  private static double writes(RoutedWriter writer, int threads, int perThread, String prefix, byte[] value)
+      throws Exception {
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      long started = System.nanoTime();
+      List<java.util.concurrent.Future<Integer>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        done.add(pool.submit(() -> {
+          int acknowledged = 0;
+          for (int i = 0; i < perThread; i++) {
+            if (writer.put(bytes(prefix + "-" + thread + "-" + i), value).replicas().size() == 3) {
+              acknowledged++;
+            }
+          }
+          return acknowledged;
+        }));
+      }
+      int acknowledged = 0;
+      for (java.util.concurrent.Future<Integer> f : done) {
+        acknowledged += f.get();
+      }
+      double seconds = (System.nanoTime() - started) / 1e9;
+      assertThat(acknowledged).isEqualTo(threads * perThread);
+      return acknowledged / seconds;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   /** A store that takes every write and holds nothing: the check's own cost, without RocksDB's. */
   private record NullStore(String nodeId) implements Store {
     private static final WriteResult APPLIED = new WriteResult.Applied(1);

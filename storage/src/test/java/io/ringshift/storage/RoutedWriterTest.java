@@ -119,6 +119,50 @@ class RoutedWriterTest {
         .containsExactlyInAnyOrderElementsOf(untouched).containsAll(dropped);
   }
 
+  /**
+   * The replicas of a route are written at the same time: each replica here answers only once both have been
+   * asked (a latch of two), which a writer sending them one after another never gets to (it would time out on the
+   * first). The sequential writer shows the difference.
+   */
+  @Test
+  void shouldWriteTheReplicasOfARouteInParallel() {
+    String key = Rings.key(k -> true);
+    List<String> route = replicas(Rings.EPOCH_5, key);
+    java.util.concurrent.CountDownLatch bothAsked = new java.util.concurrent.CountDownLatch(route.size());
+    java.util.function.Function<String, Store> meeting = id -> (Store) Proxy.newProxyInstance(
+        Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+          if (method.getName().equals("put")) {
+            bothAsked.countDown();
+            if (!bothAsked.await(2, java.util.concurrent.TimeUnit.SECONDS)) {
+              throw new StoreException.Unavailable(id + ": the other replica was not asked meanwhile", null);
+            }
+          }
+          try {
+            return method.invoke(nodes.get(id), args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+
+    RoutedWriter.Written written = RoutedWriter.create(new SteppingRouting(Rings.EPOCH_5), meeting)
+        .put(bytes(key), bytes("v"));
+
+    assertThat(written.replicas()).as("in preference order").isEqualTo(route);
+    assertThat(holders(key)).containsExactlyInAnyOrderElementsOf(route);
+    java.util.concurrent.CountDownLatch again = new java.util.concurrent.CountDownLatch(route.size());
+    assertThatThrownBy(() -> RoutedWriter.create(new SteppingRouting(Rings.EPOCH_5), id -> (Store) Proxy
+        .newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+          if (method.getName().equals("put")) {
+            again.countDown();
+            if (!again.await(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+              throw new StoreException.Unavailable(id + ": alone", null);
+            }
+          }
+          return method.invoke(nodes.get(id), args);
+        })).sequential().put(bytes(key), bytes("w")))
+        .as("one after another, the first replica waits alone").isInstanceOf(StoreException.ReplicasFailed.class);
+  }
+
   @Test
   void shouldWriteOnceWhenTheRouteIsCurrent() {
     String key = movedKey();
