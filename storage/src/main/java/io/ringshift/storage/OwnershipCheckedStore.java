@@ -80,11 +80,40 @@ public final class OwnershipCheckedStore extends ForwardingStore {
         WriteResult.Reason.NOT_A_REPLICA);
   }
 
+  /**
+   * Refuses {@code what} tagged with {@code epoch} when it is more than one ahead of the node's ring: the next epoch
+   * may be in flight (a worker fences at it, a client that swapped first writes with it), anything beyond cannot
+   * be. Without a ring the node bounds nothing.
+   */
+  private void bounded(Object what, long epoch) {
+    RingSnapshot ring = view.current();
+    if (ring != null && epoch > ring.epoch() + 1) {
+      if (what instanceof byte[] key) {
+        what = "write of key " + Checks.preview(key);
+      }
+      throw new StoreException.EpochAhead(String.format(java.util.Locale.ROOT,
+          "%s at epoch %d refused, nothing changed: this node (%s) routes by the ring of epoch %d, and only epochs up "
+              + "to %d (its ring's next) can be in use; retry once the node has the newer ring", what, epoch, nodeId,
+          ring.epoch(), ring.epoch() + 1), epoch, ring.epoch());
+    }
+  }
+
+  @Override
+  public Fence fence(RingRange range, long epoch) {
+    Checks.range(range);
+    Checks.epoch(epoch);
+    if (view.current() != null && epoch > view.current().epoch() + 1) {
+      bounded("fence of " + range, epoch);
+    }
+    return delegate.fence(range, epoch);
+  }
+
   @Override
   public WriteResult put(byte[] key, byte[] value, long epoch) {
     Checks.key(key);
     Checks.value(value);
     Checks.epoch(epoch);
+    bounded(key, epoch); // the message is built only on a refusal: a write that passes allocates nothing
     WriteResult.RetryWithEpoch refused = refusal(key, epoch);
     return refused != null ? refused : delegate.put(key, value, epoch);
   }
@@ -93,6 +122,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   public WriteResult delete(byte[] key, long epoch) {
     Checks.key(key);
     Checks.epoch(epoch);
+    bounded(key, epoch);
     WriteResult.RetryWithEpoch refused = refusal(key, epoch);
     return refused != null ? refused : delegate.delete(key, epoch);
   }

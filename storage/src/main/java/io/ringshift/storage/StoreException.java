@@ -42,6 +42,38 @@ public class StoreException extends RuntimeException {
     }
   }
 
+  /**
+   * A write or fence tagged with an epoch more than one ahead of the ring the node routes by: no client or worker
+   * can hold such an epoch unless the node has not seen it yet (or the request is forged, as with epoch 2^63 - 1,
+   * which would pass every fence and be lost at cleanup). Nothing changed; retriable, since the node's ring
+   * catches up.
+   */
+  public static class EpochAhead extends StoreException {
+    private final long epoch;
+    private final long ringEpoch;
+
+    public EpochAhead(String message, long epoch, long ringEpoch) {
+      super(message);
+      this.epoch = epoch;
+      this.ringEpoch = ringEpoch;
+    }
+
+    /** The epoch the request was tagged with. */
+    public long epoch() {
+      return epoch;
+    }
+
+    /** The epoch of the ring the node routes by. */
+    public long ringEpoch() {
+      return ringEpoch;
+    }
+
+    @Override
+    public boolean retriable() {
+      return true;
+    }
+  }
+
   /** The store cannot be reached or is closed; retriable. */
   public static class Unavailable extends StoreException {
     public Unavailable(String message, Throwable cause) {

@@ -163,6 +163,25 @@ class NodeServerTest {
     }
   }
 
+  /** A write tagged far beyond the node's ring (epoch 2^63 - 1) is answered 409 epoch-ahead, and nothing is written. */
+  @Test
+  void shouldRefuseAWriteEpochMoreThanOneAheadOfTheNodesRingWith409() throws Exception {
+    try (NodeServer checked = NodeServer.start(OwnershipCheckedStore.wrap(store, () -> Rings.EPOCH_5),
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        Store remote = RemoteStore.connect(checked.hostPort(), Duration.ofSeconds(10))) {
+
+      Answer refused = send(checked, "PUT", "/v1/keys/6b?epoch=" + Long.MAX_VALUE, bytes("v"));
+      Answer fence = send(checked, "POST", "/v1/fences?start=0&end=0&epoch=" + Long.MAX_VALUE, null);
+
+      expect(refused, 409, "epoch-ahead", "routes by the ring of epoch 5, and only epochs up to 6");
+      expect(fence, 409, "epoch-ahead", "fence of ");
+      assertThatThrownBy(() -> remote.put(bytes("k"), bytes("v"), 9)).isInstanceOf(StoreException.EpochAhead.class)
+          .hasMessageContaining("at epoch 9 refused");
+      assertThat(store.get(bytes("k"))).isEmpty();
+      assertThat(store.fences()).isEmpty();
+    }
+  }
+
   @Test
   void shouldAnswerAFeedTheLogNoLongerHoldsWith410() throws Exception {
     Answer gone = get("/v1/changes?start=0&end=0&after=" + (store.latestSequence() + 5));

@@ -174,6 +174,34 @@ class OwnershipCheckedStoreTest {
     assertThat(rocks.get(bytes(kept)).map(TestKeys::text)).hasValue("epoch-5 copy");
   }
 
+  /**
+   * The node routes by epoch 5: a write or fence at epoch 6 (the next, maybe in flight) goes through; anything beyond
+   * is refused and changes nothing. A write at epoch 2^63 - 1 used to pass every fence and the ownership check, land
+   * above every fence position, never be drained to a new replica, and be lost at cleanup; a fence at it refused
+   * every write for good.
+   */
+  @Test
+  void rejectsWritesAndFencesMoreThanOneEpochAheadOfTheNodesRing() {
+    String key = Rings.keptBy("node-1");
+    long before = rocks.latestSequence();
+
+    assertThatThrownBy(() -> store.put(bytes(key), bytes("v"), Long.MAX_VALUE))
+        .isInstanceOf(StoreException.EpochAhead.class)
+        .hasMessage("write of key " + io.ringshift.storage.internal.Checks.preview(bytes(key)) + " at epoch "
+            + Long.MAX_VALUE + " refused, nothing changed: this node (node-1) routes by the ring of epoch 5, and "
+            + "only epochs up to 6 (its ring's next) can be in use; retry once the node has the newer ring");
+    assertThatThrownBy(() -> store.delete(bytes(key), 7)).isInstanceOf(StoreException.EpochAhead.class);
+    assertThatThrownBy(() -> store.fence(RingRange.whole(), Long.MAX_VALUE))
+        .isInstanceOf(StoreException.EpochAhead.class).hasMessageContaining("fence of ");
+    assertThat(rocks.latestSequence()).as("nothing written").isEqualTo(before);
+    assertThat(rocks.fences()).isEmpty();
+    assertThat(((StoreException) org.assertj.core.api.Assertions.catchThrowable(
+        () -> store.put(bytes(key), bytes("v"), 7))).retriable()).isTrue();
+
+    assertThat(store.put(bytes(key), bytes("next"), 6)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(store.fence(RingRange.whole(), 6).epoch()).isEqualTo(6);
+  }
+
   @Test
   void shouldDeleteARangeOfAnEarlierEpochThatTheNodesRingDoesNotMakeItAReplicaOf() {
     String moved = Rings.movedAwayFrom("node-1");
@@ -199,11 +227,11 @@ class OwnershipCheckedStoreTest {
   @Test
   void shouldKeepTheFenceRuleForKeysTheNodeStillReplicates() {
     String kept = Rings.keptBy("node-1");
-    store.fence(RingRange.whole(), 7);
+    store.fence(RingRange.whole(), 6);
 
-    assertThat(store.put(bytes(kept), bytes("v"), 5)).isEqualTo(new WriteResult.RetryWithEpoch(7,
+    assertThat(store.put(bytes(kept), bytes("v"), 5)).isEqualTo(new WriteResult.RetryWithEpoch(6,
         RingRange.whole(), WriteResult.Reason.FENCED));
-    assertThat(store.put(bytes(kept), bytes("v"), 7)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(store.put(bytes(kept), bytes("v"), 6)).isInstanceOf(WriteResult.Applied.class);
   }
 
   @Test
@@ -233,13 +261,13 @@ class OwnershipCheckedStoreTest {
   void shouldCarryTheRefusalAndItsReasonOverHttp() {
     String moved = Rings.movedAwayFrom("node-1");
     String kept = Rings.keptBy("node-1");
-    store.fence(Rings.rangeOf(Rings.EPOCH_5, kept), 9);
+    store.fence(Rings.rangeOf(Rings.EPOCH_5, kept), 6);
     try (NodeServer server = NodeServer.start(store, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         Store remote = RemoteStore.connect(server.hostPort(), Duration.ofSeconds(10))) {
 
       assertThat(remote.put(bytes(moved), bytes("v"), 4)).isEqualTo(new WriteResult.RetryWithEpoch(5,
           Rings.rangeOf(Rings.EPOCH_5, moved), WriteResult.Reason.NOT_A_REPLICA));
-      assertThat(remote.delete(bytes(kept), 4)).isEqualTo(new WriteResult.RetryWithEpoch(9,
+      assertThat(remote.delete(bytes(kept), 4)).isEqualTo(new WriteResult.RetryWithEpoch(6,
           Rings.rangeOf(Rings.EPOCH_5, kept), WriteResult.Reason.FENCED));
       assertThat(remote.put(bytes(moved), bytes("v"), 5)).isInstanceOf(WriteResult.Applied.class);
     }

@@ -29,6 +29,7 @@ final class HttpApi {
   static final String REASON_NOT_A_REPLICA = "not-a-replica";
   static final String FEED_UNAVAILABLE = "feed-unavailable";
   static final String REFUSED = "refused";
+  static final String EPOCH_AHEAD = "epoch-ahead";
   static final String UNAVAILABLE = "unavailable";
   static final String NO_SUCH_KEY = "no-such-key";
   static final String UNKNOWN_PATH = "unknown-path";

@@ -126,6 +126,9 @@ public final class NodeHandler implements HttpHandler {
     } else if (e instanceof StoreException.BadRequest) {
       status = 400;
       code = HttpApi.BAD_REQUEST;
+    } else if (e instanceof StoreException.EpochAhead) {
+      status = 409;
+      code = HttpApi.EPOCH_AHEAD;
     } else if (e instanceof StoreException.Refused) {
       status = 409;
       code = HttpApi.REFUSED;
