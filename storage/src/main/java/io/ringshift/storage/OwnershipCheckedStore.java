@@ -4,6 +4,7 @@ import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.storage.internal.Checks;
+import java.util.List;
 
 /**
  * A node's {@link Store} that refuses client writes for ranges the node no longer replicates: the storage node's
@@ -67,6 +68,9 @@ public final class OwnershipCheckedStore extends ForwardingStore {
    */
   private WriteResult.RetryWithEpoch refusal(byte[] key, long epoch) {
     RingSnapshot ring = view.current();
+    if (ring != null && ring.epoch() > prunedAt.get()) {
+      schedulePrune(ring.epoch());
+    }
     if (ring == null || ring.epoch() <= epoch) {
       return null;
     }
@@ -104,6 +108,10 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     Checks.epoch(epoch);
     if (view.current() != null && epoch > view.current().epoch() + 1) {
       bounded("fence of " + range, epoch);
+    }
+    RingSnapshot ring = view.current();
+    if (ring != null && ring.epoch() > prunedAt.get()) {
+      schedulePrune(ring.epoch());
     }
     return delegate.fence(range, epoch);
   }
@@ -152,12 +160,88 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     return deleted;
   }
 
+  /** The ring epoch the fences were last pruned for (a prune runs once per new ring the node routes by). */
+  private final java.util.concurrent.atomic.AtomicLong prunedAt = new java.util.concurrent.atomic.AtomicLong(-1);
+
+  /** Prunes on a daemon thread shared by every store of the process, off the write path. */
+  private static final java.util.concurrent.ExecutorService PRUNER = java.util.concurrent.Executors
+      .newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "ringshift-fence-pruner");
+        t.setDaemon(true);
+        return t;
+      });
+
+  private void schedulePrune(long epoch) {
+    long seen = prunedAt.get();
+    if (epoch > seen && prunedAt.compareAndSet(seen, epoch)) {
+      try {
+        PRUNER.execute(() -> {
+          try {
+            pruneFences();
+          } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(OwnershipCheckedStore.class).warn("{}: pruning fences failed: {}",
+                nodeId, e.toString());
+          }
+        });
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        prunedAt.set(seen); // try again on a later write
+      }
+    }
+  }
+
+  /**
+   * Lifts the fences that refuse nothing the node's ring does not refuse already, and returns how many it lifted.
+   * With the node routing by the ring of epoch P, a fence of range r at epoch e is lifted when e <= P and
+   * <ul>
+   *   <li>the node replicates no position of r in ring P: the ownership check refuses every write of an epoch below P
+   *       to those keys, a superset of what the fence refuses (epochs below e); or
+   *   <li>newer fences (epochs above e) cover all of r: they refuse a superset too.
+   * </ul>
+   * Kept: fences at epochs above P (their epoch is not published yet: the move is in flight), and fences on ranges
+   * the node still replicates and no newer fence covers. Those last ones still refuse a client of an older epoch
+   * that writes only to nodes that are replicas in both rings, which matters when the older ring had fewer
+   * replicas for the range than the new one (a cluster grown from fewer than R nodes): without the fence such a
+   * write could be acknowledged while the added replica misses it. They go once a newer fence covers them or the
+   * node stops replicating the range. Runs by itself once per new ring the node routes by; callable directly.
+   */
+  public int pruneFences() {
+    RingSnapshot ring = view.current();
+    if (ring == null) {
+      return 0;
+    }
+    List<Fence> fences = delegate.fences();
+    int lifted = 0;
+    for (Fence f : fences) {
+      if (f.epoch() > ring.epoch()) {
+        continue;
+      }
+      boolean redundant = replicaAfter(f.range(), -1, ring) == null;
+      if (!redundant) {
+        List<RingRange> newer = new java.util.ArrayList<>();
+        for (Fence g : fences) {
+          if (g.epoch() > f.epoch()) {
+            newer.add(g.range());
+          }
+        }
+        redundant = !newer.isEmpty() && f.range().firstGap(newer).isEmpty();
+      }
+      if (redundant) {
+        delegate.unfence(f.range(), f.epoch());
+        lifted++;
+      }
+    }
+    return lifted;
+  }
+
   /** Pieces a range delete is checked in. */
   private static final int DELETE_PIECES = 64;
 
   /** Why the node is a replica of part of {@code range} in a ring later than {@code epoch}; null when it is not. */
   private String replicaAfter(RingRange range, long epoch) {
-    RingSnapshot ring = view.current();
+    return replicaAfter(range, epoch, view.current());
+  }
+
+  private String replicaAfter(RingRange range, long epoch, RingSnapshot ring) {
     if (ring == null || ring.epoch() <= epoch) {
       return null;
     }

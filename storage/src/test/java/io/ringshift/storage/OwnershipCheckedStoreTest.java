@@ -202,6 +202,31 @@ class OwnershipCheckedStoreTest {
     assertThat(store.fence(RingRange.whole(), 6).epoch()).isEqualTo(6);
   }
 
+  /**
+   * Routing by epoch 5: a fence of epoch 5 on a range node-1 no longer replicates is lifted (the ownership check
+   * refuses more); one on a range it still replicates stays, unless a newer fence covers it; one of the next epoch
+   * (in flight) stays.
+   */
+  @Test
+  void shouldPruneTheFencesTheRingMakesRedundantAndKeepTheRest() {
+    RingRange moved = Rings.rangeOf(Rings.EPOCH_5, Rings.movedAwayFrom("node-1"));
+    RingRange kept = Rings.rangeOf(Rings.EPOCH_5, Rings.keptBy("node-1"));
+    RingRange covered = Rings.rangeOf(Rings.EPOCH_5, Rings.key(k -> Rings.replicates(Rings.EPOCH_5, "node-1", k)
+        && !Rings.rangeOf(Rings.EPOCH_5, k).equals(kept)));
+    rocks.fence(moved, 5);
+    rocks.fence(kept, 5);
+    rocks.fence(covered, 4);
+    rocks.fence(covered, 5);
+    rocks.fence(kept, 6);
+
+    int lifted = ((OwnershipCheckedStore) store).pruneFences();
+
+    assertThat(lifted).isEqualTo(3);
+    assertThat(rocks.fences()).extracting(f -> f.range() + "@" + f.epoch())
+        .containsExactlyInAnyOrder(covered + "@5", kept + "@6");
+    assertThat(((OwnershipCheckedStore) store).pruneFences()).as("nothing more").isZero();
+  }
+
   @Test
   void shouldDeleteARangeOfAnEarlierEpochThatTheNodesRingDoesNotMakeItAReplicaOf() {
     String moved = Rings.movedAwayFrom("node-1");

@@ -157,9 +157,9 @@ class OwnershipCostTest {
       RoutedWriter parallel = RoutedWriter.create(new SteppingRouting(ring), remotes::get);
       RoutedWriter sequential = parallel.sequential();
       byte[] value = new byte[100];
-      int perThread = 600;
+      int perThread = Integer.getInteger("ringshift.writes.per-thread", 200);
       for (RoutedWriter warm : List.of(sequential, parallel)) {
-        writes(warm, 1, 400, "warm", value);
+        writes(warm, 1, 100, "warm", value);
       }
       double sequentialOne = writes(sequential, 1, perThread, "s1", value);
       double parallelOne = writes(parallel, 1, perThread, "p1", value);
@@ -209,6 +209,76 @@ class OwnershipCostTest {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /**
+   * A node through 1,000 epochs: node-x joins and drains in turn a ring of six nodes (16 tokens, R = 3), and at each
+   * epoch node-01 is fenced, as a copy's source, on every range it replicated before the epoch whose replicas
+   * change, then routes by the new ring. One store prunes its fences as the node does ({@link
+   * OwnershipCheckedStore#pruneFences}), the other keeps them all, as nodes used to. Prints the fence counts and the
+   * cost of a write at epochs 10, 100 and 1,000; asserts that the pruned count stays flat. 50 epochs by default
+   * (a few seconds); {@code -Dringshift.fence.epochs=1000} for the documented run (about two minutes, most of it
+   * the unpruned store rebuilding its ever larger fence set).
+   */
+  @Test
+  void shouldKeepFencesAndWriteCostFlatOverAThousandEpochs() {
+    int epochs = Integer.getInteger("ringshift.fence.epochs", 50);
+    List<io.ringshift.ring.Member> six = new ArrayList<>();
+    for (int i = 1; i <= 6; i++) {
+      six.add(io.ringshift.ring.Member.of(String.format("node-%02d", i), "az-" + (i % 3 + 1)));
+    }
+    RingSnapshot base = RingSnapshot.builder().clusterId("test").epoch(1).vnodes(16).replicas(3).members(six).build();
+    RingSnapshot withX = base.toBuilder().addMember("node-x", "az-1").build();
+    RingSnapshot[] view = {base};
+    Store pruned = OwnershipCheckedStore.wrap(RocksStore.open(dir.resolve("pruned"), "node-01", "az-2"),
+        () -> view[0]);
+    Store kept = RocksStore.open(dir.resolve("kept"), "node-01", "az-2");
+    try {
+      byte[] value = new byte[100];
+      List<String> lines = new ArrayList<>();
+      int prunedAtTen = -1;
+      for (int epoch = 2; epoch <= epochs; epoch++) {
+        RingSnapshot before = view[0];
+        RingSnapshot next = (epoch % 2 == 0 ? withX : base).toBuilder().epoch(epoch).build();
+        for (io.ringshift.ring.RangeChange change : io.ringshift.ring.RingDiff.between(before, next).changes()) {
+          if (change.before().contains("node-01")) {
+            pruned.fence(change.range(), epoch);
+            kept.fence(change.range(), epoch);
+          }
+        }
+        view[0] = next;
+        ((OwnershipCheckedStore) pruned).pruneFences();
+        if (epoch == 10 || epoch == 100 || epoch == 1000 || epoch == epochs) {
+          double prunedNanos = writeCost(pruned, value, epoch);
+          double keptNanos = writeCost(kept, value, epoch);
+          lines.add(String.format("epoch %d: pruned %d fences, %.1f us per write; unpruned %d fences, %.1f us per "
+              + "write", epoch, pruned.fences().size(), prunedNanos / 1e3, kept.fences().size(), keptNanos / 1e3));
+          if (epoch == 10) {
+            prunedAtTen = pruned.fences().size();
+          }
+        }
+      }
+      System.out.println("fences over " + epochs + " epochs of a join and drain in turn (node-01, 6 nodes x 16 tokens, R = 3): "
+          + String.join("; ", lines));
+      assertThat(pruned.fences().size()).as("pruned fences stay flat").isLessThanOrEqualTo(prunedAtTen);
+      assertThat(kept.fences().size()).as("unpruned fences grow").isGreaterThan(epochs / 20 * Math.max(1, prunedAtTen));
+    } finally {
+      pruned.close();
+      kept.close();
+    }
+  }
+
+  /** Nanoseconds per put through {@code store}, at the ring's epoch, over keys spread over the ring. */
+  private static double writeCost(Store store, byte[] value, long epoch) {
+    int n = 5_000;
+    for (int i = 0; i < 1_000; i++) {
+      store.put(bytes("warm-" + i), value, epoch);
+    }
+    long started = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      store.put(bytes("cost-" + i), value, epoch);
+    }
+    return (System.nanoTime() - started) / (double) n;
   }
 
   /** A store that takes every write and holds nothing: the check's own cost, without RocksDB's. */
