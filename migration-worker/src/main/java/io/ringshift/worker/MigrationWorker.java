@@ -190,6 +190,25 @@ public final class MigrationWorker implements AutoCloseable {
         });
   }
 
+  /**
+   * Tombstones, on ring.tasks and ring.task-status, the tasks and statuses of every epoch the worker's view says is
+   * done with ({@link ControlState#sweep}: published, a later epoch published too, every task final), and forgets
+   * them, so that neither the worker's state nor the topics a starting worker reads grow with the history. Every
+   * worker sees the same records, so several may tombstone the same task: a tombstone is idempotent. A dropped
+   * task's tombstone finds no status left, so no fence is lifted for it (pruning on the nodes takes care of
+   * fences).
+   */
+  private void sweep() {
+    for (ControlState.Finished f : control.sweep()) {
+      for (String id : f.taskIds()) {
+        producer.send(new ProducerRecord<>(config.topics().tasks().name(), id, null));
+        producer.send(new ProducerRecord<>(config.topics().taskStatus().name(), id, null));
+      }
+      LOG.info("worker {}: epoch {} of cluster {} is done with: tombstoned its {} tasks and their statuses",
+          config.workerId(), f.epoch(), f.clusterId(), f.taskIds().size());
+    }
+  }
+
   /** The poll thread: stages records, rebuilds newly assigned partitions from the beginning, dispatches. */
   private void pollLoop() {
     // This thread owns the consumer (close() only wakes it up).
@@ -233,7 +252,12 @@ public final class MigrationWorker implements AutoCloseable {
     };
     try {
       consumer.subscribe(List.of(config.topics().tasks().name()), listener);
+      long nextSweep = System.nanoTime() + config.sweepInterval().toNanos();
       while (running) {
+        if (System.nanoTime() - nextSweep >= 0) {
+          nextSweep = System.nanoTime() + config.sweepInterval().toNanos();
+          sweep();
+        }
         for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           RangeCopyTask task;
           try {

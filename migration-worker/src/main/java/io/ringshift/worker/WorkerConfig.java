@@ -24,14 +24,17 @@ import java.util.regex.Pattern;
  *     range takes a while; a node that is down is refused at once, not after this)
  * @param trustedKeys the publisher keys whose PUBLISHED records count for the cleanup gate; null trusts none, and
  *     then cleanups never delete
+ * @param sweepInterval how often the worker forgets the epochs it is done with and tombstones their tasks and
+ *     statuses (docs/worker.md, "Forgetting finished epochs"); default 30 s
  */
 public record WorkerConfig(String bootstrapServers, String groupId, String workerId, Topics topics,
     NodeDirectory nodes, Limits limits, TaskTuning tuning, Duration grace, Duration startTimeout,
-    Duration nodeTimeout, TrustedKeys trustedKeys) {
+    Duration nodeTimeout, TrustedKeys trustedKeys, Duration sweepInterval) {
 
   public static final String DEFAULT_GROUP_ID = "ringshift-migration-worker";
   public static final Duration DEFAULT_GRACE = Duration.ofMinutes(10);
   public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMinutes(2);
+  public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(30);
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,200}");
 
   /** @throws IllegalArgumentException naming the first value that breaks its rule */
@@ -55,6 +58,9 @@ public record WorkerConfig(String bootstrapServers, String groupId, String worke
     if (nodeTimeout == null || nodeTimeout.isNegative() || nodeTimeout.isZero()) {
       throw new IllegalArgumentException("nodeTimeout was " + nodeTimeout + "; it must be > 0");
     }
+    if (sweepInterval == null || sweepInterval.isNegative() || sweepInterval.isZero()) {
+      throw new IllegalArgumentException("sweepInterval was " + sweepInterval + "; it must be > 0");
+    }
   }
 
   /**
@@ -63,48 +69,55 @@ public record WorkerConfig(String bootstrapServers, String groupId, String worke
    */
   public static WorkerConfig of(String bootstrapServers, String workerId, NodeDirectory nodes) {
     return new WorkerConfig(bootstrapServers, DEFAULT_GROUP_ID, workerId, Topics.defaults(), nodes,
-        Limits.DEFAULTS, TaskTuning.DEFAULTS, DEFAULT_GRACE, Duration.ofSeconds(60), DEFAULT_NODE_TIMEOUT, null);
+        Limits.DEFAULTS, TaskTuning.DEFAULTS, DEFAULT_GRACE, Duration.ofSeconds(60), DEFAULT_NODE_TIMEOUT, null,
+        DEFAULT_SWEEP_INTERVAL);
   }
 
   public WorkerConfig withGroupId(String id) {
     return new WorkerConfig(bootstrapServers, id, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
   }
 
   public WorkerConfig withTopics(Topics t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, t, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
   }
 
   public WorkerConfig withLimits(Limits l) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, l,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
   }
 
   public WorkerConfig withTuning(TaskTuning t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        t, grace, startTimeout, nodeTimeout, trustedKeys);
+        t, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
   }
 
   public WorkerConfig withGrace(Duration g) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, g, startTimeout, nodeTimeout, trustedKeys);
+        tuning, g, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
   }
 
   public WorkerConfig withStartTimeout(Duration t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, t, nodeTimeout, trustedKeys);
+        tuning, grace, t, nodeTimeout, trustedKeys, sweepInterval);
   }
 
   public WorkerConfig withNodeTimeout(Duration t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, t, trustedKeys);
+        tuning, grace, startTimeout, t, trustedKeys, sweepInterval);
   }
 
   /** The publisher keys whose PUBLISHED records open the cleanup gate. */
   public WorkerConfig withTrustedKeys(TrustedKeys keys) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, keys);
+        tuning, grace, startTimeout, nodeTimeout, keys, sweepInterval);
+  }
+
+  /** How often the worker sweeps the epochs it is done with. */
+  public WorkerConfig withSweepInterval(Duration interval) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, interval);
   }
 
   private static void checkId(String name, String value) {

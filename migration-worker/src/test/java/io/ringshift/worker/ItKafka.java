@@ -45,6 +45,9 @@ final class ItKafka implements AutoCloseable {
   private final KafkaProducer<String, EpochRecord> epochs;
   private final KafkaConsumer<String, TaskStatus> statusConsumer;
   private final List<TaskStatus> statuses = new ArrayList<>();
+  private final java.util.Set<String> tombstonedStatuses = new java.util.HashSet<>();
+  private final KafkaConsumer<String, byte[]> taskConsumer;
+  private final java.util.Set<String> tombstonedTasks = new java.util.HashSet<>();
 
   ItKafka(String bootstrap, String topicPrefix) {
     topics = Topics.withPrefix(topicPrefix);
@@ -64,6 +67,28 @@ final class ItKafka implements AutoCloseable {
         .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
     statusConsumer.assign(partitions);
     statusConsumer.seekToBeginning(partitions);
+    taskConsumer = new KafkaConsumer<>(c, new StringDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer());
+    List<TopicPartition> taskPartitions = taskConsumer.partitionsFor(topics.tasks().name()).stream()
+        .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+    taskConsumer.assign(taskPartitions);
+    taskConsumer.seekToBeginning(taskPartitions);
+  }
+
+  /** The task ids tombstoned on ring.tasks so far (reads what is new first). */
+  java.util.Set<String> tombstonesOnTasks() {
+    taskConsumer.poll(Duration.ofMillis(50)).forEach(r -> {
+      if (r.value() == null) {
+        tombstonedTasks.add(r.key());
+      }
+    });
+    return java.util.Set.copyOf(tombstonedTasks);
+  }
+
+  /** The task ids whose statuses were tombstoned on ring.task-status so far. */
+  java.util.Set<String> tombstonedStatuses() {
+    statuses();
+    return java.util.Set.copyOf(tombstonedStatuses);
   }
 
   static RangeCopyTask task(TaskKind kind, long epoch, RingRange range, List<String> sources, String target) {
@@ -112,7 +137,13 @@ final class ItKafka implements AutoCloseable {
 
   /** Every status read so far (reads what is new first). */
   List<TaskStatus> statuses() {
-    statusConsumer.poll(Duration.ofMillis(50)).forEach(r -> statuses.add(r.value()));
+    statusConsumer.poll(Duration.ofMillis(50)).forEach(r -> {
+      if (r.value() == null) {
+        tombstonedStatuses.add(r.key());
+      } else {
+        statuses.add(r.value());
+      }
+    });
     return List.copyOf(statuses);
   }
 
@@ -141,5 +172,6 @@ final class ItKafka implements AutoCloseable {
     tasks.close();
     epochs.close();
     statusConsumer.close();
+    taskConsumer.close();
   }
 }

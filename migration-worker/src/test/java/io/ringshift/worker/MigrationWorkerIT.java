@@ -2,6 +2,7 @@ package io.ringshift.worker;
 
 import static io.ringshift.worker.ItKafka.task;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
@@ -122,6 +123,35 @@ class MigrationWorkerIT {
       kafka.awaitStatus(probe.getTaskId(), "caught up", s -> s.getState() == TaskState.CAUGHT_UP);
       assertThat(kafka.statuses(copy.getTaskId())).as("the VERIFIED task is not run again")
           .noneMatch(s -> "worker-3".equals(s.getWorkerId()));
+    }
+  }
+
+  /**
+   * Epoch 4 (a copy and a cleanup) is verified, published and cleaned up; once epoch 5 is published too, the worker
+   * tombstones epoch 4's tasks on ring.tasks and their statuses on ring.task-status (and forgets them), so that a
+   * starting worker no longer reads them. Without the sweep they stayed on both topics for good.
+   */
+  @Test
+  void shouldTombstoneTheTasksAndStatusesOfAnEpochItIsDoneWith() {
+    RangeCopyTask copy = task(TaskKind.COPY, 4, LOW, List.of("node-a"), "node-t");
+    RangeCopyTask cleanup = task(TaskKind.CLEANUP, 4, LOW, List.of("node-t"), "node-a");
+    WorkerConfig config = WorkerConfig.of(KAFKA.bootstrapServers(), "worker-1", NodeDirectory.empty())
+        .withTopics(kafka.topics).withGroupId(KAFKA.applicationId()).withTuning(FAST).withGrace(Duration.ZERO)
+        .withTrustedKeys(TrustedKeys.of(ItKafka.PUBLISHER.publicKey())).withSweepInterval(Duration.ofMillis(200));
+    try (MigrationWorker worker = new MigrationWorker(config, nodes.stores(), Clock.systemUTC()).start()) {
+      kafka.emit(copy, cleanup);
+      kafka.awaitStatus(copy.getTaskId(), "caught up", s -> s.getState() == TaskState.CAUGHT_UP);
+      kafka.requestFence(copy);
+      kafka.awaitStatus(copy.getTaskId(), "verified", s -> s.getState() == TaskState.VERIFIED);
+      kafka.published(4, System.currentTimeMillis());
+      kafka.awaitStatus(cleanup.getTaskId(), "deleted", s -> s.getState() == TaskState.VERIFIED);
+      assertThat(kafka.tombstonesOnTasks()).as("epoch 4 is the latest published: kept").isEmpty();
+
+      kafka.published(5, System.currentTimeMillis());
+
+      await("epoch 4's tasks and statuses tombstoned").atMost(ItKafka.TIMEOUT)
+          .until(() -> kafka.tombstonesOnTasks().containsAll(List.of(copy.getTaskId(), cleanup.getTaskId()))
+              && kafka.tombstonedStatuses().containsAll(List.of(copy.getTaskId(), cleanup.getTaskId())));
     }
   }
 

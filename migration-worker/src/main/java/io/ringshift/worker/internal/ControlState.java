@@ -36,6 +36,8 @@ public final class ControlState {
   private final Map<String, String> epochOfTask = new ConcurrentHashMap<>();
   private final Map<String, RangeCopyTask> lastRecords = new ConcurrentHashMap<>();
   private final Map<String, Long> publishedAt = new ConcurrentHashMap<>();
+  /** Every task of each epoch seen on ring.tasks (any kind), by epoch key: what {@link #sweep} forgets. */
+  private final Map<String, Map<String, TaskKind>> tasksByEpoch = new ConcurrentHashMap<>();
 
   /**
    * @param trusted the publisher keys whose PUBLISHED records count (a cleanup deletes only after one); null when
@@ -66,6 +68,8 @@ public final class ControlState {
   public synchronized void onTask(String taskId, RangeCopyTask task) {
     if (task != null) {
       lastRecords.put(taskId, task);
+      tasksByEpoch.computeIfAbsent(epochKey(task.getClusterId(), task.getEpoch()), e -> new ConcurrentHashMap<>())
+          .put(taskId, task.getKind());
     }
     String previous = epochOfTask.remove(taskId);
     if (previous != null) {
@@ -159,6 +163,72 @@ public final class ControlState {
       }
     }
     return null;
+  }
+
+  /** An epoch whose tasks are all finished, with the ids to tombstone. */
+  public record Finished(String clusterId, long epoch, List<String> taskIds) {}
+
+  /**
+   * Forgets every epoch that is done with, and returns them so that the worker tombstones their tasks and statuses
+   * on ring.tasks and ring.task-status. An epoch is done with when it is PUBLISHED (a verified record), every one of
+   * its tasks has a final status (COPY and REPAIR VERIFIED; CLEANUP VERIFIED or FAILED, as a cleanup that found the
+   * range handed back ends), and a later epoch of the same cluster is PUBLISHED too (so the latest epoch's tasks
+   * stay readable for {@code ringshift status}). A task without a status, BLOCKED, of an unknown kind, or an epoch
+   * not yet published keeps its epoch. What is forgotten: the statuses, the task records kept after tombstones, the
+   * epoch's COPY/REPAIR index and its PUBLISHED time. So the worker's state holds the epochs in flight and the last
+   * published one, whatever the history.
+   */
+  public synchronized List<Finished> sweep() {
+    Map<String, Long> latestPublished = new java.util.HashMap<>();
+    for (String key : publishedAt.keySet()) {
+      int slash = key.indexOf('/');
+      latestPublished.merge(key.substring(slash + 1), Long.parseLong(key.substring(0, slash)), Math::max);
+    }
+    List<Finished> finished = new java.util.ArrayList<>();
+    for (Map.Entry<String, Map<String, TaskKind>> e : tasksByEpoch.entrySet()) {
+      String key = e.getKey();
+      int slash = key.indexOf('/');
+      long epoch = Long.parseLong(key.substring(0, slash));
+      String cluster = key.substring(slash + 1);
+      Long latest = latestPublished.get(cluster);
+      if (!publishedAt.containsKey(key) || latest == null || latest <= epoch) {
+        continue;
+      }
+      boolean done = e.getValue().entrySet().stream().allMatch(t -> {
+        TaskStatus s = statuses.get(t.getKey());
+        if (s == null) {
+          return false;
+        }
+        return switch (t.getValue()) {
+          case COPY, REPAIR -> s.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED;
+          case CLEANUP -> s.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED
+              || s.getState() == io.ringshift.schemas.avro.TaskState.FAILED;
+          default -> false;
+        };
+      });
+      if (done) {
+        finished.add(new Finished(cluster, epoch, List.copyOf(e.getValue().keySet())));
+      }
+    }
+    for (Finished f : finished) {
+      String key = epochKey(f.clusterId(), f.epoch());
+      tasksByEpoch.remove(key);
+      copyTasksByEpoch.remove(key);
+      publishedAt.remove(key);
+      for (String id : f.taskIds()) {
+        statuses.remove(id);
+        lastRecords.remove(id);
+        epochOfTask.remove(id);
+      }
+    }
+    return finished;
+  }
+
+  /** How many entries the state holds in all (statuses, task records, epoch indexes): for measuring it. */
+  public int size() {
+    int copies = copyTasksByEpoch.values().stream().mapToInt(Map::size).sum();
+    int tasks = tasksByEpoch.values().stream().mapToInt(Map::size).sum();
+    return statuses.size() + lastRecords.size() + epochOfTask.size() + publishedAt.size() + copies + tasks;
   }
 
   private static String epochKey(String clusterId, long epoch) {

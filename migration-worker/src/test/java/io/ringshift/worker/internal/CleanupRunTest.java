@@ -310,9 +310,18 @@ class CleanupRunTest {
   }
 
   private static EpochRecord publishedRecord() {
+    return unsignedPublished(CLUSTER, EPOCH);
+  }
+
+  /** A PUBLISHED record of {@code epoch}, signed by the key the harness trusts. */
+  static EpochRecord signedPublished(String cluster, long epoch) {
+    return EpochRecords.signedBy(unsignedPublished(cluster, epoch), Harness.PUBLISHER);
+  }
+
+  private static EpochRecord unsignedPublished(String cluster, long epoch) {
     return EpochRecord.newBuilder()
-        .setClusterId(CLUSTER).setEpoch(EPOCH).setState(EpochState.PUBLISHED)
-        .setCause(MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId("node-4")
+        .setClusterId(cluster).setEpoch(epoch).setState(EpochState.PUBLISHED)
+        .setCause(MembershipEvent.newBuilder().setClusterId(cluster).setNodeId("node-4")
             .setAction(MembershipAction.JOIN).setZone("az-1").setRequestId("r").setRequestedBy("test")
             .setTimestampMillis(0).build())
         .setMembers(List.of()).setVnodes(1).setReplicas(1).setHashId("h").setPolicyId("p")

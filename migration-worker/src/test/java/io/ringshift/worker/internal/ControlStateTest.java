@@ -1,0 +1,104 @@
+package io.ringshift.worker.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.protocol.EpochRecords;
+import io.ringshift.ring.RingRange;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.protocol.TrustedKeys;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The worker's view of the control plane stays flat: over 1,000 epochs (each with copies and cleanups, verified,
+ * published), {@link ControlState#sweep} forgets every epoch that is done with, so the state holds the same few
+ * entries at epoch 10 and at epoch 1,000, and it never forgets an epoch whose tasks are not all final, nor the
+ * latest published one.
+ */
+class ControlStateTest {
+  private final ControlState state = new ControlState(TrustedKeys.of(Harness.PUBLISHER.publicKey()),
+      Clock.systemUTC());
+
+  @Test
+  void shouldHoldAsMuchAtEpochAThousandAsAtEpochTenWhenEveryDoneEpochIsSwept() {
+    List<Integer> sizes = new ArrayList<>();
+    int tombstoned = 0;
+    for (long epoch = 1; epoch <= 1000; epoch++) {
+      List<RangeCopyTask> tasks = epochTasks(epoch);
+      tasks.forEach(t -> state.onTask(t.getTaskId(), t));
+      tasks.forEach(t -> state.onStatus(t.getTaskId(), status(t, TaskState.VERIFIED)));
+      state.onEpoch(published(epoch));
+      for (ControlState.Finished f : state.sweep()) {
+        tombstoned += f.taskIds().size();
+        assertThat(f.epoch()).as("never the latest published epoch").isLessThan(epoch);
+        // The worker's own tombstones come back through its reader.
+        f.taskIds().forEach(id -> {
+          state.onTask(id, null);
+          state.onStatus(id, null);
+        });
+      }
+      if (epoch == 10 || epoch == 100 || epoch == 1000) {
+        sizes.add(state.size());
+      }
+    }
+    System.out.printf("ControlStateTest: state entries at epochs 10, 100, 1000: %s; %d tasks tombstoned%n", sizes,
+        tombstoned);
+    assertThat(sizes.get(2)).as("flat over 1,000 epochs").isEqualTo(sizes.get(0));
+    assertThat(tombstoned).isEqualTo(999 * 4);
+  }
+
+  @Test
+  void shouldKeepAnEpochWhoseCleanupIsNotFinalAndTheLatestPublishedOne() {
+    List<RangeCopyTask> first = epochTasks(1);
+    first.forEach(t -> state.onTask(t.getTaskId(), t));
+    first.forEach(t -> state.onStatus(t.getTaskId(), status(t, t.getKind() == TaskKind.CLEANUP ? TaskState.BLOCKED
+        : TaskState.VERIFIED)));
+    state.onEpoch(published(1));
+    List<RangeCopyTask> second = epochTasks(2);
+    second.forEach(t -> state.onTask(t.getTaskId(), t));
+    second.forEach(t -> state.onStatus(t.getTaskId(), status(t, TaskState.VERIFIED)));
+
+    assertThat(state.sweep()).as("epoch 2 not published: epoch 1 is the latest").isEmpty();
+    state.onEpoch(published(2));
+    assertThat(state.sweep()).as("epoch 1's cleanup is BLOCKED; epoch 2 is the latest").isEmpty();
+
+    first.stream().filter(t -> t.getKind() == TaskKind.CLEANUP)
+        .forEach(t -> state.onStatus(t.getTaskId(), status(t, TaskState.FAILED)));
+    List<ControlState.Finished> swept = state.sweep();
+
+    assertThat(swept).singleElement().satisfies(f -> {
+      assertThat(f.epoch()).isEqualTo(1);
+      assertThat(f.taskIds()).containsExactlyInAnyOrderElementsOf(first.stream().map(RangeCopyTask::getTaskId)
+          .toList());
+    });
+    assertThat(state.status(first.get(0).getTaskId())).isEmpty();
+    assertThat(state.copyTasks(Harness.CLUSTER, 1)).isEmpty();
+    assertThat(state.copyTasks(Harness.CLUSTER, 2)).isNotEmpty();
+  }
+
+  /** Two copies and two cleanups of an epoch. */
+  private static List<RangeCopyTask> epochTasks(long epoch) {
+    long base = epoch * 1_000;
+    return List.of(
+        Harness.task(TaskKind.COPY, epoch, RingRange.of(base, base + 10), List.of("node-a"), "node-b"),
+        Harness.task(TaskKind.REPAIR, epoch, RingRange.of(base + 10, base + 20), List.of("node-a"), "node-c"),
+        Harness.task(TaskKind.CLEANUP, epoch, RingRange.of(base, base + 10), List.of("node-b"), "node-d"),
+        Harness.task(TaskKind.CLEANUP, epoch, RingRange.of(base + 10, base + 20), List.of("node-c"), "node-e"));
+  }
+
+  private static TaskStatus status(RangeCopyTask t, TaskState state) {
+    return TaskStatus.newBuilder().setTaskId(t.getTaskId()).setClusterId(t.getClusterId()).setEpoch(t.getEpoch())
+        .setState(state).setCopiedBytes(0).setTimestampMillis(0).build();
+  }
+
+  private static EpochRecord published(long epoch) {
+    return CleanupRunTest.signedPublished(Harness.CLUSTER, epoch);
+  }
+}
