@@ -327,6 +327,7 @@ public final class LocalControlPlane implements AutoCloseable {
           .bootstrapServers(p.bootstrapServers)
           .clusterId(s.clusterId)
           .topic(s.topicPrefix + RingClientConfig.DEFAULT_TOPIC)
+          .epochsTopic(s.topicPrefix + RingClientConfig.DEFAULT_EPOCHS_TOPIC)
           .trustedKeyFiles(p.keyDir.resolve(PUBLIC_KEY_FILE));
       if (s.dataDir != null) {
         follow.persistFile(s.dataDir.resolve("nodes").resolve("ring-snapshot.bin"));

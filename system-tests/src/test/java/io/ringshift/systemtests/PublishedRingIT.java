@@ -99,6 +99,7 @@ class PublishedRingIT {
           .bootstrapServers(KAFKA.bootstrapServers())
           .clusterId(CLUSTER)
           .topic(topics.snapshots().name())
+          .epochsTopic(topics.epochs().name())
           .trustedKeyFiles(publicKeyFile)
           .meterRegistry(registry)
           .build());

@@ -157,6 +157,7 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
           .bootstrapServers(bootstrap)
           .clusterId(cluster)
           .topic(topicPrefix + RingClientConfig.DEFAULT_TOPIC)
+          .epochsTopic(topicPrefix + RingClientConfig.DEFAULT_EPOCHS_TOPIC)
           .trustedKeyFiles(trustedKeys.toArray(Path[]::new))
           .persistFile(ringFile != null ? ringFile : dataDir.resolve("ring-snapshot.bin"))
           .build());
