@@ -194,9 +194,8 @@ public final class MigrationWorker implements AutoCloseable {
    * Tombstones, on ring.tasks and ring.task-status, the tasks and statuses of every epoch the worker's view says is
    * done with ({@link ControlState#sweep}: published, a later epoch published too, every task final), and forgets
    * them, so that neither the worker's state nor the topics a starting worker reads grow with the history. Every
-   * worker sees the same records, so several may tombstone the same task: a tombstone is idempotent. A dropped
-   * task's tombstone finds no status left, so no fence is lifted for it (pruning on the nodes takes care of
-   * fences).
+   * worker sees the same records, so several may tombstone the same task: a tombstone is idempotent. The
+   * dispatcher lifts no fence for the tombstone of a task of a published epoch (the nodes prune those fences).
    */
   private void sweep() {
     for (ControlState.Finished f : control.sweep()) {

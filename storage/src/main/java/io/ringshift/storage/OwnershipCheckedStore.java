@@ -195,7 +195,8 @@ public final class OwnershipCheckedStore extends ForwardingStore {
    * <ul>
    *   <li>the node replicates no position of r in ring P: the ownership check refuses every write of an epoch below P
    *       to those keys, a superset of what the fence refuses (epochs below e); or
-   *   <li>newer fences (epochs above e) cover all of r: they refuse a superset too.
+   *   <li>newer fences of published epochs (above e, at most P) cover all of r: they refuse a superset too, and stay
+   *       (a fence of an epoch in flight does not count: a superseded plan's fences are lifted).
    * </ul>
    * Kept: fences at epochs above P (their epoch is not published yet: the move is in flight), and fences on ranges
    * the node still replicates and no newer fence covers. Those last ones still refuse a client of an older epoch
@@ -219,7 +220,8 @@ public final class OwnershipCheckedStore extends ForwardingStore {
       if (!redundant) {
         List<RingRange> newer = new java.util.ArrayList<>();
         for (Fence g : fences) {
-          if (g.epoch() > f.epoch()) {
+          // Only fences of published epochs count: one of an epoch in flight may still be lifted (a superseded plan).
+          if (g.epoch() > f.epoch() && g.epoch() <= ring.epoch()) {
             newer.add(g.range());
           }
         }

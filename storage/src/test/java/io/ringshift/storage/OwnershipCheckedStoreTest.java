@@ -221,9 +221,10 @@ class OwnershipCheckedStoreTest {
 
     int lifted = ((OwnershipCheckedStore) store).pruneFences();
 
-    assertThat(lifted).isEqualTo(3);
+    // kept@5 stays: the fence at 6 covering it belongs to an epoch in flight, which a re-plan may still lift.
+    assertThat(lifted).isEqualTo(2);
     assertThat(rocks.fences()).extracting(f -> f.range() + "@" + f.epoch())
-        .containsExactlyInAnyOrder(covered + "@5", kept + "@6");
+        .containsExactlyInAnyOrder(kept + "@5", covered + "@5", kept + "@6");
     assertThat(((OwnershipCheckedStore) store).pruneFences()).as("nothing more").isZero();
   }
 

@@ -38,6 +38,8 @@ public final class ControlState {
   private final Map<String, Long> publishedAt = new ConcurrentHashMap<>();
   /** Every task of each epoch seen on ring.tasks (any kind), by epoch key: what {@link #sweep} forgets. */
   private final Map<String, Map<String, TaskKind>> tasksByEpoch = new ConcurrentHashMap<>();
+  /** The highest verified PUBLISHED epoch of each cluster (one entry per cluster, never swept). */
+  private final Map<String, Long> highestPublished = new ConcurrentHashMap<>();
 
   /**
    * @param trusted the publisher keys whose PUBLISHED records count (a cleanup deletes only after one); null when
@@ -66,6 +68,16 @@ public final class ControlState {
 
   /** The latest record of a task on {@code ring.tasks} ({@code null}: the task was dropped). */
   public synchronized void onTask(String taskId, RangeCopyTask task) {
+    if (task == null) {
+      // A dropped task no longer belongs to its epoch: the epoch can be swept without it.
+      RangeCopyTask last = lastRecords.get(taskId);
+      if (last != null) {
+        Map<String, TaskKind> ofEpoch = tasksByEpoch.get(epochKey(last.getClusterId(), last.getEpoch()));
+        if (ofEpoch != null) {
+          ofEpoch.remove(taskId);
+        }
+      }
+    }
     if (task != null) {
       lastRecords.put(taskId, task);
       tasksByEpoch.computeIfAbsent(epochKey(task.getClusterId(), task.getEpoch()), e -> new ConcurrentHashMap<>())
@@ -105,6 +117,7 @@ public final class ControlState {
       return;
     }
     publishedAt.putIfAbsent(epochKey(record.getClusterId(), record.getEpoch()), clock.millis());
+    highestPublished.merge(record.getClusterId(), record.getEpoch(), Math::max);
   }
 
   public Optional<TaskStatus> status(String taskId) {
@@ -118,6 +131,11 @@ public final class ControlState {
    */
   public Optional<RangeCopyTask> lastRecord(String taskId) {
     return Optional.ofNullable(lastRecords.get(taskId));
+  }
+
+  /** The highest epoch of {@code clusterId} this worker saw a verified PUBLISHED record of, or -1. */
+  public long highestPublished(String clusterId) {
+    return highestPublished.getOrDefault(clusterId, -1L);
   }
 
   /** When this worker first saw a verified PUBLISHED record of {@code epoch} of {@code clusterId}, if it has. */
@@ -184,30 +202,26 @@ public final class ControlState {
       int slash = key.indexOf('/');
       latestPublished.merge(key.substring(slash + 1), Long.parseLong(key.substring(0, slash)), Math::max);
     }
-    List<Finished> finished = new java.util.ArrayList<>();
+    // An epoch is swept only when every earlier epoch of its cluster that is still held is swept too: a cleanup of
+    // an earlier epoch still waiting looks at the later epochs' copies (laterCopiesTo).
+    java.util.TreeMap<String, java.util.TreeMap<Long, Map<String, TaskKind>>> byCluster = new java.util.TreeMap<>();
     for (Map.Entry<String, Map<String, TaskKind>> e : tasksByEpoch.entrySet()) {
-      String key = e.getKey();
-      int slash = key.indexOf('/');
-      long epoch = Long.parseLong(key.substring(0, slash));
-      String cluster = key.substring(slash + 1);
-      Long latest = latestPublished.get(cluster);
-      if (!publishedAt.containsKey(key) || latest == null || latest <= epoch) {
-        continue;
-      }
-      boolean done = e.getValue().entrySet().stream().allMatch(t -> {
-        TaskStatus s = statuses.get(t.getKey());
-        if (s == null) {
-          return false;
+      int slash = e.getKey().indexOf('/');
+      byCluster.computeIfAbsent(e.getKey().substring(slash + 1), c -> new java.util.TreeMap<>())
+          .put(Long.parseLong(e.getKey().substring(0, slash)), e.getValue());
+    }
+    List<Finished> finished = new java.util.ArrayList<>();
+    for (Map.Entry<String, java.util.TreeMap<Long, Map<String, TaskKind>>> c : byCluster.entrySet()) {
+      for (Map.Entry<Long, Map<String, TaskKind>> e : c.getValue().entrySet()) {
+        if (e.getValue().isEmpty()) {
+          tasksByEpoch.remove(epochKey(c.getKey(), e.getKey())); // every task of it was dropped: nothing held
+          continue;
         }
-        return switch (t.getValue()) {
-          case COPY, REPAIR -> s.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED;
-          case CLEANUP -> s.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED
-              || s.getState() == io.ringshift.schemas.avro.TaskState.FAILED;
-          default -> false;
-        };
-      });
-      if (done) {
-        finished.add(new Finished(cluster, epoch, List.copyOf(e.getValue().keySet())));
+        Finished f = finishedOrNull(c.getKey(), e.getKey(), e.getValue(), latestPublished.get(c.getKey()));
+        if (f == null) {
+          break; // this epoch stays, and so does every later one
+        }
+        finished.add(f);
       }
     }
     for (Finished f : finished) {
@@ -222,6 +236,27 @@ public final class ControlState {
       }
     }
     return finished;
+  }
+
+  /** The epoch as {@link Finished} when it is done with, else null. */
+  private Finished finishedOrNull(String cluster, long epoch, Map<String, TaskKind> tasks, Long latest) {
+    String key = epochKey(cluster, epoch);
+    if (!publishedAt.containsKey(key) || latest == null || latest <= epoch) {
+      return null;
+    }
+    boolean done = tasks.entrySet().stream().allMatch(t -> {
+      TaskStatus s = statuses.get(t.getKey());
+      if (s == null) {
+        return false;
+      }
+      return switch (t.getValue()) {
+        case COPY, REPAIR -> s.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED;
+        case CLEANUP -> s.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED
+            || s.getState() == io.ringshift.schemas.avro.TaskState.FAILED;
+        default -> false;
+      };
+    });
+    return done ? new Finished(cluster, epoch, List.copyOf(tasks.keySet())) : null;
   }
 
   /** How many entries the state holds in all (statuses, task records, epoch indexes): for measuring it. */

@@ -93,6 +93,14 @@ public final class TaskDispatcher {
    * else the ended run's last.
    */
   private void liftFences(String taskId, TaskRun ended) {
+    RangeCopyTask known = ended != null ? ended.task() : ctx.control().lastRecord(taskId).orElse(null);
+    if (known != null && known.getEpoch() <= ctx.control().highestPublished(known.getClusterId())) {
+      // The epoch is published: its fences refuse only writes of older epochs, which the move made stale; lifting
+      // them could let such a write through on a node whose ring lags. The nodes prune them (docs/storage.md).
+      LOG.debug("task {} of published epoch {} dropped by a tombstone; its fences stay for the nodes to prune",
+          taskId, known.getEpoch());
+      return;
+    }
     TaskStatus status = ctx.control().status(taskId).orElse(ended == null ? null : ended.lastPublished());
     if (status == null || (status.getFencePosition() == null && status.getState() != TaskState.FENCED)) {
       LOG.info("task {} dropped by a tombstone; it never fenced, nothing to undo", taskId);

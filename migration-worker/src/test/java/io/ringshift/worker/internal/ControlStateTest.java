@@ -83,6 +83,28 @@ class ControlStateTest {
     assertThat(state.copyTasks(Harness.CLUSTER, 2)).isNotEmpty();
   }
 
+  /** Epoch 2 is done with, but epoch 1's cleanup still waits and checks epoch 2's copies: nothing is swept yet. */
+  @Test
+  void shouldSweepEpochsInOrderAndLetADroppedTaskLeaveItsEpoch() {
+    List<RangeCopyTask> first = epochTasks(1);
+    List<RangeCopyTask> second = epochTasks(2);
+    for (List<RangeCopyTask> tasks : List.of(first, second)) {
+      tasks.forEach(t -> state.onTask(t.getTaskId(), t));
+      tasks.forEach(t -> state.onStatus(t.getTaskId(), status(t, TaskState.VERIFIED)));
+    }
+    RangeCopyTask waiting = first.get(3);
+    state.onStatus(waiting.getTaskId(), status(waiting, TaskState.BLOCKED));
+    for (long e = 1; e <= 3; e++) {
+      state.onEpoch(published(e));
+    }
+
+    assertThat(state.sweep()).as("epoch 1 waits, so epoch 2 stays too").isEmpty();
+    assertThat(state.copyTasks(Harness.CLUSTER, 2)).isNotEmpty();
+
+    state.onTask(waiting.getTaskId(), null); // a re-plan dropped the waiting cleanup
+    assertThat(state.sweep()).extracting(ControlState.Finished::epoch).containsExactly(1L, 2L);
+  }
+
   /** Two copies and two cleanups of an epoch. */
   private static List<RangeCopyTask> epochTasks(long epoch) {
     long base = epoch * 1_000;

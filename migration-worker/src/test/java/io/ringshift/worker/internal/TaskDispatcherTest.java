@@ -267,6 +267,24 @@ class TaskDispatcherTest {
     restarted.stopAll(Duration.ofSeconds(5));
   }
 
+  /**
+   * The tombstone of a task of a published epoch (a worker sweeping the epochs it is done with) lifts nothing: those
+   * fences refuse only stale writes now, and a node whose ring lags still needs them.
+   */
+  @Test
+  void shouldLiftNoFenceForTheTombstoneOfATaskOfAPublishedEpoch() {
+    StoreFixture.Node b = nodes.node("node-b");
+    RangeCopyTask task = endedFenced(List.of("node-a", "node-b"), false);
+    h.control.onEpoch(CleanupRunTest.signedPublished(Harness.CLUSTER, task.getEpoch()));
+
+    dispatcher.onTask("p0", task.getTaskId(), null);
+
+    assertThat(dispatcher.lifting()).as("no unfence started").isFalse();
+    assertThat(a.fences()).hasSize(1);
+    assertThat(b.fences()).hasSize(1);
+    assertThat(nodes.node("node-t").fences()).hasSize(1);
+  }
+
   @Test
   void shouldSkipASourceThatDoesNotAnswerAndLiftTheOthersFence() {
     StoreFixture.Node b = nodes.node("node-b");
