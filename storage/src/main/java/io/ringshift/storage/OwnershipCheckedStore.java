@@ -63,14 +63,10 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   }
 
   /**
-   * The refusal of a write of {@code key} tagged with {@code epoch}, or {@code null} when it may go to the store.
-   * Reads the view once, so the epoch and the placement come from the same ring.
+   * The refusal of a write of {@code key} tagged with {@code epoch} by {@code ring}, or {@code null} when it may go to
+   * the store. The caller reads the view once, so the bound, the epoch and the placement come from the same ring.
    */
-  private WriteResult.RetryWithEpoch refusal(byte[] key, long epoch) {
-    RingSnapshot ring = view.current();
-    if (ring != null && ring.epoch() > prunedAt.get()) {
-      schedulePrune(ring.epoch());
-    }
+  private WriteResult.RetryWithEpoch refusal(RingSnapshot ring, byte[] key, long epoch) {
     if (ring == null || ring.epoch() <= epoch) {
       return null;
     }
@@ -89,30 +85,31 @@ public final class OwnershipCheckedStore extends ForwardingStore {
    * may be in flight (a worker fences at it, a client that swapped first writes with it), anything beyond cannot
    * be. Without a ring the node bounds nothing.
    */
-  private void bounded(Object what, long epoch) {
-    RingSnapshot ring = view.current();
+  private void bounded(RingSnapshot ring, Object what, long epoch) {
     if (ring != null && epoch > ring.epoch() + 1) {
-      if (what instanceof byte[] key) {
-        what = "write of key " + Checks.preview(key);
-      }
+      // The message is built only on a refusal: a write that passes allocates nothing.
+      String described = what instanceof byte[] key ? "write of key " + Checks.preview(key) : what.toString();
       throw new StoreException.EpochAhead(String.format(java.util.Locale.ROOT,
           "%s at epoch %d refused, nothing changed: this node (%s) routes by the ring of epoch %d, and only epochs up "
-              + "to %d (its ring's next) can be in use; retry once the node has the newer ring", what, epoch, nodeId,
-          ring.epoch(), ring.epoch() + 1), epoch, ring.epoch());
+              + "to %d (its ring's next) can be in use; retry once the node has the newer ring", described, epoch,
+          nodeId, ring.epoch(), ring.epoch() + 1));
     }
+  }
+
+  /** The ring the node routes by, read once per call; a new one starts a prune of the fences. */
+  private RingSnapshot ring() {
+    RingSnapshot ring = view.current();
+    if (ring != null && ring.epoch() > prunedAt.get()) {
+      schedulePrune(ring.epoch());
+    }
+    return ring;
   }
 
   @Override
   public Fence fence(RingRange range, long epoch) {
     Checks.range(range);
     Checks.epoch(epoch);
-    if (view.current() != null && epoch > view.current().epoch() + 1) {
-      bounded("fence of " + range, epoch);
-    }
-    RingSnapshot ring = view.current();
-    if (ring != null && ring.epoch() > prunedAt.get()) {
-      schedulePrune(ring.epoch());
-    }
+    bounded(ring(), "fence of " + range, epoch); // fences are rare: the text may be built every time
     return delegate.fence(range, epoch);
   }
 
@@ -121,8 +118,9 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     Checks.key(key);
     Checks.value(value);
     Checks.epoch(epoch);
-    bounded(key, epoch); // the message is built only on a refusal: a write that passes allocates nothing
-    WriteResult.RetryWithEpoch refused = refusal(key, epoch);
+    RingSnapshot ring = ring();
+    bounded(ring, key, epoch);
+    WriteResult.RetryWithEpoch refused = refusal(ring, key, epoch);
     return refused != null ? refused : delegate.put(key, value, epoch);
   }
 
@@ -130,8 +128,9 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   public WriteResult delete(byte[] key, long epoch) {
     Checks.key(key);
     Checks.epoch(epoch);
-    bounded(key, epoch);
-    WriteResult.RetryWithEpoch refused = refusal(key, epoch);
+    RingSnapshot ring = ring();
+    bounded(ring, key, epoch);
+    WriteResult.RetryWithEpoch refused = refusal(ring, key, epoch);
     return refused != null ? refused : delegate.delete(key, epoch);
   }
 
@@ -216,7 +215,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
       if (f.epoch() > ring.epoch()) {
         continue;
       }
-      boolean redundant = replicaAfter(f.range(), -1, ring) == null;
+      boolean redundant = replicatedRange(f.range(), ring) < 0;
       if (!redundant) {
         List<RingRange> newer = new java.util.ArrayList<>();
         for (Fence g : fences) {
@@ -247,16 +246,25 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     if (ring == null || ring.epoch() <= epoch) {
       return null;
     }
+    int r = replicatedRange(range, ring);
+    return r < 0 ? null : "this node (" + nodeId + ") routes by the ring of epoch " + ring.epoch() + ", in which it is "
+        + "a replica of " + RingRange.of(ring.rangeStart(r), ring.rangeEnd(r)) + ", which overlaps it; that epoch's "
+        + "copy must stay";
+  }
+
+  /**
+   * The first range of {@code ring} that overlaps {@code range} and that this node replicates, or -1. The empty range
+   * between two equal tokens, which no lookup lands in, does not count.
+   */
+  private int replicatedRange(RingRange range, RingSnapshot ring) {
     for (int r = 0; r < ring.tokenCount(); r++) {
-      RingRange owned = RingRange.of(ring.rangeStart(r), ring.rangeEnd(r));
-      if (ring.rangeStart(r) != ring.rangeEnd(r) || ring.tokenCount() == 1) {
-        if (owned.intersects(range) && ring.replicasOfRange(r).contains(nodeId)) {
-          return "this node (" + nodeId + ") routes by the ring of epoch " + ring.epoch() + ", in which it is a replica "
-              + "of " + owned + ", which overlaps it; that epoch's copy must stay";
-        }
+      boolean empty = ring.rangeStart(r) == ring.rangeEnd(r) && ring.tokenCount() > 1;
+      if (!empty && RingRange.of(ring.rangeStart(r), ring.rangeEnd(r)).intersects(range)
+          && ring.replicasOfRange(r).contains(nodeId)) {
+        return r;
       }
     }
-    return null;
+    return -1;
   }
 
   @Override

@@ -49,23 +49,8 @@ public class StoreException extends RuntimeException {
    * catches up.
    */
   public static class EpochAhead extends StoreException {
-    private final long epoch;
-    private final long ringEpoch;
-
-    public EpochAhead(String message, long epoch, long ringEpoch) {
+    public EpochAhead(String message) {
       super(message);
-      this.epoch = epoch;
-      this.ringEpoch = ringEpoch;
-    }
-
-    /** The epoch the request was tagged with. */
-    public long epoch() {
-      return epoch;
-    }
-
-    /** The epoch of the ring the node routes by. */
-    public long ringEpoch() {
-      return ringEpoch;
     }
 
     @Override

@@ -197,11 +197,6 @@ public final class ControlState {
    * published one, whatever the history.
    */
   public synchronized List<Finished> sweep() {
-    Map<String, Long> latestPublished = new java.util.HashMap<>();
-    for (String key : publishedAt.keySet()) {
-      int slash = key.indexOf('/');
-      latestPublished.merge(key.substring(slash + 1), Long.parseLong(key.substring(0, slash)), Math::max);
-    }
     // An epoch is swept only when every earlier epoch of its cluster that is still held is swept too: a cleanup of
     // an earlier epoch still waiting looks at the later epochs' copies (laterCopiesTo).
     java.util.TreeMap<String, java.util.TreeMap<Long, Map<String, TaskKind>>> byCluster = new java.util.TreeMap<>();
@@ -217,7 +212,7 @@ public final class ControlState {
           tasksByEpoch.remove(epochKey(c.getKey(), e.getKey())); // every task of it was dropped: nothing held
           continue;
         }
-        Finished f = finishedOrNull(c.getKey(), e.getKey(), e.getValue(), latestPublished.get(c.getKey()));
+        Finished f = finishedOrNull(c.getKey(), e.getKey(), e.getValue(), highestPublished(c.getKey()));
         if (f == null) {
           break; // this epoch stays, and so does every later one
         }
@@ -239,9 +234,9 @@ public final class ControlState {
   }
 
   /** The epoch as {@link Finished} when it is done with, else null. */
-  private Finished finishedOrNull(String cluster, long epoch, Map<String, TaskKind> tasks, Long latest) {
+  private Finished finishedOrNull(String cluster, long epoch, Map<String, TaskKind> tasks, long latest) {
     String key = epochKey(cluster, epoch);
-    if (!publishedAt.containsKey(key) || latest == null || latest <= epoch) {
+    if (!publishedAt.containsKey(key) || latest <= epoch) {
       return null;
     }
     boolean done = tasks.entrySet().stream().allMatch(t -> {

@@ -11,6 +11,7 @@ import io.ringshift.storage.Fence;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.StoreException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -63,7 +64,7 @@ final class CopyRun extends TaskRun {
   private static final Logger LOG = LoggerFactory.getLogger(CopyRun.class);
   private static final int MAX_LISTED = 5;
   /** Longest wait between two verifications of a task whose digests still differ after reconciling. */
-  private static final java.time.Duration MAX_VERIFY_BACKOFF = java.time.Duration.ofMinutes(5);
+  private static final Duration MAX_VERIFY_BACKOFF = Duration.ofMinutes(5);
   /** Pieces a differing range is cut into per level of {@link #reconcile}. */
   private static final int RECONCILE_SPLIT = 16;
   private static final int MAX_RECONCILE_DEPTH = 8;
@@ -232,7 +233,7 @@ final class CopyRun extends TaskRun {
         publish();
         reported = waiting;
       }
-      control.sleep(java.time.Duration.ofMillis(100));
+      control.sleep(Duration.ofMillis(100));
     }
     // A copy started again because the source's log keeps falling short says so while it copies.
     progress.blockedReason = feedLostReason;
@@ -363,7 +364,7 @@ final class CopyRun extends TaskRun {
         return;
       }
       progress.targetDigest = targetDigest.digest().clone();
-      java.time.Duration wait = verifyBackoff(attempt);
+      Duration wait = verifyBackoff(attempt);
       String reason = "range digests differ after draining to fence position " + fence.position() + recopied
           + ": source " + source + " has " + sourceDigest + ", target " + target + " has " + targetDigest
           + "; verifying again in " + Rates.duration(wait) + " (attempt " + attempt + ")";
@@ -463,10 +464,10 @@ final class CopyRun extends TaskRun {
   }
 
   /** The wait after failed verification {@code attempt}: the retry interval, doubled each time, at most 5 min. */
-  private java.time.Duration verifyBackoff(int attempt) {
-    java.time.Duration base = ctx.tuning().retryInterval();
-    java.time.Duration cap = base.compareTo(MAX_VERIFY_BACKOFF) > 0 ? base : MAX_VERIFY_BACKOFF;
-    java.time.Duration wait = base.multipliedBy(1L << Math.min(attempt - 1, 20));
+  private Duration verifyBackoff(int attempt) {
+    Duration base = ctx.tuning().retryInterval();
+    Duration cap = base.compareTo(MAX_VERIFY_BACKOFF) > 0 ? base : MAX_VERIFY_BACKOFF;
+    Duration wait = base.multipliedBy(1L << Math.min(attempt - 1, 20));
     return wait.compareTo(cap) > 0 ? cap : wait;
   }
 

@@ -118,15 +118,26 @@ final class Completeness {
       }
     }
 
+    // complete_{k-1} = ring_{k-1} − marks_{k-1}, per interval, once; null for a cluster's first publication.
+    List<Set<String>> completeBefore = null;
+    if (previous != null) {
+      completeBefore = new ArrayList<>(size);
+      for (int i = 0; i < size; i++) {
+        Set<String> complete = new HashSet<>(previous.replicasAt(position(i)).ids());
+        complete.removeAll(previouslyMarked.getOrDefault(i, Set.of()));
+        completeBefore.add(complete);
+      }
+    }
+
     // Replicas of ring_k that are not complete and not marked, merged into runs per node.
     Runs unmarked = new Runs();
     for (int i = 0; i < size; i++) {
       long at = position(i);
       Set<String> marksHere = marked.getOrDefault(i, Set.of());
       Map<String, String> filledHere = filledBy.getOrDefault(i, Map.of());
-      Set<String> completeBefore = previous == null ? null : completeBefore(previous, previouslyMarked, i);
       for (String node : ring.replicasAt(at).ids()) {
-        boolean complete = completeBefore == null || completeBefore.contains(node) || filledHere.containsKey(node);
+        boolean complete = completeBefore == null || completeBefore.get(i).contains(node)
+            || filledHere.containsKey(node);
         if (!complete && !marksHere.contains(node)) {
           unmarked.add(node, i);
         } else {
@@ -145,9 +156,7 @@ final class Completeness {
       for (int i : intervals(f.range())) {
         long at = position(i);
         boolean replica = ring.replicasAt(at).contains(f.node());
-        boolean completeBefore = previous == null
-            || completeBefore(previous, previouslyMarked, i).contains(f.node());
-        if (!replica || completeBefore) {
+        if (!replica || completeBefore == null || completeBefore.get(i).contains(f.node())) {
           complete = new Finding(f.node(), f.range(), firstPosition(i), f.toString());
           break;
         }
@@ -165,12 +174,12 @@ final class Completeness {
 
     // Each task's sources: complete replicas of its whole range in epoch k-1.
     List<Finding> sources = new ArrayList<>();
-    if (previous != null) {
+    if (completeBefore != null) {
       for (RangeCopyTask t : verified) {
         RingRange range = RingRange.of(t.getRangeStart(), t.getRangeEnd());
         for (String source : t.getSources()) {
           for (int i : intervals(range)) {
-            if (!completeBefore(previous, previouslyMarked, i).contains(source)) {
+            if (!completeBefore.get(i).contains(source)) {
               sources.add(new Finding(source, range, firstPosition(i), t.getTaskId()));
               break;
             }
@@ -181,12 +190,6 @@ final class Completeness {
     return new Result(unmarked.findings(), onComplete, onFilled, sources);
   }
 
-  /** {@code ring_{k-1} − marks_{k-1}} at interval {@code i}. */
-  private Set<String> completeBefore(RingSnapshot previous, Map<Integer, Set<String>> previouslyMarked, int i) {
-    Set<String> complete = new HashSet<>(previous.replicasAt(position(i)).ids());
-    complete.removeAll(previouslyMarked.getOrDefault(i, Set.of()));
-    return complete;
-  }
 
   /** Interval -> the nodes whose marks cover it. */
   private Map<Integer, Set<String>> covering(List<FillingRange> marks) {

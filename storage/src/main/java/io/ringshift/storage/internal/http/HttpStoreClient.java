@@ -150,7 +150,7 @@ public final class HttpStoreClient implements Store {
       return new WriteResult.Applied(number(body, "sequence"));
     }
     if (HttpApi.EPOCH_AHEAD.equals(body.get("error"))) {
-      throw new StoreException.EpochAhead(String.valueOf(body.get("message")), -1, -1);
+      throw new StoreException.EpochAhead(String.valueOf(body.get("message")));
     }
     RingRange fenced = RingRange.of(HttpApi.parsePosition("start", string(body, "start")),
         HttpApi.parsePosition("end", string(body, "end")));
@@ -400,7 +400,7 @@ public final class HttpStoreClient implements Store {
       case 400 -> new StoreException.BadRequest(message);
       case 410 -> new StoreException.FeedUnavailable(message);
       case 409 -> HttpApi.REFUSED.equals(error.get("error")) ? new StoreException.Refused(message)
-          : HttpApi.EPOCH_AHEAD.equals(error.get("error")) ? new StoreException.EpochAhead(message, -1, -1)
+          : HttpApi.EPOCH_AHEAD.equals(error.get("error")) ? new StoreException.EpochAhead(message)
           : new StoreException("the node at " + hostPort + " answered 409 to " + method + " " + pathOnly(path) + ": "
               + message);
       case 503 -> new StoreException.Unavailable("the node at " + hostPort + ": " + message, null);
