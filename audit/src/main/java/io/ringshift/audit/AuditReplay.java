@@ -235,6 +235,8 @@ public final class AuditReplay {
     private final List<EpochResult> results = new ArrayList<>();
     private int published;
 
+    /** The highest epoch a REJECTED record names so far, -1 if none. */
+    private long highestRejected = -1;
     /** The last published epoch and its ring; null before the first. */
     private RingSnapshot previous;
     /** The last published ring without filling marks: the ring whose replicas all hold their data. */
@@ -265,6 +267,9 @@ public final class AuditReplay {
     Failure run(List<EpochRecord> records) {
       Map<Long, EpochRecord> publishedAt = new LinkedHashMap<>();
       for (EpochRecord e : records) {
+        if (e.getState() == EpochState.REJECTED) {
+          highestRejected = Math.max(highestRejected, e.getEpoch());
+        }
         if (e.getState() != EpochState.PUBLISHED) {
           continue;
         }
@@ -299,9 +304,13 @@ public final class AuditReplay {
     /** Every check of one PUBLISHED record, in order; null when all pass. */
     private Failure verify(EpochRecord e) {
       long epoch = e.getEpoch();
-      if (previous != null && epoch != previous.epoch() + 1) {
+      // After a rejection the orchestrator rolls back and plans again under numbers above the rejected ones.
+      boolean afterRollback = previous != null && highestRejected > previous.epoch() && epoch > highestRejected;
+      if (previous != null && epoch != previous.epoch() + 1 && !afterRollback) {
         return new Failure(cluster, epoch, Check.EPOCH_SEQUENCE,
-            "epoch " + (previous.epoch() + 1) + " (the previous published epoch " + previous.epoch() + " + 1)",
+            "epoch " + (previous.epoch() + 1) + " (the previous published epoch " + previous.epoch() + " + 1)"
+                + (highestRejected > previous.epoch() ? ", or an epoch above the rejected epoch " + highestRejected
+                    : ""),
             "epoch " + epoch);
       }
       RingSnapshot ring;

@@ -242,6 +242,21 @@ class AuditReplayTest {
   }
 
   @Test
+  void shouldAcceptTheGapARejectedEpochLeavesAndStillFindAGapBelowIt() {
+    History rolledBack = new History(CLUSTER, key, 16, 3).init(9, 3).rejectedJoin("node-010", "az-1")
+        .join("node-010", "az-1");
+
+    assertThat(verify(rolledBack.epochs(), rolledBack.snapshots()).failure()).isNull();
+    List<EpochRecord> published = rolledBack.epochs().stream().filter(r -> r.getState() == EpochState.PUBLISHED)
+        .toList();
+    assertThat(published).extracting(EpochRecord::getEpoch).containsExactly(1L, 3L);
+
+    List<EpochRecord> noRejection = rolledBack.epochs().stream()
+        .filter(r -> r.getState() != EpochState.REJECTED).toList();
+    assertThat(failureOf(noRejection, rolledBack.snapshots()).check()).isEqualTo(Check.EPOCH_SEQUENCE);
+  }
+
+  @Test
   void shouldFindTwoPublishedRecordsForOneEpoch() {
     List<EpochRecord> duplicated = new ArrayList<>(history.epochs());
     int afterEpoch2 = duplicated.indexOf(history.publishedRecord(2)) + 1;

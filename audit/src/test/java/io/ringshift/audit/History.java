@@ -101,6 +101,27 @@ public final class History {
   }
 
   /** The repair epoch after a failure: the same members, no marks. */
+  /**
+   * A JOIN the publisher rejected: READY and REJECTED records, nothing published; its number is never used again
+   * (the orchestrator rolls back and plans the next epoch above it).
+   */
+  public History rejectedJoin(String node, String zone) {
+    epoch++;
+    List<Member> next = new ArrayList<>(members);
+    next.add(Member.of(node, zone));
+    RingSnapshot ring = RingSnapshot.builder().clusterId(cluster).epoch(epoch).vnodes(vnodes).replicas(replicas)
+        .members(next).build();
+    PublishedSnapshot unsigned = PublishedSnapshot.unsigned(ring, previous.checksum(), List.of());
+    MembershipEvent cause = MembershipEvent.newBuilder().setClusterId(cluster).setNodeId(node)
+        .setAction(MembershipAction.JOIN).setRequestId("rejected-" + epoch).setRequestedBy("test")
+        .setTimestampMillis(T0 + epoch * 1000).build();
+    EpochRecord ready = EpochRecord.newBuilder(record(unsigned, EpochState.READY, cause, previous, 1)).build();
+    records.add(ready);
+    records.add(EpochRecord.newBuilder(ready).setState(EpochState.REJECTED).setReason("SOURCES: for the test")
+        .build());
+    return this;
+  }
+
   public History repair() {
     return publish(MembershipAction.FAIL, records.get(records.size() - 1).getCause().getNodeId(), members,
         UnaryOperator.identity(), false);

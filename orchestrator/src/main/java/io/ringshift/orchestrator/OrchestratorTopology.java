@@ -26,8 +26,9 @@ import org.apache.kafka.streams.state.Stores;
  *
  * <pre>
  * ring.membership ─ decode ─┐                              ┌─ epochs ──── ring.epochs
- *                           ├─ merge ─ rejects? ─ by-cluster ─ cluster ─┼─ tasks ───── ring.tasks
- * ring.task-status ─ decode ┘          └── ring.rejected   (state)      └─ rejects ─── ring.rejected
+ * ring.task-status ─ decode ┼─ merge ─ rejects? ─ by-cluster ─ cluster ─┼─ tasks ───── ring.tasks
+ * ring.epochs ───── decode ─┘          └── ring.rejected   (state)      └─ rejects ─── ring.rejected
+ *   (PUBLISHED and REJECTED only: the publisher's answers)
  * </pre>
  */
 public final class OrchestratorTopology {
@@ -59,8 +60,15 @@ public final class OrchestratorTopology {
             .withName("task-status-source"))
         .process(Processors.decode(Command.Kind.TASK_STATUS), Named.as("decode-task-status"));
 
+    // The publisher's answers (PUBLISHED, REJECTED) to the epochs this topology makes READY.
+    KStream<String, Routed> answers = builder
+        .stream(topics.epochs().name(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray())
+            .withName("epochs-source"))
+        .process(Processors.decode(Command.Kind.EPOCH), Named.as("decode-epochs"));
+
     Map<String, KStream<String, Routed>> decoded = membership
         .merge(statuses, Named.as("inputs"))
+        .merge(answers, Named.as("answers"))
         .split(Named.as("decoded-"))
         .branch((key, routed) -> routed instanceof Routed.Reject, Branched.as("rejected"))
         .defaultBranch(Branched.as("valid"));

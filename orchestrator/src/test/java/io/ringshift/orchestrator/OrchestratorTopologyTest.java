@@ -37,6 +37,7 @@ class OrchestratorTopologyTest {
   private TopologyTestDriver driver;
   private TestInputTopic<byte[], byte[]> membership;
   private TestInputTopic<String, TaskStatus> statuses;
+  private TestInputTopic<String, byte[]> answers;
   private TestOutputTopic<String, EpochRecord> epochs;
   private TestOutputTopic<String, RangeCopyTask> tasks;
   private TestOutputTopic<String, RejectedEvent> rejected;
@@ -52,6 +53,7 @@ class OrchestratorTopologyTest {
         new ByteArraySerializer());
     statuses = driver.createInputTopic(TOPICS.taskStatus().name(), new StringSerializer(),
         TOPICS.taskStatus().valueSerde().serializer());
+    answers = driver.createInputTopic(TOPICS.epochs().name(), new StringSerializer(), new ByteArraySerializer());
     epochs = driver.createOutputTopic(TOPICS.epochs().name(), new StringDeserializer(),
         TOPICS.epochs().valueSerde().deserializer());
     tasks = driver.createOutputTopic(TOPICS.tasks().name(), new StringDeserializer(),
@@ -314,4 +316,138 @@ class OrchestratorTopologyTest {
     assertThat(epochs.isEmpty()).isTrue();
   }
 
+
+  // ---- the publisher's answers ----
+
+  /** The publisher's answer to {@code ready}: the same record with another state (and a reason). */
+  private void answer(EpochRecord ready, EpochState state, String reason) {
+    EpochRecord answer = EpochRecord.newBuilder(ready).setState(state).setReason(reason).build();
+    answers.pipeInput(CLUSTER, TOPICS.epochs().valueSerde().serializer().serialize(TOPICS.epochs().name(), answer));
+  }
+
+  /** Epoch 1 published, a JOIN planned as epoch 2 and made READY: returns the READY record of epoch 2. */
+  private EpochRecord joinMadeReady() {
+    send(Events.init(CLUSTER, 12, 32));
+    List<EpochRecord> first = epochs.readValuesToList();
+    answer(first.get(1), EpochState.PUBLISHED, null);
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+    verifyAll(tasks.readValuesToList());
+    List<EpochRecord> records = epochs.readValuesToList();
+    assertThat(records).extracting(r -> r.getState() + "@" + r.getEpoch()).containsExactly("PLANNED@2", "READY@2");
+    tasks.readValuesToList(); // the cleanups
+    return records.get(1);
+  }
+
+  @Test
+  void shouldPublishAFailureEpochChainedToThePublishedEpochWhenAFailFollowsARejectedEpoch() {
+    send(Events.init(CLUSTER, 12, 32));
+    EpochRecord published = epochs.readValuesToList().get(1);
+    answer(published, EpochState.PUBLISHED, null);
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+    verifyAll(tasks.readValuesToList());
+    EpochRecord ready = epochs.readValuesToList().get(1);
+    tasks.readValuesToList();
+
+    answer(ready, EpochState.REJECTED, "PLACEMENT: a forged reason for the test");
+    epochs.readValuesToList();
+    tasks.readValuesToList();
+    send(Events.change(CLUSTER, MembershipAction.FAIL, "node-03", null, null));
+
+    // Without reading REJECTED, the failure epoch would follow the rejected epoch 2 and be rejected by SEQUENCE in turn.
+    List<EpochRecord> records = epochs.readValuesToList();
+    EpochRecord failure = records.stream().filter(r -> r.getState() == EpochState.READY).findFirst().orElseThrow();
+    assertThat(failure.getCause().getAction()).isEqualTo(MembershipAction.FAIL);
+    assertThat(failure.getEpoch()).isGreaterThan(2);
+    assertThat(failure.getPreviousChecksum()).isEqualTo(published.getTargetChecksum());
+    assertThat(failure.getFilling()).isNotEmpty();
+    assertThat(failure.getMembers()).extracting(m -> m.getId()).doesNotContain("node-03", "node-12");
+  }
+
+  @Test
+  void shouldRollBackARejectedEpochAndPlanItsChangeAgainFromThePublishedEpochUnderANewNumber() {
+    EpochRecord ready = joinMadeReady();
+
+    answer(ready, EpochState.REJECTED, "SOURCES: a forged reason for the test");
+
+    var written = tasks.readKeyValuesToList();
+    // Every COPY and CLEANUP task of the rejected epoch is cancelled (tombstones, lifting their fences and dropping
+    // the cleanups), then the re-plan's tasks follow under the next unused epoch number.
+    List<String> cancelled = written.stream().filter(kv -> kv.value == null).map(kv -> kv.key).toList();
+    assertThat(cancelled).hasSizeGreaterThan(ready.getDiffSummary().getTasks())
+        .allMatch(id -> id.startsWith("c1/2/"))
+        .anyMatch(id -> id.contains("/cleanup/"));
+    List<RangeCopyTask> replanned = written.stream().filter(kv -> kv.value != null).map(kv -> kv.value).toList();
+    assertThat(replanned).hasSize(ready.getDiffSummary().getTasks()).allSatisfy(t -> {
+      assertThat(t.getEpoch()).isEqualTo(3);
+      assertThat(t.getTarget()).isEqualTo("node-12");
+    });
+    List<EpochRecord> records = epochs.readValuesToList();
+    assertThat(records).singleElement().satisfies(e -> {
+      assertThat(e.getState()).isEqualTo(EpochState.PLANNED);
+      assertThat(e.getEpoch()).isEqualTo(3);
+      assertThat(e.getSupersedes()).isEqualTo(2L);
+      assertThat(e.getReason()).contains("re-planned from published epoch 1", "epoch 2 was rejected by the publisher",
+          "SOURCES: a forged reason");
+      assertThat(e.getMembers()).isEqualTo(ready.getMembers());
+      assertThat(e.getPreviousChecksum()).isEqualTo(ready.getPreviousChecksum()); // epoch 1's
+    });
+    verifyAll(replanned);
+    List<EpochRecord> readyAgain = epochs.readValuesToList();
+    assertThat(readyAgain).singleElement().satisfies(e -> {
+      assertThat(e.getState()).isEqualTo(EpochState.READY);
+      assertThat(e.getEpoch()).isEqualTo(3);
+    });
+    assertThat(rejected.isEmpty()).isTrue();
+  }
+
+  @Test
+  void shouldIgnoreARejectionThatAnswersNoEpochItMadeReady() {
+    EpochRecord ready = joinMadeReady();
+    EpochRecord other = EpochRecord.newBuilder(ready).setTargetChecksum(java.nio.ByteBuffer.wrap(new byte[32])).build();
+
+    answer(other, EpochState.REJECTED, "CHECKSUM: not ours");
+    answer(ready, EpochState.PUBLISHED, null);
+    answer(ready, EpochState.REJECTED, "SEQUENCE: a late answer to an epoch already published");
+
+    assertThat(epochs.isEmpty()).isTrue();
+    assertThat(tasks.isEmpty()).isTrue();
+    assertThat(rejected.isEmpty()).isTrue();
+  }
+
+  @Test
+  void shouldWithdrawTheChangeAfterASecondRejectionAndHoldAfterAThird() {
+    EpochRecord ready = joinMadeReady();
+    answer(ready, EpochState.REJECTED, "PLACEMENT: first");
+    List<RangeCopyTask> replanned = tasks.readValuesToList().stream().filter(t -> t != null).toList();
+    epochs.readValuesToList();
+    verifyAll(replanned);
+    EpochRecord second = epochs.readValuesToList().get(0);
+    tasks.readValuesToList();
+
+    answer(second, EpochState.REJECTED, "PLACEMENT: second");
+
+    assertThat(rejected.readValuesToList()).singleElement().satisfies(r -> {
+      assertThat(r.getReason()).contains("epoch 3 was rejected by the publisher (PLACEMENT: second)",
+          "second rejection in a row", "send this change again");
+      assertThat(io.ringshift.protocol.RecordSerdes.membershipEvent().deserialize(AvroBytes.toArray(r.getValue()))
+          .getNodeId()).isEqualTo("node-12");
+    });
+    assertThat(epochs.isEmpty()).isTrue(); // nothing failed: nothing to plan again
+    assertThat(tasks.readValuesToList()).allMatch(t -> t == null);
+
+    // The next change is planned from epoch 1 under a number no rejected epoch used.
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-13", "az-0", null));
+    List<EpochRecord> next = epochs.readValuesToList();
+    assertThat(next).first().satisfies(e -> {
+      assertThat(e.getEpoch()).isEqualTo(4);
+      assertThat(e.getMembers()).hasSize(13);
+    });
+    verifyAll(tasks.readValuesToList());
+    EpochRecord third = epochs.readValuesToList().get(0);
+    assertThat(third.getState()).isEqualTo(EpochState.READY);
+    tasks.readValuesToList();
+    answer(third, EpochState.REJECTED, "PLACEMENT: third");
+    assertThat(rejected.readValuesToList()).singleElement().satisfies(r ->
+        assertThat(r.getReason()).contains("3 rejections in a row", "holds at published epoch 1"));
+  }
 }

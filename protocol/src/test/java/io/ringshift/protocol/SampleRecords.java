@@ -10,6 +10,8 @@ import io.ringshift.schemas.avro.MemberSpec;
 import io.ringshift.schemas.avro.MemberSpecState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.PublishedEpoch;
+import io.ringshift.schemas.avro.UnpublishedEpoch;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
@@ -100,6 +102,17 @@ final class SampleRecords {
             .setFenceRequested(true)
             .build())
         .setQueue(List.of(minimalMembershipEvent()))
+        .setPublished(PublishedEpoch.newBuilder().setEpoch(41).setMembers(members()).setChecksum(bytes(32, 11))
+            .build())
+        .setComplete(PublishedEpoch.newBuilder().setEpoch(40).setMembers(members()).setChecksum(bytes(32, 12))
+            .build())
+        .setUnpublished(List.of(UnpublishedEpoch.newBuilder().setEpoch(42).setChecksum(bytes(32, 8))
+            .setCause(minimalMembershipEvent())
+            .setTaskIds(List.of("eu-west%2Fcache/42/cleanup/0000000000000001-0000000000000002/node-0003"))
+            .build()))
+        .setSkippedEpochs(2)
+        .setRejectedAttempts(1)
+        .setHeld("epoch 39 was rejected by the publisher (SEQUENCE: ...)")
         .build();
   }
 

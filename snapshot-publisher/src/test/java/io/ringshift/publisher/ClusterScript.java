@@ -142,6 +142,17 @@ public final class ClusterScript {
         FillingRange.between(lastComplete, ring), false);
   }
 
+  /**
+   * What the orchestrator does after a rejection: back to {@code published} (a complete epoch), its numbers up to
+   * {@code lastUsed} never used again; the next step is {@code lastUsed + 1}, chained to {@code published}.
+   */
+  public void rollBackTo(Step published, long lastUsed) {
+    active = published.ring();
+    lastComplete = published.ring();
+    members = new ArrayList<>(published.ring().members());
+    epoch = lastUsed;
+  }
+
   /** The members of the active ring, in order. */
   public List<Member> members() {
     return List.copyOf(members);

@@ -81,18 +81,25 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   }
 
   /**
-   * Refuses {@code what} tagged with {@code epoch} when it is more than one ahead of the node's ring: the next epoch
-   * may be in flight (a worker fences at it, a client that swapped first writes with it), anything beyond cannot
-   * be. Without a ring the node bounds nothing.
+   * Epochs a fence may be ahead of the node's ring: the epoch in flight is normally the ring's next, but after the
+   * publisher rejects an epoch the orchestrator plans again under numbers it never used (docs/orchestrator.md), and a
+   * failure epoch may be published just before; each rollback skips a few numbers.
    */
-  private void bounded(RingSnapshot ring, Object what, long epoch) {
-    if (ring != null && epoch > ring.epoch() + 1) {
+  public static final long FENCE_EPOCHS_AHEAD = 64;
+
+  /**
+   * Refuses {@code what} tagged with {@code epoch} when it is more than {@code ahead} beyond the node's ring: a
+   * client writes with a published epoch, the node's ring or its next (a client that swapped first); a worker fences
+   * at the epoch in flight, at most {@link #FENCE_EPOCHS_AHEAD} beyond. Without a ring the node bounds nothing.
+   */
+  private void bounded(RingSnapshot ring, Object what, long epoch, long ahead) {
+    if (ring != null && epoch > ring.epoch() + ahead) {
       // The message is built only on a refusal: a write that passes allocates nothing.
       String described = what instanceof byte[] key ? "write of key " + Checks.preview(key) : what.toString();
       throw new StoreException.EpochAhead(String.format(java.util.Locale.ROOT,
           "%s at epoch %d refused, nothing changed: this node (%s) routes by the ring of epoch %d, and only epochs up "
-              + "to %d (its ring's next) can be in use; retry once the node has the newer ring", described, epoch,
-          nodeId, ring.epoch(), ring.epoch() + 1));
+              + "to %d can be in use; retry once the node has the newer ring", described, epoch,
+          nodeId, ring.epoch(), ring.epoch() + ahead));
     }
   }
 
@@ -109,7 +116,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   public Fence fence(RingRange range, long epoch) {
     Checks.range(range);
     Checks.epoch(epoch);
-    bounded(ring(), "fence of " + range, epoch); // fences are rare: the text may be built every time
+    bounded(ring(), "fence of " + range, epoch, FENCE_EPOCHS_AHEAD); // fences are rare: the text may be built
     return delegate.fence(range, epoch);
   }
 
@@ -119,7 +126,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     Checks.value(value);
     Checks.epoch(epoch);
     RingSnapshot ring = ring();
-    bounded(ring, key, epoch);
+    bounded(ring, key, epoch, 1);
     WriteResult.RetryWithEpoch refused = refusal(ring, key, epoch);
     return refused != null ? refused : delegate.put(key, value, epoch);
   }
@@ -129,7 +136,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     Checks.key(key);
     Checks.epoch(epoch);
     RingSnapshot ring = ring();
-    bounded(ring, key, epoch);
+    bounded(ring, key, epoch, 1);
     WriteResult.RetryWithEpoch refused = refusal(ring, key, epoch);
     return refused != null ? refused : delegate.delete(key, epoch);
   }

@@ -175,8 +175,9 @@ class OwnershipCheckedStoreTest {
   }
 
   /**
-   * The node routes by epoch 5: a write or fence at epoch 6 (the next, maybe in flight) goes through; anything beyond
-   * is refused and changes nothing. A write at epoch 2^63 - 1 used to pass every fence and the ownership check, land
+   * The node routes by epoch 5: a write at epoch 6 (the next, maybe in flight) goes through, anything beyond is
+   * refused and changes nothing; a fence may be up to 64 ahead (an epoch planned again after a rejection takes a
+   * number no rejected epoch used), not more. A write at epoch 2^63 - 1 used to pass every fence and the ownership check, land
    * above every fence position, never be drained to a new replica, and be lost at cleanup; a fence at it refused
    * every write for good.
    */
@@ -189,10 +190,12 @@ class OwnershipCheckedStoreTest {
         .isInstanceOf(StoreException.EpochAhead.class)
         .hasMessage("write of key " + io.ringshift.storage.internal.Checks.preview(bytes(key)) + " at epoch "
             + Long.MAX_VALUE + " refused, nothing changed: this node (node-1) routes by the ring of epoch 5, and "
-            + "only epochs up to 6 (its ring's next) can be in use; retry once the node has the newer ring");
+            + "only epochs up to 6 can be in use; retry once the node has the newer ring");
     assertThatThrownBy(() -> store.delete(bytes(key), 7)).isInstanceOf(StoreException.EpochAhead.class);
     assertThatThrownBy(() -> store.fence(RingRange.whole(), Long.MAX_VALUE))
         .isInstanceOf(StoreException.EpochAhead.class).hasMessageContaining("fence of ");
+    assertThatThrownBy(() -> store.fence(RingRange.whole(), 5 + 65))
+        .isInstanceOf(StoreException.EpochAhead.class).hasMessageContaining("only epochs up to 69 can be in use");
     assertThat(rocks.latestSequence()).as("nothing written").isEqualTo(before);
     assertThat(rocks.fences()).isEmpty();
     assertThat(((StoreException) org.assertj.core.api.Assertions.catchThrowable(
@@ -200,6 +203,7 @@ class OwnershipCheckedStoreTest {
 
     assertThat(store.put(bytes(key), bytes("next"), 6)).isInstanceOf(WriteResult.Applied.class);
     assertThat(store.fence(RingRange.whole(), 6).epoch()).isEqualTo(6);
+    assertThat(store.fence(RingRange.whole(), 5 + 64).epoch()).as("a re-planned epoch after rejections").isEqualTo(69);
   }
 
   /**

@@ -224,6 +224,11 @@ public final class ClusterDriver implements AutoCloseable {
         .withTuning(TUNING);
   }
 
+  /** The key the workers trust as the publisher's: the plane's publisher signs with it, or a test's own. */
+  public SigningKey publisherKey() {
+    return publisherKey;
+  }
+
   /** {@code record} signed as the publisher would sign it, so that the workers count it. */
   public EpochRecord signed(EpochRecord record) {
     return EpochRecords.signedBy(record, publisherKey);

@@ -126,6 +126,11 @@ public final class ControlPlaneTail implements AutoCloseable {
     return epochs.stream().filter(s -> s.value().getEpoch() == epoch && s.value().getState() == state).findFirst();
   }
 
+  /** Every epoch record read, in order. */
+  public List<EpochRecord> epochRecords() {
+    return epochs.stream().map(Seen::value).toList();
+  }
+
   /** Every epoch record as {@code STATE@epoch}, in the order read. */
   public List<String> epochSummary() {
     return epochs.stream().map(s -> s.value().getState() + "@" + s.value().getEpoch()).toList();

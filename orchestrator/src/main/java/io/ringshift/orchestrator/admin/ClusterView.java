@@ -81,7 +81,8 @@ public record ClusterView(
     List<EpochRecord> history = epochs.stream().filter(e -> clusterId.equals(e.getClusterId())).toList();
     EpochRecord active = null;
     for (EpochRecord e : history) {
-      if (isActiveState(e.getState()) && (active == null || e.getEpoch() >= active.getEpoch())) {
+      if (isActiveState(e.getState()) && (active == null || e.getEpoch() >= active.getEpoch())
+          && !rejectedIn(history, e)) {
         active = e;
       }
     }
@@ -95,7 +96,8 @@ public record ClusterView(
     // An epoch that is READY is no longer in flight, even if a PLANNED record of it comes later.
     if (inFlight != null) {
       long epoch = inFlight.getEpoch();
-      if (history.stream().anyMatch(e -> e.getEpoch() == epoch && isActiveState(e.getState()))) {
+      if (history.stream().anyMatch(e -> e.getEpoch() == epoch && isActiveState(e.getState())
+          && !rejectedIn(history, e))) {
         inFlight = null;
       }
     }
@@ -136,7 +138,8 @@ public record ClusterView(
 
   /**
    * The publisher's latest refusal of an epoch it did not publish afterwards (a REJECTED record of an epoch newer
-   * than the latest PUBLISHED one), or null. Clients stay on the published epoch until an operator acts.
+   * than the latest PUBLISHED one), or null. Clients stay on the published epoch; the orchestrator rolls the rejected
+   * epoch back and plans again ({@link #replannedAfter}).
    */
   public EpochRecord publisherRejection() {
     EpochRecord published = published();
@@ -151,6 +154,21 @@ public record ClusterView(
   }
 
   /**
+   * The first PLANNED record after {@code rejection} that names it as the epoch it replaces (the orchestrator's re-plan
+   * after rolling back), or null when there is none (yet, or the changes were withdrawn).
+   */
+  public EpochRecord replannedAfter(EpochRecord rejection) {
+    int at = history.indexOf(rejection);
+    for (int i = at + 1; i < history.size(); i++) {
+      EpochRecord e = history.get(i);
+      if (e.getState() == EpochState.PLANNED && e.getEpoch() > rejection.getEpoch()) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /**
    * The orchestrator's active ring, which it plans every change from: the latest READY (or PUBLISHED) epoch that
    * is not a failure epoch. A failure epoch is published at once but its filling replicas are not complete, so the
    * orchestrator keeps planning from the ring before it; it is recognised by the plan that follows it, which names
@@ -159,7 +177,8 @@ public record ClusterView(
   public EpochRecord planningBase() {
     EpochRecord base = null;
     for (EpochRecord e : history) {
-      if (isActiveState(e.getState()) && (base == null || e.getEpoch() > base.getEpoch()) && !isFailureEpoch(e)) {
+      if (isActiveState(e.getState()) && (base == null || e.getEpoch() > base.getEpoch()) && !isFailureEpoch(e)
+          && !rejectedIn(history, e)) {
         base = e;
       }
     }
@@ -175,6 +194,16 @@ public record ClusterView(
     return history.stream().anyMatch(e -> e.getEpoch() == ready.getEpoch() + 1
         && e.getState() == EpochState.PLANNED && e.getCause() != null
         && request.equals(e.getCause().getRequestId()));
+  }
+
+  /**
+   * Whether the publisher rejected {@code ready}: the orchestrator rolled it back (docs/orchestrator.md), so it is
+   * neither active nor a base to plan from.
+   */
+  static boolean rejectedIn(List<EpochRecord> history, EpochRecord ready) {
+    return ready.getState() == EpochState.READY && history.stream().anyMatch(e -> e.getState() == EpochState.REJECTED
+        && e.getEpoch() == ready.getEpoch() && java.util.Objects.equals(e.getTargetChecksum(),
+            ready.getTargetChecksum()));
   }
 
   public static boolean isActiveState(EpochState state) {

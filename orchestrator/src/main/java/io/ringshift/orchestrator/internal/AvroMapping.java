@@ -22,6 +22,8 @@ import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.InFlightEpoch;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.PublishedEpoch;
+import io.ringshift.schemas.avro.UnpublishedEpoch;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
@@ -51,6 +53,8 @@ public final class AvroMapping {
   private final Map<String, Map<PlanKey, Plan>> plans = new ConcurrentHashMap<>();
   /** The last active ring of each cluster, reused while a state names the same epoch and checksum. */
   private final Map<String, RingSnapshot> activeRings = new ConcurrentHashMap<>();
+  /** The last published rings of each cluster that are not its active ring, by epoch. */
+  private final Map<String, Map<Long, RingSnapshot>> publishedRings = new ConcurrentHashMap<>();
 
   /** What a plan is a function of (with the placement rules and {@code clusterBytes}, which are fixed here). */
   private record PlanKey(long epoch, int planVersion, String activeChecksum, String targetChecksum,
@@ -250,7 +254,32 @@ public final class AvroMapping {
         .setActiveChecksum(ByteBuffer.wrap(active.checksum()))
         .setInFlight(inFlight)
         .setQueue(queue)
+        .setPublished(publishedEpoch(a.publication().published()))
+        .setComplete(sameRing(a.publication().complete(), a.publication().published()) ? null
+            : publishedEpoch(a.publication().complete()))
+        .setUnpublished(a.publication().unpublished().stream().map(u -> UnpublishedEpoch.newBuilder()
+            .setEpoch(u.epoch())
+            .setChecksum(ByteBuffer.wrap(u.checksum()))
+            .setCause(u.cause() == null ? null : event(active.clusterId(), u.cause()))
+            .setTaskIds(new ArrayList<>(u.taskIds()))
+            .build()).toList())
+        .setSkippedEpochs(a.skipped())
+        .setRejectedAttempts(a.publication().rejections())
+        .setHeld(a.publication().held())
         .build();
+  }
+
+  private static PublishedEpoch publishedEpoch(RingSnapshot ring) {
+    return ring == null ? null : PublishedEpoch.newBuilder()
+        .setEpoch(ring.epoch())
+        .setMembers(EpochRecords.specs(ring.members()))
+        .setChecksum(ByteBuffer.wrap(ring.checksum()))
+        .build();
+  }
+
+  private static boolean sameRing(RingSnapshot a, RingSnapshot b) {
+    return a == b || (a != null && b != null && a.epoch() == b.epoch()
+        && java.util.Arrays.equals(a.checksum(), b.checksum()));
   }
 
   /**
@@ -282,7 +311,38 @@ public final class AvroMapping {
     for (MembershipEvent e : s.getQueue()) {
       queue.add(change(e));
     }
-    return new ClusterAggregate(active, inFlight, queue);
+    RingSnapshot published = s.getPublished() == null ? null : ring(s, s.getPublished());
+    RingSnapshot complete = s.getComplete() == null ? published : ring(s, s.getComplete());
+    List<ClusterAggregate.Unpublished> unpublished = new ArrayList<>();
+    for (UnpublishedEpoch u : s.getUnpublished()) {
+      unpublished.add(new ClusterAggregate.Unpublished(u.getEpoch(), AvroBytes.toArray(u.getChecksum()),
+          u.getCause() == null ? null : change(u.getCause()), List.copyOf(u.getTaskIds())));
+    }
+    return new ClusterAggregate(active, inFlight, queue, s.getSkippedEpochs(), new ClusterAggregate.Publication(
+        published, complete, unpublished, s.getRejectedAttempts(), s.getHeld()));
+  }
+
+  /**
+   * A published ring of a stored state, memoised like the active ring: it is the active ring itself in the usual
+   * case, else the last few rebuilt are kept.
+   */
+  private RingSnapshot ring(ClusterState s, PublishedEpoch p) {
+    byte[] checksum = AvroBytes.toArray(p.getChecksum());
+    RingSnapshot active = activeRings.get(s.getClusterId());
+    if (active != null && active.epoch() == p.getEpoch() && java.util.Arrays.equals(active.checksum(), checksum)) {
+      return active;
+    }
+    Map<Long, RingSnapshot> ofCluster = publishedRings.computeIfAbsent(s.getClusterId(), c -> new ConcurrentHashMap<>());
+    RingSnapshot cached = ofCluster.get(p.getEpoch());
+    if (cached != null && java.util.Arrays.equals(cached.checksum(), checksum)) {
+      return cached;
+    }
+    RingSnapshot ring = build(s, "published epoch", p.getEpoch(), p.getMembers(), p.getChecksum());
+    if (ofCluster.size() >= 4) {
+      ofCluster.clear();
+    }
+    ofCluster.put(p.getEpoch(), ring);
+    return ring;
   }
 
   /**
@@ -297,16 +357,23 @@ public final class AvroMapping {
         && java.util.Arrays.equals(cached.checksum(), AvroBytes.toArray(s.getActiveChecksum()))) {
       return cached;
     }
-    RingSnapshot active = RingSnapshot.builder()
-        .clusterId(s.getClusterId())
-        .epoch(s.getActiveEpoch())
-        .vnodes(s.getVnodes())
-        .replicas(s.getReplicas())
-        .members(EpochRecords.members(s.getActiveMembers()))
-        .build();
-    requireChecksum("active epoch " + s.getActiveEpoch(), active, s.getActiveChecksum());
+    RingSnapshot active = build(s, "active epoch", s.getActiveEpoch(), s.getActiveMembers(), s.getActiveChecksum());
     activeRings.put(s.getClusterId(), active);
     return active;
+  }
+
+  /** A ring of the state's cluster and parameters, checked against its stored checksum. */
+  private static RingSnapshot build(ClusterState s, String what, long epoch,
+      List<io.ringshift.schemas.avro.MemberSpec> members, ByteBuffer checksum) {
+    RingSnapshot ring = RingSnapshot.builder()
+        .clusterId(s.getClusterId())
+        .epoch(epoch)
+        .vnodes(s.getVnodes())
+        .replicas(s.getReplicas())
+        .members(EpochRecords.members(members))
+        .build();
+    requireChecksum(what + " " + epoch, ring, checksum);
+    return ring;
   }
 
   /** Forgets memoised plans of a cluster other than the one in flight. */

@@ -9,11 +9,14 @@ import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.FillingRange;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The orchestrator's state for one cluster, and its transitions. Pure: each transition returns the next state
@@ -56,14 +59,91 @@ import java.util.Set;
  * that only the plan in flight adds (a joining node) changes no published ring: the plan is re-planned under
  * the same epoch number, as before.
  *
+ * <p>Rejections (docs/orchestrator.md, "When the publisher rejects an epoch"). The aggregate also reads the
+ * publisher's answers from ring.epochs ({@link #onPublished}, {@link #onRejected}). A REJECTED record of an epoch it
+ * made READY rolls the cluster back to the last published epoch: every task of the epochs after it is cancelled
+ * (which lifts their fences and drops their cleanups), their epoch numbers are never used again, and the changes are
+ * planned again from the published ring (the first rejection), or only the failures are (the second; the other
+ * changes are refused to their requesters with the publisher's reason), or nothing is and the cluster holds at the
+ * published epoch until the next change (the third). A PUBLISHED record resets the count.
+ *
  * @param active the active ring (epoch, membership, checksum); {@code null} before the cluster is initialised
  * @param inFlight the epoch being migrated to, or {@code null}
  * @param queue changes waiting for the in-flight epoch, in arrival order
+ * @param skipped epoch numbers after the active epoch that rolled-back epochs used: the next epoch is
+ *     {@code active + 1 + skipped}
+ * @param publication what the publisher answered and what waits for an answer
  */
-public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<MembershipChange> queue) {
+public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<MembershipChange> queue, int skipped,
+    Publication publication) {
+  /** Rejections in a row after which the cluster holds at its published epoch. */
+  static final int HOLD_AFTER_REJECTIONS = 3;
 
   public ClusterAggregate {
     queue = List.copyOf(queue);
+    Objects.requireNonNull(publication, "publication");
+  }
+
+  /** A state with nothing skipped and no answer of the publisher read yet. */
+  public ClusterAggregate(RingSnapshot active, InFlight inFlight, List<MembershipChange> queue) {
+    this(active, inFlight, queue, 0, Publication.NONE);
+  }
+
+  /**
+   * What the publisher answered.
+   *
+   * @param published the last published epoch this aggregate made READY; null before the first is read
+   * @param complete the last published epoch without filling marks (every replica holds its data): the base of a
+   *     rollback; null before the first is read
+   * @param unpublished the epochs made READY since {@code published}, in order
+   * @param rejections rejections in a row since the last PUBLISHED
+   * @param held why the cluster holds at {@code published}, or null
+   */
+  public record Publication(RingSnapshot published, RingSnapshot complete, List<Unpublished> unpublished,
+      int rejections, String held) {
+    public static final Publication NONE = new Publication(null, null, List.of(), 0, null);
+
+    public Publication {
+      unpublished = List.copyOf(unpublished);
+    }
+  }
+
+  /**
+   * A READY epoch the publisher has not answered.
+   *
+   * @param taskIds its COPY, REPAIR and CLEANUP tasks, cancelled if it is rolled back
+   */
+  public record Unpublished(long epoch, byte[] checksum, MembershipChange cause, List<String> taskIds) {
+    public Unpublished {
+      taskIds = List.copyOf(taskIds);
+      checksum = checksum.clone();
+    }
+
+    @Override
+    public byte[] checksum() {
+      return checksum.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Unpublished u && epoch == u.epoch && Arrays.equals(checksum, u.checksum)
+          && Objects.equals(cause, u.cause) && taskIds.equals(u.taskIds);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(epoch, Arrays.hashCode(checksum), cause, taskIds);
+    }
+  }
+
+  /** The same active ring, numbering and publication, with another epoch in flight and queue. */
+  private ClusterAggregate with(InFlight inFlight, List<MembershipChange> queue) {
+    return new ClusterAggregate(active, inFlight, queue, skipped, publication);
+  }
+
+  /** The number the next epoch after the active one takes (failure epochs included). */
+  long nextEpoch() {
+    return active.epoch() + 1 + skipped;
   }
 
   /**
@@ -192,14 +272,17 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
           + "); init declares a new cluster only", null);
     }
     Plan plan = new Plan(initial, initial.diffTo(initial), 0, List.of(), List.of());
-    return new Transition(new ClusterAggregate(initial, null, List.of()), List.of(
+    return track(new Transition(new ClusterAggregate(initial, null, List.of()), List.of(
         new EpochEvent(EpochEvent.State.PLANNED, plan, cause, null, null, null),
-        new EpochEvent(EpochEvent.State.READY, plan, cause, null, null, null)));
+        new EpochEvent(EpochEvent.State.READY, plan, cause, null, null, null))));
   }
 
   /** A membership change: planned at once when nothing is in flight, re-planned for a FAIL, otherwise queued. */
   public Transition onChange(MembershipChange change, long clusterBytes) {
-    return onChange(change, clusterBytes, null);
+    ClusterAggregate from = publication.held() == null ? this
+        : new ClusterAggregate(active, inFlight, queue, skipped, new Publication(publication.published(),
+            publication.complete(), publication.unpublished(), publication.rejections(), null));
+    return from.track(from.onChange(change, clusterBytes, null));
   }
 
   private Transition onChange(MembershipChange change, long clusterBytes, MembershipChange origin) {
@@ -217,7 +300,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     if (inFlight == null) {
       List<String> dead = change.isFailure() ? List.of(change.nodeId()) : List.of();
       if (change.isFailure() && EpochPlanner.keepsReplicaZones(active, dead)) {
-        return publishFailureThenPlan(change, members, dead, active, active.epoch() + 1, 0, List.of(),
+        return publishFailureThenPlan(change, members, dead, lastReadyRing(), nextEpoch(), 0, List.of(),
             null, clusterBytes, origin);
       }
       return plan(members, change, dead, 0, Set.of(), List.of(), null, clusterBytes, origin);
@@ -230,7 +313,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     List<MembershipChange> queued = new ArrayList<>(queue);
     queued.add(change);
-    return new Transition(new ClusterAggregate(active, inFlight, queued), List.of());
+    return new Transition(with(inFlight, queued), List.of());
   }
 
   /** A task reported VERIFIED: {@link #onStatus} with {@link Progress#VERIFIED}. */
@@ -245,6 +328,10 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * (dropped, a CLEANUP task) or of a task already VERIFIED changes nothing, and neither does a repeat.
    */
   public Transition onStatus(String taskId, long epoch, Progress progress, long clusterBytes) {
+    return track(status(taskId, epoch, progress, clusterBytes));
+  }
+
+  private Transition status(String taskId, long epoch, Progress progress, long clusterBytes) {
     if (inFlight == null || inFlight.plan().target().epoch() != epoch || !inFlight.has(taskId)
         || inFlight.verified().contains(taskId)) {
       return unchanged();
@@ -273,7 +360,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     InFlight progressed = new InFlight(inFlight.plan(), inFlight.cause(), inFlight.deadNodes(), verified, caughtUp,
         inFlight.fenceRequested());
-    ClusterAggregate next = new ClusterAggregate(active, progressed, queue);
+    ClusterAggregate next = with(progressed, queue);
     if (progressed.complete()) {
       return next.completeAndContinue(clusterBytes);
     }
@@ -298,7 +385,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     InFlight fenced = new InFlight(inFlight.plan(), inFlight.cause(), inFlight.deadNodes(), inFlight.verified(),
         inFlight.caughtUp(), true);
-    return new Transition(new ClusterAggregate(active, fenced, queue), effects);
+    return new Transition(with(fenced, queue), effects);
   }
 
   private Transition unchanged() {
@@ -317,24 +404,35 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     for (PlannedTask cleanup : done.cleanupTasks()) {
       effects.add(new TaskEvent(done.target().epoch(), done.planVersion(), cleanup));
     }
-    ClusterAggregate state = new ClusterAggregate(inFlight.plan().target(), null, List.of());
-    for (int i = 0; i < queue.size(); i++) {
-      MembershipChange next = queue.get(i);
-      Transition t = state.onChange(next, clusterBytes, next);
+    ClusterAggregate state = new ClusterAggregate(inFlight.plan().target(), null, List.of(), 0, publication);
+    Transition t = state.planQueue(queue, clusterBytes);
+    effects.addAll(t.effects());
+    return new Transition(t.next(), effects);
+  }
+
+  /** With nothing in flight: plans {@code changes} in order until one is in flight; the rest stay queued behind. */
+  private Transition planQueue(List<MembershipChange> changes, long clusterBytes) {
+    List<Effect> effects = new ArrayList<>();
+    ClusterAggregate state = this;
+    for (int i = 0; i < changes.size(); i++) {
+      MembershipChange next = changes.get(i);
+      Transition t = state.inFlight() == null ? state.onChange(next, clusterBytes, next)
+          : new Transition(state.with(state.inFlight(), append(state.queue(), next)), List.of());
       effects.addAll(t.effects());
       state = t.next();
-      if (state.inFlight() != null) {
-        // Everything after the change now in flight stays queued behind it.
-        state = new ClusterAggregate(state.active(), state.inFlight(), queue.subList(i + 1, queue.size()));
-        break;
-      }
     }
     return new Transition(state, effects);
   }
 
+  private static List<MembershipChange> append(List<MembershipChange> list, MembershipChange change) {
+    List<MembershipChange> out = new ArrayList<>(list);
+    out.add(change);
+    return out;
+  }
+
   private Transition plan(List<Member> members, MembershipChange cause, List<String> dead, int planVersion,
       Set<String> carriedVerified, List<Effect> before, Long supersedes, long clusterBytes, MembershipChange origin) {
-    return plan(members, cause, dead, active.epoch() + 1, active.checksum(), planVersion, carriedVerified, before,
+    return plan(members, cause, dead, nextEpoch(), lastReadyRing().checksum(), planVersion, carriedVerified, before,
         supersedes, clusterBytes, origin);
   }
 
@@ -366,7 +464,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
         effects.add(new TaskEvent(epoch, planVersion, task));
       }
     }
-    ClusterAggregate next = new ClusterAggregate(active, InFlight.started(plan, cause, dead, verified), queue);
+    ClusterAggregate next = with(InFlight.started(plan, cause, dead, verified), queue);
     if (next.inFlight().complete()) {
       // Nothing (left) to copy, for example a weight change that moves no range: ready at once.
       Transition t = next.completeAndContinue(clusterBytes);
@@ -385,7 +483,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   private Transition withdrawQueuedJoin(MembershipChange failure, MembershipChange join) {
     List<MembershipChange> rest = new ArrayList<>(queue);
     rest.remove(join);
-    return new Transition(new ClusterAggregate(active, inFlight, rest), List.of(new Rejection("JOIN of node "
+    return new Transition(with(inFlight, rest), List.of(new Rejection("JOIN of node "
         + join.nodeId() + " withdrawn: the node failed (FAIL request " + failure.requestId() + ") while its join was "
         + "still queued behind epoch " + inFlight.plan().target().epoch() + "; nothing was copied to it", join)));
   }
@@ -481,15 +579,17 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    */
   RingSnapshot lastReadyRing() {
     int published = publishedFailureEpochs();
-    if (published == 0) {
-      return active;
-    }
-    return failureRing(failedMembers(inFlight.deadNodes()).subList(0, published), active.epoch() + published);
+    RingSnapshot ready = published == 0 ? active
+        : failureRing(failedMembers(inFlight.deadNodes()).subList(0, published), active.epoch() + skipped + published);
+    // After a rollback to a published failure epoch the active ring is the complete one before it, and the published
+    // failure epoch is the chain's last link until a later epoch is emitted.
+    RingSnapshot lastPublished = publication.published();
+    return lastPublished != null && lastPublished.epoch() > ready.epoch() ? lastPublished : ready;
   }
 
   /** How many failure epochs were published since the active epoch: the plan in flight comes after them. */
   private int publishedFailureEpochs() {
-    return inFlight == null ? 0 : (int) (inFlight.plan().target().epoch() - active.epoch() - 1);
+    return inFlight == null ? 0 : (int) (inFlight.plan().target().epoch() - active.epoch() - 1 - skipped);
   }
 
   /** Whether every node of the active ring that died since it made a failure epoch. */
@@ -520,6 +620,216 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       }
     }
     return members;
+  }
+
+  // ---- the publisher's answers ----
+
+  /**
+   * A PUBLISHED record of ring.epochs: when it answers an epoch this aggregate made READY (same number and
+   * checksum), that epoch becomes the published one (and, without filling marks, the complete one) and the
+   * rejection count is reset. A state from before this was tracked takes its active or last READY ring when the
+   * record names it. Anything else (an earlier epoch, a replay, another writer's epoch) changes nothing.
+   *
+   * @param marked whether the record carries filling marks (a failure epoch)
+   * @param ring rebuilds the published ring from the record; called only when the record answers one of ours
+   */
+  public Transition onPublished(long epoch, byte[] checksum, boolean marked, Supplier<RingSnapshot> ring) {
+    if (!initialised() || (publication.published() != null && epoch <= publication.published().epoch())) {
+      return unchanged();
+    }
+    RingSnapshot published;
+    if (answered(epoch, checksum) != null) {
+      published = ring.get();
+    } else if (epoch == active.epoch() && Arrays.equals(checksum, active.checksum())) {
+      published = active;
+    } else if (epoch == lastReadyRing().epoch() && Arrays.equals(checksum, lastReadyRing().checksum())) {
+      published = lastReadyRing();
+    } else {
+      return unchanged();
+    }
+    if (published == null || !Arrays.equals(published.checksum(), checksum)) {
+      return unchanged();
+    }
+    List<Unpublished> rest = publication.unpublished().stream().filter(u -> u.epoch() > epoch).toList();
+    // A failure epoch is the active ring minus the dead: the active ring before it is the complete one when none is
+    // known yet (a state from before version 3); when that is not known either, only the answered epochs are dropped.
+    RingSnapshot complete = !marked ? published : publication.complete() != null ? publication.complete()
+        : active.epoch() < epoch ? active : null;
+    Publication next = complete == null
+        ? new Publication(publication.published(), publication.complete(), rest, 0, null)
+        : new Publication(published, complete, rest, 0, null);
+    return new Transition(new ClusterAggregate(active, inFlight, queue, skipped, next), List.of());
+  }
+
+  /**
+   * A REJECTED record of ring.epochs. When it answers an epoch this aggregate made READY, the cluster is rolled
+   * back to its last published epoch (see the class comment): the plan in flight is SUPERSEDED, every task of it and
+   * of the unanswered READY epochs is cancelled, and the changes are planned again from the last complete published
+   * ring under new epoch numbers, chained to the published epoch. Anything else changes nothing.
+   */
+  public Transition onRejected(long epoch, byte[] checksum, String reason, long clusterBytes) {
+    Unpublished hit = initialised() ? answered(epoch, checksum) : null;
+    if (hit == null) {
+      return unchanged();
+    }
+    int attempt = publication.rejections() + 1;
+    String why = "epoch " + epoch + " was rejected by the publisher (" + reason + ")";
+    List<Effect> effects = new ArrayList<>();
+    long lastUsed = Math.max(active.epoch(), lastReadyRing().epoch());
+    List<MembershipChange> causes = new ArrayList<>();
+    for (Unpublished u : publication.unpublished()) {
+      lastUsed = Math.max(lastUsed, u.epoch());
+      u.taskIds().forEach(id -> effects.add(new TaskCancelled(id)));
+      if (u.cause() != null && !causes.contains(u.cause())) {
+        causes.add(u.cause());
+      }
+    }
+    Map<String, MembershipChange> fails = new LinkedHashMap<>();
+    causes.stream().filter(MembershipChange::isFailure).forEach(c -> fails.putIfAbsent(c.nodeId(), c));
+    List<Member> target = active.members();
+    if (inFlight != null) {
+      lastUsed = Math.max(lastUsed, inFlight.plan().target().epoch());
+      effects.add(0, new EpochEvent(EpochEvent.State.SUPERSEDED, inFlight.plan(), inFlight.cause(),
+          lastReadyRing().checksum(), null, why + "; the plan in flight is rolled back with it"));
+      inFlight.plan().tasks().forEach(t -> effects.add(1, new TaskCancelled(t.taskId())));
+      if (!causes.contains(inFlight.cause())) {
+        causes.add(inFlight.cause());
+      }
+      if (inFlight.cause().isFailure()) {
+        fails.putIfAbsent(inFlight.cause().nodeId(), inFlight.cause());
+      }
+      for (String node : inFlight.deadNodes()) {
+        fails.putIfAbsent(node, new MembershipChange(MembershipChange.Action.FAIL, node, null, null, "",
+            "orchestrator (re-applied after a rollback)", inFlight.cause().timestampMillis()));
+      }
+      target = inFlight.plan().target().members();
+    }
+    List<MembershipChange> intents = causes.stream().filter(c -> !c.isFailure()).toList();
+    RingSnapshot published = publication.published();
+    RingSnapshot complete = publication.complete();
+    if (published == null || complete == null) {
+      // Nothing published, or no complete ring known to plan from: nothing safe to re-plan.
+      boolean init = hit.cause() == null || hit.cause().action() == MembershipChange.Action.INIT;
+      String outcome = published == null && init
+          ? "; nothing of cluster " + active.clusterId() + " was ever published, so it is uninitialised again: "
+              + "declare it again with ringshift init"
+          : "; no complete published ring is known to re-plan from: send the changes again";
+      List<MembershipChange> refused = new ArrayList<>(causes);
+      refused.addAll(queue);
+      refused.forEach(c -> effects.add(new Rejection(why + outcome, c)));
+      if (published == null && init) {
+        return new Transition(uninitialised(), effects);
+      }
+      RingSnapshot base = published != null ? published : active;
+      ClusterAggregate stay = new ClusterAggregate(base, null, List.of(), (int) (lastUsed - base.epoch()),
+          new Publication(published, complete, List.of(), attempt, why + outcome));
+      return new Transition(stay, effects);
+    }
+    // The failures since the complete ring, in order: those the published epoch already removed first.
+    List<String> dead = new ArrayList<>();
+    complete.members().stream().map(Member::id).filter(id -> published.member(id) == null).forEach(dead::add);
+    fails.keySet().stream().filter(id -> complete.member(id) != null && !dead.contains(id)).forEach(dead::add);
+    boolean hold = attempt >= HOLD_AFTER_REJECTIONS;
+    String held = hold ? why + "; " + attempt + " rejections in a row, so cluster " + active.clusterId()
+        + " holds at published epoch " + published.epoch() + " and plans nothing until the next membership change"
+        + (fails.isEmpty() ? "" : " (send the FAIL of " + String.join(", ", fails.keySet()) + " again)") : null;
+    ClusterAggregate rolled = new ClusterAggregate(complete, null, List.of(), (int) (lastUsed - complete.epoch()),
+        new Publication(published, complete, List.of(), attempt, held));
+    List<MembershipChange> withdrawn = new ArrayList<>(attempt >= 2 ? intents : List.of());
+    if (hold) {
+      withdrawn.addAll(fails.values());
+      withdrawn.addAll(queue);
+    }
+    for (MembershipChange c : withdrawn) {
+      effects.add(new Rejection(hold ? held : why + "; this is the second rejection in a row, so the cluster went "
+          + "back to published epoch " + published.epoch() + " and only its failures are planned again: send this "
+          + "change again", c));
+    }
+    String note = "re-planned from published epoch " + published.epoch() + " because " + why + " (attempt "
+        + attempt + ")";
+    Transition t = new Transition(rolled, List.of());
+    if (attempt == 1) {
+      List<Member> members = new ArrayList<>(target);
+      for (String id : dead) {
+        if (members.stream().noneMatch(m -> m.id().equals(id))) {
+          members.add(complete.member(id)); // alive as far as this plan goes; the FAIL below removes it
+        }
+      }
+      members.sort(java.util.Comparator.comparing(Member::id));
+      List<Member> base = new ArrayList<>(complete.members());
+      base.sort(java.util.Comparator.comparing(Member::id));
+      if (!members.equals(base)) {
+        MembershipChange cause = intents.isEmpty() ? hit.cause() : intents.get(0);
+        t = then(t, rolled.plan(members, cause, List.of(), 0, Set.of(), List.of(), null, clusterBytes, cause));
+      }
+    }
+    for (String id : hold ? dead.stream().filter(d -> published.member(d) == null).toList() : dead) {
+      MembershipChange fail = fails.getOrDefault(id, new MembershipChange(MembershipChange.Action.FAIL, id, null,
+          null, "", "orchestrator (re-applied after a rollback)", 0L));
+      t = then(t, t.next().onChange(fail, clusterBytes, fail));
+    }
+    if (!hold) {
+      t = then(t, t.next().inFlight() == null ? t.next().planQueue(queue, clusterBytes)
+          : new Transition(t.next().with(t.next().inFlight(), concat(t.next().queue(), queue)), List.of()));
+    }
+    effects.addAll(annotateFirstPlan(t.effects(), note, epoch));
+    return track(new Transition(t.next(), effects));
+  }
+
+  /** The unanswered READY epoch with this number and checksum, or null. */
+  private Unpublished answered(long epoch, byte[] checksum) {
+    return publication.unpublished().stream()
+        .filter(u -> u.epoch() == epoch && Arrays.equals(u.checksum(), checksum)).findFirst().orElse(null);
+  }
+
+  /** {@code second} applied after {@code first}: its state, both effects in order. */
+  private static Transition then(Transition first, Transition second) {
+    List<Effect> effects = new ArrayList<>(first.effects());
+    effects.addAll(second.effects());
+    return new Transition(second.next(), effects);
+  }
+
+  private static List<MembershipChange> concat(List<MembershipChange> a, List<MembershipChange> b) {
+    List<MembershipChange> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
+  }
+
+  /** The first PLANNED record says why it was planned and which rejected epoch it replaces. */
+  private static List<Effect> annotateFirstPlan(List<Effect> effects, String note, long rejected) {
+    List<Effect> out = new ArrayList<>(effects);
+    for (int i = 0; i < out.size(); i++) {
+      if (out.get(i) instanceof EpochEvent e && e.state() == EpochEvent.State.PLANNED) {
+        String reason = e.reason() == null ? note : note + "; " + e.reason();
+        out.set(i, new EpochEvent(e.state(), e.plan(), e.cause(), e.previousChecksum(),
+            e.supersedes() == null ? rejected : e.supersedes(), reason, e.filling()));
+        break;
+      }
+    }
+    return out;
+  }
+
+  /** Records the READY epochs a transition emits as waiting for the publisher. */
+  private static Transition track(Transition t) {
+    ClusterAggregate next = t.next();
+    if (!next.initialised()) {
+      return t;
+    }
+    List<Unpublished> waiting = new ArrayList<>(next.publication().unpublished());
+    for (Effect e : t.effects()) {
+      if (e instanceof EpochEvent ev && ev.state() == EpochEvent.State.READY) {
+        List<String> ids = new ArrayList<>();
+        ev.plan().tasks().forEach(task -> ids.add(task.taskId()));
+        ev.plan().cleanupTasks().forEach(task -> ids.add(task.taskId()));
+        waiting.add(new Unpublished(ev.plan().target().epoch(), ev.plan().target().checksum(), ev.cause(), ids));
+      }
+    }
+    if (waiting.size() == next.publication().unpublished().size()) {
+      return t;
+    }
+    Publication p = next.publication();
+    return new Transition(new ClusterAggregate(next.active(), next.inFlight(), next.queue(), next.skipped(),
+        new Publication(p.published(), p.complete(), waiting, p.rejections(), p.held())), t.effects());
   }
 
   private Transition reject(String reason, MembershipChange origin) {

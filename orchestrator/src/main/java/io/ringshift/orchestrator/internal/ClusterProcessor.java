@@ -8,7 +8,11 @@ import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
 import io.ringshift.ring.RingException;
 import io.ringshift.protocol.RecordKeys;
 import io.ringshift.protocol.RecordSerdes;
+import io.ringshift.protocol.AvroBytes;
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.schemas.avro.ClusterState;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -54,6 +58,14 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       MembershipEvent event = RecordSerdes.membershipEvent().deserialize(command.value());
       requestId = event.getRequestId();
       transition = onMembership(aggregate, event);
+    } else if (command.kind() == Command.Kind.EPOCH) {
+      EpochRecord epoch = RecordSerdes.epochRecord().deserialize(command.value());
+      byte[] checksum = AvroBytes.toArray(epoch.getTargetChecksum());
+      transition = epoch.getState() == EpochState.PUBLISHED
+          ? aggregate.onPublished(epoch.getEpoch(), checksum, epoch.getFilling() != null
+              && !epoch.getFilling().isEmpty(), () -> EpochRecords.rebuild(epoch))
+          : aggregate.onRejected(epoch.getEpoch(), checksum, epoch.getReason() == null ? "no reason given"
+              : epoch.getReason(), mapping.clusterBytes());
     } else {
       TaskStatus status = RecordSerdes.taskStatus().deserialize(command.value());
       transition = aggregate.onStatus(status.getTaskId(), status.getEpoch(), AvroMapping.progress(status.getState()),

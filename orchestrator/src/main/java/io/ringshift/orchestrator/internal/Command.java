@@ -8,7 +8,8 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * An input of the per-cluster processor, re-keyed by cluster id: a membership event or a task status, carried
+ * An input of the per-cluster processor, re-keyed by cluster id: a membership event, a task status or the
+ * publisher's answer to an epoch, carried
  * as the original bytes with where they came from, so that a reject can quote them exactly.
  *
  * @param kind which input topic the bytes come from
@@ -20,7 +21,9 @@ public record Command(Kind kind, String originalKey, byte[] value, String topic,
   /** The input the command comes from. */
   public enum Kind {
     MEMBERSHIP,
-    TASK_STATUS
+    TASK_STATUS,
+    /** A PUBLISHED or REJECTED record of ring.epochs: the publisher's answer to a READY epoch. */
+    EPOCH
   }
 
   /** Serde for the repartition topic: kind, partition, offset, then length-prefixed topic, key and value. */

@@ -3,6 +3,8 @@ package io.ringshift.orchestrator.internal;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.RecordKeys;
 import io.ringshift.protocol.RecordSerdes;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -12,6 +14,8 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * First stage: decodes an input record, refuses what is malformed or breaks a rule that needs no state (blank
@@ -19,6 +23,7 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  * A tombstone (null value) on the compacted membership topic is how a key is forgotten, not an event: skipped.
  */
 final class DecodeProcessor implements Processor<byte[], byte[], String, Routed> {
+  private static final Logger LOG = LoggerFactory.getLogger(DecodeProcessor.class);
   private final Command.Kind kind;
   private ProcessorContext<String, Routed> context;
 
@@ -39,6 +44,10 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
     RecordMetadata meta = context.recordMetadata().orElseThrow();
     String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
     Command command = new Command(kind, key, record.value(), meta.topic(), meta.partition(), meta.offset());
+    if (kind == Command.Kind.EPOCH) {
+      forwardAnswer(command, record.timestamp());
+      return;
+    }
     String clusterId;
     String problem;
     String requestId = null;
@@ -73,6 +82,26 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
       return;
     }
     context.forward(new Record<>(clusterId, new Routed.Valid(command), record.timestamp()));
+  }
+
+  /**
+   * ring.epochs is the orchestrator's own output and the publisher's: only the publisher's answers (PUBLISHED,
+   * REJECTED) go on to the cluster; a record that does not decode is nobody's request, so it is logged and skipped,
+   * not put on the reject topic.
+   */
+  private void forwardAnswer(Command command, long timestamp) {
+    EpochRecord epoch;
+    try {
+      epoch = RecordSerdes.epochRecord().deserialize(command.value());
+    } catch (CodecException e) {
+      LOG.warn("skipping an undecodable record of {} at partition {} offset {}: {}", command.topic(),
+          command.partition(), command.offset(), e.getMessage());
+      return;
+    }
+    if ((epoch.getState() == EpochState.PUBLISHED || epoch.getState() == EpochState.REJECTED)
+        && epoch.getClusterId() != null && !epoch.getClusterId().isBlank()) {
+      context.forward(new Record<>(epoch.getClusterId(), new Routed.Valid(command), timestamp));
+    }
   }
 
   /** The first rule a membership event breaks that needs no state, or null. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Rejection;
+import io.ringshift.orchestrator.internal.ClusterAggregate.TaskCancelled;
 import io.ringshift.orchestrator.internal.ClusterAggregate.TaskEvent;
 import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
 import io.ringshift.orchestrator.MembershipChange.Action;
@@ -435,5 +436,55 @@ class ClusterAggregateTest {
 
     assertThat(tasks(t)).isNotEmpty().allSatisfy(task -> assertThat(task.task().sources()).isEmpty());
     assertThat(epochs(t)).last().satisfies(e -> assertThat(e.reason()).contains("no surviving source"));
+  }
+
+  /** The publisher's PUBLISHED answer to a READY event, as the processor passes it. */
+  static ClusterAggregate published(ClusterAggregate state, EpochEvent ready) {
+    RingSnapshot ring = ready.plan().target();
+    return state.onPublished(ring.epoch(), ring.checksum(), !ready.filling().isEmpty(), () -> ring).next();
+  }
+
+  @Test
+  void shouldRollBackARejectedRepairToItsPublishedFailureEpochAndPublishTheFailureAgainFromTheCompleteRing() {
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
+    state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
+    Transition fail = state.onChange(change(Action.FAIL, "node-03", null), BYTES);
+    EpochEvent failureReady = epochs(fail).stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst()
+        .orElseThrow();
+    assertThat(failureReady.plan().target().epoch()).isEqualTo(2);
+    state = published(fail.next(), failureReady);
+    Transition repaired = verifyAll(state);
+    EpochEvent repairReady = epochs(repaired).stream().filter(e -> e.state() == EpochEvent.State.READY)
+        .findFirst().orElseThrow();
+    assertThat(repairReady.plan().target().epoch()).isEqualTo(3);
+
+    Transition rolledBack = repaired.next().onRejected(3, repairReady.plan().target().checksum(),
+        "SOURCES: for the test", BYTES);
+
+    // The repair's tasks, cleanups included, are cancelled; the failure is published again under epoch 4, chained to
+    // the published failure epoch 2 and marked against the complete epoch 1; the repair follows as epoch 5.
+    assertThat(rolledBack.effects()).filteredOn(TaskCancelled.class::isInstance)
+        .hasSize(repairReady.plan().tasks().size() + repairReady.plan().cleanupTasks().size());
+    List<EpochEvent> records = epochs(rolledBack);
+    EpochEvent again = records.stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst().orElseThrow();
+    assertThat(again.plan().target().epoch()).isEqualTo(4);
+    assertThat(again.previousChecksum()).isEqualTo(failureReady.plan().target().checksum());
+    assertThat(again.plan().target().member("node-03")).isNull();
+    assertThat(again.filling()).isEqualTo(failureReady.filling());
+    ClusterAggregate after = rolledBack.next();
+    assertThat(after.active().epoch()).as("plans from the complete ring").isEqualTo(1);
+    assertThat(after.inFlight().plan().target().epoch()).isEqualTo(5);
+    assertThat(after.inFlight().plan().tasks()).isNotEmpty()
+        .allSatisfy(t -> assertThat(t.sources()).doesNotContain("node-03"));
+    assertThat(after.lastReadyRing().epoch()).isEqualTo(4);
+    assertThat(tasks(rolledBack)).allSatisfy(t -> assertThat(t.epoch()).isEqualTo(5));
+
+    // Published in turn, the repair completes the cluster again.
+    ClusterAggregate republished = published(after, again);
+    Transition done = verifyAll(republished);
+    EpochEvent ready5 = epochs(done).stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst()
+        .orElseThrow();
+    assertThat(ready5.previousChecksum()).isEqualTo(again.plan().target().checksum());
+    assertThat(done.next().active().epoch()).isEqualTo(5);
   }
 }

@@ -71,12 +71,14 @@ public final class EpochCheck {
    *     none
    * @param lastPublishedRing rebuilds {@code lastPublished} (and may keep the ring); throws {@link CodecException}
    *     when it does not rebuild
+   * @param highestRejected the highest epoch of the cluster a REJECTED record names, -1 if none: after a rejection
+   *     the orchestrator rolls back and plans again under numbers above it, which are never the rejected ones
    */
   public record History(Map<Long, byte[]> publishedChecksums, long lastEpoch, byte[] lastChecksum,
-      EpochRecord lastPublished, Supplier<RingSnapshot> lastPublishedRing) {
+      EpochRecord lastPublished, Supplier<RingSnapshot> lastPublishedRing, long highestRejected) {
     /** A cluster that has published nothing. */
     public static History none() {
-      return new History(Map.of(), -1, null, null, () -> null);
+      return new History(Map.of(), -1, null, null, () -> null, -1);
     }
 
     boolean any() {
@@ -117,10 +119,12 @@ public final class EpochCheck {
             ? "was never published" : "was published with checksum " + AvroBytes.hex(published) + ", not "
             + AvroBytes.hex(target), last + 1);
       }
-      if (epoch != last + 1) {
+      boolean afterRollback = history.highestRejected() > last && epoch > history.highestRejected();
+      if (epoch != last + 1 && !afterRollback) {
         return reject(ready, nowMillis, Check.SEQUENCE, "epoch %d does not follow the last published epoch %d of "
-            + "cluster %s; published epochs are consecutive, so only epoch %d can be published next", epoch, last,
-            cluster, last + 1);
+            + "cluster %s; published epochs are consecutive (numbers of rejected epochs aside), so only epoch %d can "
+            + "be published next%s", epoch, last, cluster, last + 1, history.highestRejected() > last
+            ? ", or an epoch above the rejected epoch " + history.highestRejected() : "");
       }
       if (!Arrays.equals(previous, history.lastChecksum())) {
         return reject(ready, nowMillis, Check.CHAIN, "epoch %d names previousChecksum %s, but the last published "

@@ -46,6 +46,7 @@ public final class PublisherState {
     final TreeMap<Long, byte[]> published = new TreeMap<>();
     EpochRecord lastPublished;
     RingSnapshot lastPublishedRing; // built from lastPublished when first needed
+    long highestRejected = -1;
   }
 
   private final Map<String, Cluster> clusters = new HashMap<>();
@@ -80,7 +81,11 @@ public final class PublisherState {
         pending.removeIf(p -> p.getEpoch() == record.getEpoch() && p.getClusterId().equals(record.getClusterId())
             && Objects.equals(p.getTargetChecksum(), record.getTargetChecksum()));
       }
-      case REJECTED -> pending.removeIf(p -> answers(record, p));
+      case REJECTED -> {
+        pending.removeIf(p -> answers(record, p));
+        Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
+        c.highestRejected = Math.max(c.highestRejected, record.getEpoch());
+      }
       default -> {
         // PLANNED, SUPERSEDED and states of newer writers: nothing to publish.
       }
@@ -141,7 +146,7 @@ public final class PublisherState {
             c.lastPublishedRing = EpochRecords.rebuild(c.lastPublished);
           }
           return c.lastPublishedRing;
-        });
+        }, c.highestRejected);
   }
 
   /** The last published epoch of the cluster, or -1. */
@@ -163,7 +168,7 @@ public final class PublisherState {
       }
       return; // our own record read back, or a repeat: already applied
     }
-    if (!c.published.isEmpty() && epoch != c.published.lastKey() + 1) {
+    if (!c.published.isEmpty() && epoch != c.published.lastKey() + 1 && c.highestRejected <= c.published.lastKey()) {
       LOG.warn("ring.epochs holds PUBLISHED epoch {} of cluster {} after epoch {}: the published chain has a gap",
           epoch, record.getClusterId(), c.published.lastKey());
     }

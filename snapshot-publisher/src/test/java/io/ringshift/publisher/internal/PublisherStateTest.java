@@ -241,7 +241,43 @@ class PublisherStateTest {
     Verdict.Reject r = reject(skipping, skipping.ready(), Check.SEQUENCE);
 
     assertThat(r.record().getReason()).isEqualTo("SEQUENCE: epoch 3 does not follow the last published epoch 1 of "
-        + "cluster eu-west/cache; published epochs are consecutive, so only epoch 2 can be published next");
+        + "cluster eu-west/cache; published epochs are consecutive (numbers of rejected epochs aside), so only epoch 2 "
+        + "can be published next");
+  }
+
+  @Test
+  void shouldPublishAnEpochAboveARejectedOneChainedToTheLastPublishedAfterTheOrchestratorRolledBack() {
+    Step init = script.init(6);
+    publish(init);
+    Step join = script.join("node-07", "az-1");
+    EpochRecord broken = copy(join.ready());
+    broken.setPreviousChecksum(java.nio.ByteBuffer.wrap(new byte[32]));
+    reject(join, broken, Check.CHAIN); // epoch 2 rejected
+    script.rollBackTo(init, 3); // epochs 2 and 3 (its successor in flight) rolled back
+
+    Step again = script.join("node-07", "az-1");
+
+    assertThat(again.epoch()).isEqualTo(4);
+    publish(again);
+    assertThat(state.lastPublished("eu-west/cache")).isEqualTo(4);
+  }
+
+  @Test
+  void rejectsAGapBelowTheHighestRejectedEpoch() {
+    Step init = script.init(6);
+    publish(init);
+    Step join = script.join("node-07", "az-1");
+    EpochRecord broken = copy(join.ready());
+    broken.setEpoch(5);
+    broken.setPreviousChecksum(java.nio.ByteBuffer.wrap(new byte[32]));
+    reject(join, broken, Check.SEQUENCE); // epoch 5 rejected
+    script.rollBackTo(init, 2);
+
+    Step below = script.join("node-08", "az-2"); // epoch 3: a gap, but not above the rejected epoch
+
+    Verdict.Reject r = reject(below, below.ready(), Check.SEQUENCE);
+    assertThat(r.record().getReason()).endsWith("only epoch 2 can be published next, or an epoch above the rejected "
+        + "epoch 5");
   }
 
   @Test

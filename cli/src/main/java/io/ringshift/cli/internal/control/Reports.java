@@ -103,6 +103,17 @@ final class Reports {
 
   // ---- status ----
 
+  /** What the orchestrator did about a rejected epoch, as far as the log says. */
+  private static String rollback(ClusterView view, EpochRecord refused, EpochRecord published) {
+    String to = published == null ? "the cluster's start" : "published epoch " + published.getEpoch();
+    EpochRecord again = view.replannedAfter(refused);
+    return again == null
+        ? String.format(Locale.ROOT, "; the orchestrator rolled back to %s (after a second rejection in a row it "
+            + "plans only failures again, after a third it holds there until the next change)", to)
+        : String.format(Locale.ROOT, "; the orchestrator rolled back to %s and planned again as epoch %d", to,
+            again.getEpoch());
+  }
+
   static List<String> statusText(ClusterView view, int taskLimit, long nowMillis) {
     List<String> lines = new ArrayList<>();
     lines.add("cluster " + view.clusterId());
@@ -118,7 +129,8 @@ final class Reports {
         : String.format(Locale.ROOT, "epoch %d at %s by key %s: clients route by it", p.getEpoch(),
             Text.time(p.getTimestampMillis()), p.getSigningKeyId()))
         + (refused == null ? "" : String.format(Locale.ROOT, "; epoch %d was REJECTED by the publisher at %s: %s",
-            refused.getEpoch(), Text.time(refused.getTimestampMillis()), refused.getReason())));
+            refused.getEpoch(), Text.time(refused.getTimestampMillis()), refused.getReason())
+            + rollback(view, refused, p)));
     EpochRecord f = view.inFlight();
     if (f == null) {
       lines.add("in flight  none");
@@ -133,6 +145,9 @@ final class Reports {
             "           %d tasks, replica data moved %s (ideal %s), keyspace changed %s, estimated %s",
             d.getTasks(), Text.percent(d.getMovedReplicaFraction()), Text.percent(d.getIdealMovedFraction()),
             Text.percent(d.getChangedFraction()), ByteUnits.format(d.getEstimatedBytes())));
+      }
+      if (f.getReason() != null && f.getReason().startsWith("re-planned")) {
+        lines.add("           " + f.getReason());
       }
       for (EpochRecord s : view.superseded()) {
         lines.add(String.format(Locale.ROOT, "           superseded plan %s at %s: %s", s.getPlanVersion(),

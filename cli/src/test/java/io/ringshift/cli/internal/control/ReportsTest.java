@@ -117,7 +117,23 @@ class ReportsTest {
 
     assertThat(Reports.statusText(view, 20, NOW)).contains("published  epoch 1 at 2026-01-02T03:04:06Z by key "
         + "ed25519:0011223344556677: clients route by it; epoch 2 was REJECTED by the publisher at "
-        + "2026-01-02T03:04:08Z: TASKS: 1 task of epoch 2 is not VERIFIED");
+        + "2026-01-02T03:04:08Z: TASKS: 1 task of epoch 2 is not VERIFIED; the orchestrator rolled back to published "
+        + "epoch 1 (after a second rejection in a row it plans only failures again, after a third it holds there "
+        + "until the next change)");
+    assertThat(Reports.statusText(view, 20, NOW)).as("the rejected epoch is not active")
+        .anyMatch(line -> line.startsWith("active     epoch 1 "));
+    EpochRecord replanned = EpochRecord.newBuilder(ready2).setState(EpochState.PLANNED).setEpoch(3)
+        .setSupersedes(2L).setReason("re-planned from published epoch 1 because epoch 2 was rejected by the "
+            + "publisher (TASKS: 1 task of epoch 2 is not VERIFIED) (attempt 1)").setTimestampMillis(T0 + 3_500)
+        .build();
+    ClusterView again = ClusterView.of(C, List.of(READY, published, ready2, refused, replanned), List.of(),
+        List.of(), List.of(), 5);
+    assertThat(Reports.statusText(again, 20, NOW))
+        .anyMatch(line -> line.endsWith("; the orchestrator rolled back to published epoch 1 and planned again as "
+            + "epoch 3"))
+        .anyMatch(line -> line.startsWith("in flight  epoch 3 plan 0 PLANNED"))
+        .contains("           re-planned from published epoch 1 because epoch 2 was rejected by the publisher (TASKS: "
+            + "1 task of epoch 2 is not VERIFIED) (attempt 1)");
     JsonNode json;
     try {
       json = parse(Reports.statusJson(view, NOW));
