@@ -113,6 +113,7 @@ final class SampleRecords {
         .setSkippedEpochs(2)
         .setRejectedAttempts(1)
         .setHeld("epoch 39 was rejected by the publisher (SEQUENCE: ...)")
+        .setReplannedChanges(List.of(minimalMembershipEvent()))
         .build();
   }
 

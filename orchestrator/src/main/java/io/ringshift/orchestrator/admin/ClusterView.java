@@ -93,11 +93,18 @@ public record ClusterView(
         inFlight = e; // a re-plan of the same epoch comes later in the log and replaces the first plan
       }
     }
-    // An epoch that is READY is no longer in flight, even if a PLANNED record of it comes later.
+    // An epoch that is READY is no longer in flight, even if a PLANNED record of it comes later; nor is one whose last
+    // record is SUPERSEDED with no later plan (a rollback after a rejection, docs/orchestrator.md).
     if (inFlight != null) {
       long epoch = inFlight.getEpoch();
+      EpochRecord last = null;
+      for (EpochRecord e : history) {
+        if (e.getEpoch() == epoch) {
+          last = e;
+        }
+      }
       if (history.stream().anyMatch(e -> e.getEpoch() == epoch && isActiveState(e.getState())
-          && !rejectedIn(history, e))) {
+          && !rejectedIn(history, e)) || (last != null && last.getState() == EpochState.SUPERSEDED)) {
         inFlight = null;
       }
     }
@@ -161,7 +168,8 @@ public record ClusterView(
     int at = history.indexOf(rejection);
     for (int i = at + 1; i < history.size(); i++) {
       EpochRecord e = history.get(i);
-      if (e.getState() == EpochState.PLANNED && e.getEpoch() > rejection.getEpoch()) {
+      if (e.getState() == EpochState.PLANNED && e.getEpoch() > rejection.getEpoch()
+          && Long.valueOf(rejection.getEpoch()).equals(e.getSupersedes())) {
         return e;
       }
     }

@@ -266,6 +266,7 @@ public final class AvroMapping {
         .setSkippedEpochs(a.skipped())
         .setRejectedAttempts(a.publication().rejections())
         .setHeld(a.publication().held())
+        .setReplannedChanges(a.publication().replanned().stream().map(c -> event(active.clusterId(), c)).toList())
         .build();
   }
 
@@ -318,8 +319,10 @@ public final class AvroMapping {
       unpublished.add(new ClusterAggregate.Unpublished(u.getEpoch(), AvroBytes.toArray(u.getChecksum()),
           u.getCause() == null ? null : change(u.getCause()), List.copyOf(u.getTaskIds())));
     }
+    List<MembershipChange> replanned = new ArrayList<>();
+    s.getReplannedChanges().forEach(e -> replanned.add(change(e)));
     return new ClusterAggregate(active, inFlight, queue, s.getSkippedEpochs(), new ClusterAggregate.Publication(
-        published, complete, unpublished, s.getRejectedAttempts(), s.getHeld()));
+        published, complete, unpublished, s.getRejectedAttempts(), s.getHeld(), replanned));
   }
 
   /**

@@ -63,9 +63,10 @@ import java.util.function.Supplier;
  * publisher's answers from ring.epochs ({@link #onPublished}, {@link #onRejected}). A REJECTED record of an epoch it
  * made READY rolls the cluster back to the last published epoch: every task of the epochs after it is cancelled
  * (which lifts their fences and drops their cleanups), their epoch numbers are never used again, and the changes are
- * planned again from the published ring (the first rejection), or only the failures are (the second; the other
- * changes are refused to their requesters with the publisher's reason), or nothing is and the cluster holds at the
- * published epoch until the next change (the third). A PUBLISHED record resets the count.
+ * planned again from the last complete published ring (the first rejection), or only the failures are (the second;
+ * the other changes are refused to their requesters with the publisher's reason), or only the repair of the nodes
+ * the published epoch removed, and the cluster holds at the published epoch until the next change (the third; later
+ * ones plan nothing). A PUBLISHED epoch without filling marks resets the count.
  *
  * @param active the active ring (epoch, membership, checksum); {@code null} before the cluster is initialised
  * @param inFlight the epoch being migrated to, or {@code null}
@@ -96,15 +97,22 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * @param complete the last published epoch without filling marks (every replica holds its data): the base of a
    *     rollback; null before the first is read
    * @param unpublished the epochs made READY since {@code published}, in order
-   * @param rejections rejections in a row since the last PUBLISHED
+   * @param rejections rejections in a row since the last PUBLISHED epoch without filling marks
    * @param held why the cluster holds at {@code published}, or null
+   * @param replanned the changes a rollback planned again (merged into one plan, whose cause names only the first):
+   *     refused to their requesters if a second rejection withdraws them
    */
   public record Publication(RingSnapshot published, RingSnapshot complete, List<Unpublished> unpublished,
-      int rejections, String held) {
-    public static final Publication NONE = new Publication(null, null, List.of(), 0, null);
+      int rejections, String held, List<MembershipChange> replanned) {
+    public static final Publication NONE = new Publication(null, null, List.of(), 0, null, List.of());
 
     public Publication {
       unpublished = List.copyOf(unpublished);
+      replanned = List.copyOf(replanned);
+    }
+
+    Publication withUnpublished(List<Unpublished> waiting) {
+      return new Publication(published, complete, waiting, rejections, held, replanned);
     }
   }
 
@@ -281,7 +289,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   public Transition onChange(MembershipChange change, long clusterBytes) {
     ClusterAggregate from = publication.held() == null ? this
         : new ClusterAggregate(active, inFlight, queue, skipped, new Publication(publication.published(),
-            publication.complete(), publication.unpublished(), publication.rejections(), null));
+            publication.complete(), publication.unpublished(), publication.rejections(), null,
+            publication.replanned()));
     return from.track(from.onChange(change, clusterBytes, null));
   }
 
@@ -638,12 +647,17 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       return unchanged();
     }
     RingSnapshot published;
+    boolean numberOfOurs = publication.unpublished().stream().anyMatch(u -> u.epoch() == epoch);
     if (answered(epoch, checksum) != null) {
       published = ring.get();
     } else if (epoch == active.epoch() && Arrays.equals(checksum, active.checksum())) {
       published = active;
     } else if (epoch == lastReadyRing().epoch() && Arrays.equals(checksum, lastReadyRing().checksum())) {
       published = lastReadyRing();
+    } else if (!numberOfOurs && epoch <= Math.max(active.epoch(), lastReadyRing().epoch())) {
+      // An epoch made READY before this state tracked them (a state from before version 3, reading ring.epochs from
+      // its start): the publisher's history, taken as it comes, so the last one read is the last published.
+      published = ring.get();
     } else {
       return unchanged();
     }
@@ -655,9 +669,15 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     // known yet (a state from before version 3); when that is not known either, only the answered epochs are dropped.
     RingSnapshot complete = !marked ? published : publication.complete() != null ? publication.complete()
         : active.epoch() < epoch ? active : null;
+    // Only an epoch whose replicas are all complete ends a run of rejections: a failure epoch published again after a
+    // rollback does not, or a repair rejected for good would be planned again without end.
     Publication next = complete == null
-        ? new Publication(publication.published(), publication.complete(), rest, 0, null)
-        : new Publication(published, complete, rest, 0, null);
+        ? new Publication(publication.published(), publication.complete(), rest, publication.rejections(),
+            publication.held(), publication.replanned())
+        : marked
+            ? new Publication(published, complete, rest, publication.rejections(), publication.held(),
+                publication.replanned())
+            : new Publication(published, complete, rest, 0, null, List.of());
     return new Transition(new ClusterAggregate(active, inFlight, queue, skipped, next), List.of());
   }
 
@@ -669,6 +689,13 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    */
   public Transition onRejected(long epoch, byte[] checksum, String reason, long clusterBytes) {
     Unpublished hit = initialised() ? answered(epoch, checksum) : null;
+    if (hit == null && initialised() && publication.unpublished().isEmpty() && publication.published() != null
+        && epoch > publication.published().epoch()
+        && ((epoch == active.epoch() && Arrays.equals(checksum, active.checksum()))
+            || (epoch == lastReadyRing().epoch() && Arrays.equals(checksum, lastReadyRing().checksum())))) {
+      // A state from before version 3 tracked no READY epoch: the rejection of its active or last READY one counts.
+      hit = new Unpublished(epoch, checksum, inFlight == null ? null : inFlight.cause(), List.of());
+    }
     if (hit == null) {
       return unchanged();
     }
@@ -699,8 +726,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
         fails.putIfAbsent(inFlight.cause().nodeId(), inFlight.cause());
       }
       for (String node : inFlight.deadNodes()) {
-        fails.putIfAbsent(node, new MembershipChange(MembershipChange.Action.FAIL, node, null, null, "",
-            "orchestrator (re-applied after a rollback)", inFlight.cause().timestampMillis()));
+        fails.putIfAbsent(node, refail(node));
       }
       target = inFlight.plan().target().members();
     }
@@ -722,22 +748,30 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       }
       RingSnapshot base = published != null ? published : active;
       ClusterAggregate stay = new ClusterAggregate(base, null, List.of(), (int) (lastUsed - base.epoch()),
-          new Publication(published, complete, List.of(), attempt, why + outcome));
+          new Publication(published, complete, List.of(), attempt, why + outcome, List.of()));
       return new Transition(stay, effects);
     }
-    // The failures since the complete ring, in order: those the published epoch already removed first.
-    List<String> dead = new ArrayList<>();
-    complete.members().stream().map(Member::id).filter(id -> published.member(id) == null).forEach(dead::add);
-    fails.keySet().stream().filter(id -> complete.member(id) != null && !dead.contains(id)).forEach(dead::add);
+    // The dead nodes the published epoch already removed (its failure epochs: clients route without them), and those
+    // that failed since, which are published again as failure epochs.
+    List<String> publishedDead = complete.members().stream().map(Member::id)
+        .filter(id -> published.member(id) == null).toList();
+    List<String> newDead = fails.keySet().stream()
+        .filter(id -> complete.member(id) != null && published.member(id) != null).toList();
+    List<MembershipChange> replannedBefore = publication.replanned();
+    List<MembershipChange> allIntents = new ArrayList<>(intents);
+    replannedBefore.stream().filter(c -> !allIntents.contains(c)).forEach(allIntents::add);
     boolean hold = attempt >= HOLD_AFTER_REJECTIONS;
     String held = hold ? why + "; " + attempt + " rejections in a row, so cluster " + active.clusterId()
-        + " holds at published epoch " + published.epoch() + " and plans nothing until the next membership change"
-        + (fails.isEmpty() ? "" : " (send the FAIL of " + String.join(", ", fails.keySet()) + " again)") : null;
+        + " holds at published epoch " + published.epoch() + " and plans nothing"
+        + (attempt == HOLD_AFTER_REJECTIONS && !publishedDead.isEmpty() ? " but the repair of "
+            + String.join(", ", publishedDead) : "")
+        + " until the next membership change"
+        + (newDead.isEmpty() ? "" : " (send the FAIL of " + String.join(", ", newDead) + " again)") : null;
     ClusterAggregate rolled = new ClusterAggregate(complete, null, List.of(), (int) (lastUsed - complete.epoch()),
-        new Publication(published, complete, List.of(), attempt, held));
-    List<MembershipChange> withdrawn = new ArrayList<>(attempt >= 2 ? intents : List.of());
+        new Publication(published, complete, List.of(), attempt, held, attempt == 1 ? allIntents : List.of()));
+    List<MembershipChange> withdrawn = new ArrayList<>(attempt >= 2 ? allIntents : List.of());
     if (hold) {
-      withdrawn.addAll(fails.values());
+      newDead.forEach(id -> withdrawn.add(fails.get(id)));
       withdrawn.addAll(queue);
     }
     for (MembershipChange c : withdrawn) {
@@ -748,32 +782,46 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     String note = "re-planned from published epoch " + published.epoch() + " because " + why + " (attempt "
         + attempt + ")";
     Transition t = new Transition(rolled, List.of());
-    if (attempt == 1) {
-      List<Member> members = new ArrayList<>(target);
-      for (String id : dead) {
-        if (members.stream().noneMatch(m -> m.id().equals(id))) {
-          members.add(complete.member(id)); // alive as far as this plan goes; the FAIL below removes it
+    if (attempt <= HOLD_AFTER_REJECTIONS) {
+      // The first attempt plans the same membership; the second only the failures; the third only the repair of
+      // the failures clients already route without. The dead nodes the published epoch removed are planned dead at
+      // once (no failure epoch again: it would have to remove them all in one); those that failed since are planned
+      // alive here and failed below, which publishes each at once.
+      List<Member> members = new ArrayList<>(attempt == 1 ? target : complete.members());
+      members.removeIf(m -> publishedDead.contains(m.id()));
+      if (!hold) {
+        for (String id : newDead) {
+          if (members.stream().noneMatch(m -> m.id().equals(id))) {
+            members.add(complete.member(id));
+          }
         }
       }
       members.sort(java.util.Comparator.comparing(Member::id));
       List<Member> base = new ArrayList<>(complete.members());
       base.sort(java.util.Comparator.comparing(Member::id));
       if (!members.equals(base)) {
-        MembershipChange cause = intents.isEmpty() ? hit.cause() : intents.get(0);
-        t = then(t, rolled.plan(members, cause, List.of(), 0, Set.of(), List.of(), null, clusterBytes, cause));
+        MembershipChange cause = attempt == 1 && !allIntents.isEmpty() ? allIntents.get(0)
+            : !publishedDead.isEmpty() ? fails.getOrDefault(publishedDead.get(0), refail(publishedDead.get(0)))
+            : hit.cause();
+        t = then(t, rolled.plan(members, cause, publishedDead, 0, Set.of(), List.of(), null, clusterBytes, cause));
       }
     }
-    for (String id : hold ? dead.stream().filter(d -> published.member(d) == null).toList() : dead) {
-      MembershipChange fail = fails.getOrDefault(id, new MembershipChange(MembershipChange.Action.FAIL, id, null,
-          null, "", "orchestrator (re-applied after a rollback)", 0L));
-      t = then(t, t.next().onChange(fail, clusterBytes, fail));
-    }
     if (!hold) {
+      for (String id : newDead) {
+        MembershipChange fail = fails.getOrDefault(id, refail(id));
+        t = then(t, t.next().onChange(fail, clusterBytes, fail));
+      }
       t = then(t, t.next().inFlight() == null ? t.next().planQueue(queue, clusterBytes)
           : new Transition(t.next().with(t.next().inFlight(), concat(t.next().queue(), queue)), List.of()));
     }
     effects.addAll(annotateFirstPlan(t.effects(), note, epoch));
     return track(new Transition(t.next(), effects));
+  }
+
+  /** A FAIL the orchestrator applies again after a rollback, of a node whose own request it no longer has. */
+  private static MembershipChange refail(String node) {
+    return new MembershipChange(MembershipChange.Action.FAIL, node, null, null, "",
+        "orchestrator (re-applied after a rollback)", 0L);
   }
 
   /** The unanswered READY epoch with this number and checksum, or null. */
@@ -829,7 +877,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     Publication p = next.publication();
     return new Transition(new ClusterAggregate(next.active(), next.inFlight(), next.queue(), next.skipped(),
-        new Publication(p.published(), p.complete(), waiting, p.rejections(), p.held())), t.effects());
+        p.withUnpublished(waiting)), t.effects());
   }
 
   private Transition reject(String reason, MembershipChange origin) {

@@ -445,46 +445,97 @@ class ClusterAggregateTest {
   }
 
   @Test
-  void shouldRollBackARejectedRepairToItsPublishedFailureEpochAndPublishTheFailureAgainFromTheCompleteRing() {
+  void shouldRollBackARejectedRepairToItsPublishedFailureEpochAndPlanTheRepairAgainChainedToIt() {
     ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
     state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
     Transition fail = state.onChange(change(Action.FAIL, "node-03", null), BYTES);
-    EpochEvent failureReady = epochs(fail).stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst()
-        .orElseThrow();
+    EpochEvent failureReady = ready(fail);
     assertThat(failureReady.plan().target().epoch()).isEqualTo(2);
     state = published(fail.next(), failureReady);
     Transition repaired = verifyAll(state);
-    EpochEvent repairReady = epochs(repaired).stream().filter(e -> e.state() == EpochEvent.State.READY)
-        .findFirst().orElseThrow();
+    EpochEvent repairReady = ready(repaired);
     assertThat(repairReady.plan().target().epoch()).isEqualTo(3);
 
     Transition rolledBack = repaired.next().onRejected(3, repairReady.plan().target().checksum(),
         "SOURCES: for the test", BYTES);
 
-    // The repair's tasks, cleanups included, are cancelled; the failure is published again under epoch 4, chained to
-    // the published failure epoch 2 and marked against the complete epoch 1; the repair follows as epoch 5.
+    // The repair's tasks, cleanups included, are cancelled; the repair is planned again as epoch 4 from the complete
+    // epoch 1 with node-03 dead, chained to the published failure epoch 2 (no failure epoch again).
     assertThat(rolledBack.effects()).filteredOn(TaskCancelled.class::isInstance)
         .hasSize(repairReady.plan().tasks().size() + repairReady.plan().cleanupTasks().size());
-    List<EpochEvent> records = epochs(rolledBack);
-    EpochEvent again = records.stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst().orElseThrow();
+    assertThat(epochs(rolledBack)).extracting(EpochEvent::state).containsExactly(EpochEvent.State.PLANNED);
+    EpochEvent again = epochs(rolledBack).get(0);
     assertThat(again.plan().target().epoch()).isEqualTo(4);
     assertThat(again.previousChecksum()).isEqualTo(failureReady.plan().target().checksum());
+    assertThat(again.supersedes()).isEqualTo(3L);
     assertThat(again.plan().target().member("node-03")).isNull();
-    assertThat(again.filling()).isEqualTo(failureReady.filling());
     ClusterAggregate after = rolledBack.next();
     assertThat(after.active().epoch()).as("plans from the complete ring").isEqualTo(1);
-    assertThat(after.inFlight().plan().target().epoch()).isEqualTo(5);
+    assertThat(after.lastReadyRing().epoch()).isEqualTo(2);
     assertThat(after.inFlight().plan().tasks()).isNotEmpty()
         .allSatisfy(t -> assertThat(t.sources()).doesNotContain("node-03"));
-    assertThat(after.lastReadyRing().epoch()).isEqualTo(4);
-    assertThat(tasks(rolledBack)).allSatisfy(t -> assertThat(t.epoch()).isEqualTo(5));
+    assertThat(tasks(rolledBack)).allSatisfy(t -> assertThat(t.epoch()).isEqualTo(4));
 
-    // Published in turn, the repair completes the cluster again.
-    ClusterAggregate republished = published(after, again);
-    Transition done = verifyAll(republished);
-    EpochEvent ready5 = epochs(done).stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst()
-        .orElseThrow();
-    assertThat(ready5.previousChecksum()).isEqualTo(again.plan().target().checksum());
-    assertThat(done.next().active().epoch()).isEqualTo(5);
+    Transition done = verifyAll(after);
+    EpochEvent ready4 = ready(done);
+    assertThat(ready4.previousChecksum()).isEqualTo(failureReady.plan().target().checksum());
+    assertThat(done.next().active().epoch()).isEqualTo(4);
+  }
+
+  @Test
+  void shouldPlanTheRepairOfEveryDeadNodeThePublishedEpochRemovedWithoutBringingOneBack() {
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
+    state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
+    Transition first = state.onChange(change(Action.FAIL, "node-03", null), BYTES);
+    state = published(first.next(), ready(first));
+    Transition second = state.onChange(change(Action.FAIL, "node-04", null), BYTES);
+    EpochEvent secondFailure = ready(second);
+    assertThat(secondFailure.plan().target().epoch()).isEqualTo(3);
+    state = published(second.next(), secondFailure);
+    Transition repaired = verifyAll(state);
+    EpochEvent repairReady = ready(repaired);
+
+    Transition rolledBack = repaired.next().onRejected(repairReady.plan().target().epoch(),
+        repairReady.plan().target().checksum(), "PLACEMENT: for the test", BYTES);
+
+    assertThat(epochs(rolledBack)).as("no failure epoch that would bring node-04 back")
+        .noneMatch(e -> e.state() == EpochEvent.State.READY);
+    EpochEvent again = epochs(rolledBack).get(0);
+    assertThat(again.previousChecksum()).isEqualTo(secondFailure.plan().target().checksum());
+    assertThat(again.plan().target().member("node-03")).isNull();
+    assertThat(again.plan().target().member("node-04")).isNull();
+    assertThat(rolledBack.next().inFlight().plan().tasks())
+        .allSatisfy(t -> assertThat(t.sources()).doesNotContain("node-03", "node-04"));
+  }
+
+  @Test
+  void shouldCountRejectionsUntilAnEpochWithoutFillingMarksIsPublished() {
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
+    state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
+    Transition join = verifyAll(state.onChange(change(Action.JOIN, "node-12", "az-1"), BYTES).next());
+    EpochEvent joinReady = ready(join);
+    Transition fail = join.next().onChange(change(Action.FAIL, "node-05", null), BYTES);
+    assertThat(ready(fail).plan().target().epoch()).isEqualTo(3);
+
+    Transition rolledBack = fail.next().onRejected(2, joinReady.plan().target().checksum(), "TASKS: for the test",
+        BYTES);
+
+    // The JOIN is planned again (epoch 5) and the FAIL that followed is published at once as failure epoch 5.
+    EpochEvent failureAgain = ready(rolledBack);
+    assertThat(failureAgain.cause().action()).isEqualTo(Action.FAIL);
+    assertThat(failureAgain.plan().target().epoch()).isEqualTo(5);
+    assertThat(failureAgain.previousChecksum()).isEqualTo(initial().checksum());
+    ClusterAggregate afterFailure = published(rolledBack.next(), failureAgain);
+    assertThat(afterFailure.publication().rejections()).as("a failure epoch ends no run of rejections")
+        .isEqualTo(1);
+    assertThat(afterFailure.publication().replanned()).extracting(MembershipChange::nodeId).containsExactly("node-12");
+    Transition done = verifyAll(afterFailure);
+    ClusterAggregate repaired = published(done.next(), ready(done));
+    assertThat(repaired.publication().rejections()).isZero();
+    assertThat(repaired.publication().replanned()).isEmpty();
+  }
+
+  static EpochEvent ready(Transition t) {
+    return epochs(t).stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst().orElseThrow();
   }
 }
