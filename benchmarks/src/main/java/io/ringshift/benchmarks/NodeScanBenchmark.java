@@ -66,7 +66,7 @@ public class NodeScanBenchmark {
       }
     }
     server = NodeServer.start(store, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-    remote = RemoteStore.connect(server.hostPort(), Duration.ofSeconds(30));
+    remote = RemoteStore.connectAdmin(server.adminHostPort(), server.adminSecret(), Duration.ofSeconds(30));
   }
 
   @TearDown(Level.Trial)

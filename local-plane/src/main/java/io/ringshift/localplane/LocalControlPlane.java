@@ -393,7 +393,8 @@ public final class LocalControlPlane implements AutoCloseable {
         .withLimits(Limits.unlimited())
         .withGrace(grace)
         .withStartTimeout(startupTimeout)
-        .withTrustedKeys(publisherKey == null ? null : TrustedKeys.of(publisherKey.publicKey()));
+        .withTrustedKeys(publisherKey == null ? null : TrustedKeys.of(publisherKey.publicKey()))
+        .withNodeSecret(nodes.secret());
     MigrationWorker worker = new MigrationWorker(workerConfig);
     try {
       worker.start();
@@ -411,7 +412,7 @@ public final class LocalControlPlane implements AutoCloseable {
    */
   public synchronized MigrationWorker startWorker(WorkerConfig workerConfig, Clock clock) {
     MigrationWorker started = new MigrationWorker(workerConfig,
-        NodeStores.remote(workerConfig.nodes(), Duration.ofSeconds(10)), clock).start();
+        NodeStores.remote(workerConfig.nodes(), workerConfig.nodeSecret(), Duration.ofSeconds(10)), clock).start();
     laterWorkers.push(started);
     return started;
   }

@@ -1,5 +1,6 @@
 package io.ringshift.localplane;
 
+import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.OwnershipCheckedStore;
 import io.ringshift.storage.RemoteStore;
@@ -28,9 +29,12 @@ import java.util.Map;
  * digits) in zones az-1, az-2, az-3 round-robin, node {@code i} on {@code basePort + i - 1} or on a free port when
  * {@code basePort} is 0; {@link #start(String, String)} adds a node later (a joiner).
  *
- * <p>Everything lives under one directory: the stores in {@code nodes/<id>}, and the two files a newcomer needs,
- * {@code nodes.txt} (the worker's nodes file: {@code node-id host:port} lines) and {@code members.json} (the
- * members file of {@code ringshift init --members}), rewritten whenever a node starts because the ports may change.
+ * <p>Everything lives under one directory: the stores in {@code nodes/<id>}, the nodes' shared admin secret
+ * {@code admin.secret} (made on the first start, kept after), and the files a newcomer needs: {@code nodes.txt}
+ * (the worker's nodes file: {@code node-id host:port} lines naming each node's admin listener), {@code
+ * client-ports.txt} (the same for the client ports, where clients read and write keys) and {@code members.json}
+ * (the members file of {@code ringshift init --members}), rewritten whenever a node starts because the ports may
+ * change.
  * Given no directory, a temporary one is created and {@link #close} deletes it. Thread safe.
  */
 public final class LocalNodes implements AutoCloseable {
@@ -41,10 +45,20 @@ public final class LocalNodes implements AutoCloseable {
   private static final int ZONES = 3;
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
 
-  /** One running node: its store, its server, and a client of its HTTP API ({@link #remote}). */
-  public record Node(String id, String zone, Path dataDir, Store store, NodeServer server, Store remote) {
+  /**
+   * One running node: its store, its server, a client of its client port ({@link #remote}, key reads and writes)
+   * and one of its admin listener ({@link #admin}, what a worker uses).
+   */
+  public record Node(String id, String zone, Path dataDir, Store store, NodeServer server, Store remote,
+      Store admin) {
+    /** The client port's {@code host:port}. */
     public String hostPort() {
       return server.hostPort();
+    }
+
+    /** The admin listener's {@code host:port}. */
+    public String adminHostPort() {
+      return server.adminHostPort();
     }
   }
 
@@ -53,12 +67,18 @@ public final class LocalNodes implements AutoCloseable {
   private final Map<String, Node> nodes = new LinkedHashMap<>();
   /** The published ring every node checks the ownership of stale writes against (one client for all). */
   private final PublishedRingView ring;
+  /** The admin secret every node of this directory checks and every worker of the plane sends. */
+  private final AdminSecret secret;
 
   private LocalNodes(Path dir, boolean temporary, PublishedRingView ring) {
     this.dir = dir;
     this.temporary = temporary;
     this.ring = ring;
+    this.secret = AdminSecret.readOrCreate(dir.resolve(SECRET_FILE));
   }
+
+  /** The file of the nodes' admin secret in their directory. */
+  public static final String SECRET_FILE = "admin.secret";
 
   /**
    * No node yet, under {@code dir} (a temporary directory when null); the nodes check stale writes against
@@ -71,6 +91,10 @@ public final class LocalNodes implements AutoCloseable {
     try {
       Path root = temporary ? Files.createTempDirectory("ringshift-dev-") : Files.createDirectories(dir);
       return new LocalNodes(root.toAbsolutePath(), temporary, ring);
+    } catch (IllegalArgumentException e) {
+      ring.close();
+      throw new LocalPlaneException(LocalPlaneException.Reason.BAD_DATA_DIR, "the storage nodes' admin secret: "
+          + e.getMessage(), e);
     } catch (IOException e) {
       ring.close();
       throw new UncheckedIOException("cannot create the storage nodes' directory: " + e.getMessage(), e);
@@ -127,7 +151,8 @@ public final class LocalNodes implements AutoCloseable {
     }
     NodeServer server;
     try {
-      server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(HOST, port));
+      server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(HOST, port),
+          new InetSocketAddress(HOST, 0), secret, NodeServer.DEFAULT_THREADS);
     } catch (RuntimeException e) {
       store.close();
       if (e instanceof StoreException && e.getCause() instanceof BindException) {
@@ -137,7 +162,8 @@ public final class LocalNodes implements AutoCloseable {
       }
       throw e;
     }
-    Node node = new Node(id, zone, dataDir, store, server, RemoteStore.connect(server.hostPort(), CALL_TIMEOUT));
+    Node node = new Node(id, zone, dataDir, store, server, RemoteStore.connect(server.hostPort(), CALL_TIMEOUT),
+        RemoteStore.connectAdmin(server.adminHostPort(), secret, CALL_TIMEOUT));
     nodes.put(id, node);
     writeFiles();
     return node;
@@ -155,18 +181,23 @@ public final class LocalNodes implements AutoCloseable {
   }
 
   private void writeFiles() {
-    StringBuilder txt = new StringBuilder("# the storage nodes of ringshift dev, rewritten at every start\n");
+    StringBuilder txt = new StringBuilder("# the admin listeners of the storage nodes of ringshift dev, for "
+        + "workers (with --node-secret-file " + secretFile() + "); rewritten at every start\n");
+    StringBuilder clients = new StringBuilder("# the client ports of the storage nodes of ringshift dev (key reads "
+        + "and writes); rewritten at every start\n");
     StringBuilder json = new StringBuilder("[\n");
     List<Node> all = new ArrayList<>(nodes.values());
     for (int i = 0; i < all.size(); i++) {
       Node n = all.get(i);
-      txt.append(n.id()).append(' ').append(n.hostPort()).append('\n');
+      txt.append(n.id()).append(' ').append(n.adminHostPort()).append('\n');
+      clients.append(n.id()).append(' ').append(n.hostPort()).append('\n');
       json.append("  {\"id\": \"").append(n.id()).append("\", \"zone\": \"").append(n.zone()).append("\"}")
           .append(i + 1 < all.size() ? ",\n" : "\n");
     }
     json.append("]\n");
     try {
       Files.writeString(nodesFile(), txt, StandardCharsets.UTF_8);
+      Files.writeString(clientPortsFile(), clients, StandardCharsets.UTF_8);
       Files.writeString(membersFile(), json, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + nodesFile() + " or " + membersFile() + ": " + e.getMessage(),
@@ -192,18 +223,47 @@ public final class LocalNodes implements AutoCloseable {
     return node;
   }
 
-  /** A client of node {@code id}'s HTTP API, as a worker or a writer reaches it (owned here). */
+  /** A client of node {@code id}'s client port, as a writer reaches it (owned here). */
   public Store remote(String id) {
     return node(id).remote();
   }
 
-  /** Every node at its address, for a worker. */
+  /** A client of node {@code id}'s admin listener, as a worker reaches it (owned here). */
+  public Store admin(String id) {
+    return node(id).admin();
+  }
+
+  /** Every node at the address of its admin listener, for a worker (which sends {@link #secret()}). */
   public synchronized NodeDirectory directory() {
+    Map<String, NodeDirectory.Address> addresses = new LinkedHashMap<>();
+    for (Node n : nodes.values()) {
+      addresses.put(n.id(), new NodeDirectory.Address(HOST, n.server().adminPort()));
+    }
+    return NodeDirectory.of(addresses);
+  }
+
+  /** Every node at the address of its client port. */
+  public synchronized NodeDirectory clientPorts() {
     Map<String, NodeDirectory.Address> addresses = new LinkedHashMap<>();
     for (Node n : nodes.values()) {
       addresses.put(n.id(), new NodeDirectory.Address(HOST, n.server().port()));
     }
     return NodeDirectory.of(addresses);
+  }
+
+  /** The admin secret of these nodes' admin listeners. */
+  public AdminSecret secret() {
+    return secret;
+  }
+
+  /** The file holding {@link #secret()}. */
+  public Path secretFile() {
+    return dir.resolve(SECRET_FILE);
+  }
+
+  /** The client ports, as {@code node-id host:port} lines. */
+  public Path clientPortsFile() {
+    return dir.resolve("client-ports.txt");
   }
 
   public Path dir() {
@@ -232,6 +292,7 @@ public final class LocalNodes implements AutoCloseable {
     Failures failures = new Failures();
     for (Node n : nodes.values()) {
       failures.run(() -> n.remote().close());
+      failures.run(() -> n.admin().close());
       failures.run(() -> n.server().close());
     }
     failures.run(ring::close);

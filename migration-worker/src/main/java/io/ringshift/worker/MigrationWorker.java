@@ -89,7 +89,7 @@ public final class MigrationWorker implements AutoCloseable {
 
   /** A worker reaching the nodes of {@code config.nodes()} over their HTTP API, on the system clock. */
   public MigrationWorker(WorkerConfig config) {
-    this(config, NodeStores.remote(config.nodes(), config.nodeTimeout()), Clock.systemUTC());
+    this(config, NodeStores.remote(config.nodes(), config.nodeSecret(), config.nodeTimeout()), Clock.systemUTC());
   }
 
   /**

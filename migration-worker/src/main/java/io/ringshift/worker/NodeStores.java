@@ -1,5 +1,6 @@
 package io.ringshift.worker;
 
+import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.RemoteStore;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
@@ -26,10 +27,12 @@ public interface NodeStores extends AutoCloseable {
   void close();
 
   /**
-   * The nodes of {@code directory}, each reached over its HTTP API ({@link RemoteStore}) with {@code timeout} per
-   * call; a node's store is created on first use and kept. A node that is not in the directory is unavailable.
+   * The nodes of {@code directory}, each reached over its admin listener ({@link RemoteStore#connectAdmin}) with
+   * {@code secret} and {@code timeout} per call; a node's store is created on first use and kept. A node that is
+   * not in the directory is unavailable. Without a secret the calls go unauthenticated, and every node refuses them
+   * ({@link StoreException.Unauthorized}).
    */
-  static NodeStores remote(NodeDirectory directory, Duration timeout) {
+  static NodeStores remote(NodeDirectory directory, AdminSecret secret, Duration timeout) {
     Map<String, Store> open = new ConcurrentHashMap<>();
     return new NodeStores() {
       @Override
@@ -37,7 +40,8 @@ public interface NodeStores extends AutoCloseable {
         NodeDirectory.Address address = directory.address(nodeId).orElseThrow(() ->
             new StoreException.Unavailable("node " + nodeId + " is not in the node directory (--nodes / --node); "
                 + "known: " + directory.nodes().keySet(), null));
-        return open.computeIfAbsent(nodeId, n -> RemoteStore.connect(address.toString(), timeout));
+        return open.computeIfAbsent(nodeId, n -> secret == null ? RemoteStore.connect(address.toString(), timeout)
+            : RemoteStore.connectAdmin(address.toString(), secret, timeout));
       }
 
       @Override

@@ -2,6 +2,7 @@ package io.ringshift.worker;
 
 import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.TrustedKeys;
+import io.ringshift.storage.AdminSecret;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -26,10 +27,12 @@ import java.util.regex.Pattern;
  *     then cleanups never delete
  * @param sweepInterval how often the worker forgets the epochs it is done with and tombstones their tasks and
  *     statuses (docs/worker.md, "Forgetting finished epochs"); default 30 s
+ * @param nodeSecret the admin secret of the nodes' admin listeners, which {@code nodes} name (docs/storage.md, "Two
+ *     listeners"); null sends none, and every node refuses the worker's calls as unauthorized
  */
 public record WorkerConfig(String bootstrapServers, String groupId, String workerId, Topics topics,
     NodeDirectory nodes, Limits limits, TaskTuning tuning, Duration grace, Duration startTimeout,
-    Duration nodeTimeout, TrustedKeys trustedKeys, Duration sweepInterval) {
+    Duration nodeTimeout, TrustedKeys trustedKeys, Duration sweepInterval, AdminSecret nodeSecret) {
 
   public static final String DEFAULT_GROUP_ID = "ringshift-migration-worker";
   public static final Duration DEFAULT_GRACE = Duration.ofMinutes(10);
@@ -70,54 +73,60 @@ public record WorkerConfig(String bootstrapServers, String groupId, String worke
   public static WorkerConfig of(String bootstrapServers, String workerId, NodeDirectory nodes) {
     return new WorkerConfig(bootstrapServers, DEFAULT_GROUP_ID, workerId, Topics.defaults(), nodes,
         Limits.DEFAULTS, TaskTuning.DEFAULTS, DEFAULT_GRACE, Duration.ofSeconds(60), DEFAULT_NODE_TIMEOUT, null,
-        DEFAULT_SWEEP_INTERVAL);
+        DEFAULT_SWEEP_INTERVAL, null);
   }
 
   public WorkerConfig withGroupId(String id) {
     return new WorkerConfig(bootstrapServers, id, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
   }
 
   public WorkerConfig withTopics(Topics t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, t, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
   }
 
   public WorkerConfig withLimits(Limits l) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, l,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
   }
 
   public WorkerConfig withTuning(TaskTuning t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        t, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
+        t, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
   }
 
   public WorkerConfig withGrace(Duration g) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, g, startTimeout, nodeTimeout, trustedKeys, sweepInterval);
+        tuning, g, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
   }
 
   public WorkerConfig withStartTimeout(Duration t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, t, nodeTimeout, trustedKeys, sweepInterval);
+        tuning, grace, t, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
   }
 
   public WorkerConfig withNodeTimeout(Duration t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, t, trustedKeys, sweepInterval);
+        tuning, grace, startTimeout, t, trustedKeys, sweepInterval, nodeSecret);
   }
 
   /** The publisher keys whose PUBLISHED records open the cleanup gate. */
   public WorkerConfig withTrustedKeys(TrustedKeys keys) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, keys, sweepInterval);
+        tuning, grace, startTimeout, nodeTimeout, keys, sweepInterval, nodeSecret);
   }
 
   /** How often the worker sweeps the epochs it is done with. */
   public WorkerConfig withSweepInterval(Duration interval) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys, interval);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, interval, nodeSecret);
+  }
+
+  /** The admin secret the nodes' admin listeners check. */
+  public WorkerConfig withNodeSecret(AdminSecret secret) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, secret);
   }
 
   private static void checkId(String name, String value) {

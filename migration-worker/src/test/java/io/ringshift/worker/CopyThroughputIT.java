@@ -59,7 +59,8 @@ class CopyThroughputIT {
         .with("node-b", new NodeDirectory.Address("127.0.0.1", target));
     try (ItKafka kafka = new ItKafka(KAFKA.bootstrapServers(), KAFKA.topicPrefix())) {
       WorkerConfig config = WorkerConfig.of(KAFKA.bootstrapServers(), "worker-throughput", nodes)
-          .withTopics(kafka.topics).withGroupId(KAFKA.applicationId() + "-workers").withLimits(Limits.unlimited());
+          .withTopics(kafka.topics).withGroupId(KAFKA.applicationId() + "-workers").withLimits(Limits.unlimited())
+          .withNodeSecret(io.ringshift.storage.AdminSecret.read(secretFile()));
       try (MigrationWorker worker = new MigrationWorker(config).start()) {
         RangeCopyTask fast = task(TaskKind.COPY, 2, RingRange.of(0, Long.MAX_VALUE), List.of("node-a"), "node-b");
         double unthrottled = snapshotRate(kafka, fast, 0);
@@ -99,11 +100,18 @@ class CopyThroughputIT {
     return bytes * 1000.0 / Math.max(1, millis);
   }
 
+  /** The admin secret the child nodes check and the worker sends. */
+  private Path secretFile() {
+    Path file = dir.resolve("admin.secret");
+    io.ringshift.storage.AdminSecret.readOrCreate(file);
+    return file;
+  }
+
   private int startNode(String id, int keys) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process child = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
         NodeChild.class.getName(), dir.resolve(id).toString(), id, Integer.toString(keys),
-        Integer.toString(VALUE_BYTES)).redirectErrorStream(true).start();
+        Integer.toString(VALUE_BYTES), secretFile().toString()).redirectErrorStream(true).start();
     children.add(child);
     BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
     List<String> seen = new ArrayList<>();

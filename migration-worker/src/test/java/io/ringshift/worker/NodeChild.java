@@ -1,5 +1,6 @@
 package io.ringshift.worker;
 
+import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
@@ -9,9 +10,9 @@ import java.nio.file.Path;
 import java.util.Random;
 
 /**
- * A storage node in a child JVM: a RocksDB store served over HTTP on a free port of 127.0.0.1. Arguments: data
- * directory, node id, keys to write first, value bytes. Prints {@code PORT <n>} once it serves, then runs until
- * killed.
+ * A storage node in a child JVM: a RocksDB store served over HTTP on free ports of 127.0.0.1. Arguments: data
+ * directory, node id, keys to write first, value bytes, the admin secret file. Prints {@code PORT <n>} (the admin
+ * listener's port, which a worker uses) once it serves, then runs until killed.
  */
 public final class NodeChild {
   private NodeChild() {}
@@ -25,8 +26,9 @@ public final class NodeChild {
       random.nextBytes(value);
       store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), value, 1);
     }
-    NodeServer server = NodeServer.start(store, new InetSocketAddress("127.0.0.1", 0));
-    System.out.println("PORT " + server.port());
+    NodeServer server = NodeServer.start(store, new InetSocketAddress("127.0.0.1", 0),
+        new InetSocketAddress("127.0.0.1", 0), AdminSecret.read(Path.of(args[4])), NodeServer.DEFAULT_THREADS);
+    System.out.println("PORT " + server.adminPort());
     System.out.flush();
     Thread.currentThread().join(); // until the test kills this JVM
   }

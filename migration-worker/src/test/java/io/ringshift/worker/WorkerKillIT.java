@@ -55,6 +55,11 @@ class WorkerKillIT {
 
   @TempDir Path dir;
 
+  /** The nodes' admin secret, in {@code admin.secret} of the test directory, which the worker child reads. */
+  private io.ringshift.storage.AdminSecret secret() {
+    return io.ringshift.storage.AdminSecret.readOrCreate(dir.resolve("admin.secret"));
+  }
+
   @Test
   void shouldResumeFromTheCheckpointAndVerifyAfterEveryKill() throws Exception {
     long seed = Long.getLong("ringshift.seed", System.nanoTime());
@@ -62,8 +67,10 @@ class WorkerKillIT {
     Random random = new Random(seed);
     try (Store source = RocksStore.open(dir.resolve("node-a"), "node-a", "az-1");
         Store target = RocksStore.open(dir.resolve("node-t"), "node-t", "az-2");
-        NodeServer sourceServer = NodeServer.start(source, new InetSocketAddress("127.0.0.1", 0));
-        NodeServer targetServer = NodeServer.start(target, new InetSocketAddress("127.0.0.1", 0));
+        NodeServer sourceServer = NodeServer.start(source, new InetSocketAddress("127.0.0.1", 0),
+            new InetSocketAddress("127.0.0.1", 0), secret(), NodeServer.DEFAULT_THREADS);
+        NodeServer targetServer = NodeServer.start(target, new InetSocketAddress("127.0.0.1", 0),
+            new InetSocketAddress("127.0.0.1", 0), secret(), NodeServer.DEFAULT_THREADS);
         ItKafka kafka = new ItKafka(KAFKA.bootstrapServers(), KAFKA.topicPrefix())) {
       for (int i = 0; i < KEYS; i++) {
         byte[] value = new byte[100 + random.nextInt(100)];
@@ -71,8 +78,8 @@ class WorkerKillIT {
         source.put(("key-" + i).getBytes(StandardCharsets.UTF_8), value, 1);
       }
       List<String> childArgs = List.of(KAFKA.bootstrapServers(), KAFKA.topicPrefix(), KAFKA.applicationId(),
-          WORKER_ID, Long.toString(PER_SOURCE_BYTES_PER_SECOND), "node-a=" + sourceServer.hostPort(),
-          "node-t=" + targetServer.hostPort());
+          WORKER_ID, Long.toString(PER_SOURCE_BYTES_PER_SECOND), dir.resolve("admin.secret").toString(),
+          "node-a=" + sourceServer.adminHostPort(), "node-t=" + targetServer.adminHostPort());
       long started = System.nanoTime();
       int resumedAfterCheckpoint = 0;
       Process child = startChild(childArgs);

@@ -13,7 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Serves a {@link Store} over the node's HTTP/1.1 API (docs/storage.md, "The HTTP API"), on the JDK's own HTTP
- * server with a fixed pool of handler threads. {@link RemoteStore} is its client.
+ * server with a fixed pool of handler threads shared by its two listeners (docs/storage.md, "Two listeners"): the
+ * <b>client port</b> serves {@code /health} and the key API ({@code GET}/{@code PUT}/{@code DELETE /v1/keys/KEY}),
+ * and the <b>admin listener</b> serves every endpoint (scans, change feeds, apply, digests, fences, range deletes)
+ * to requests that carry the admin secret ({@link AdminSecret}). {@link RemoteStore} is its client.
  *
  * <p>Guarantees: scans and change feeds stream in bounded memory, paced by the client; a malformed request gets
  * a 4xx answer with a message and never stops the server; {@link #close()} stops serving and ends the streams in
@@ -33,42 +36,69 @@ public final class NodeServer implements AutoCloseable {
   }
 
   private final HttpServer server;
+  private final HttpServer admin;
   private final ExecutorService handlers;
   private final InetSocketAddress address;
+  private final InetSocketAddress adminAddress;
+  private final AdminSecret secret;
 
-  private NodeServer(HttpServer server, ExecutorService handlers) {
+  private NodeServer(HttpServer server, HttpServer admin, ExecutorService handlers, AdminSecret secret) {
     this.server = server;
+    this.admin = admin;
     this.handlers = handlers;
     this.address = server.getAddress();
+    this.adminAddress = admin.getAddress();
+    this.secret = secret;
   }
 
-  /** Serves {@code store} on {@code bind} (port 0 picks a free port) with {@link #DEFAULT_THREADS} threads. */
+  /**
+   * Serves {@code store} on {@code bind} (port 0 picks a free port) with {@link #DEFAULT_THREADS} threads, and its
+   * admin listener on a free port of the same address with a new random secret ({@link #adminSecret()}): for tests
+   * and embedding.
+   */
   public static NodeServer start(Store store, InetSocketAddress bind) {
     return start(store, bind, DEFAULT_THREADS);
   }
 
-  /**
-   * Serves {@code store} on {@code bind} with {@code threads} handler threads.
-   *
-   * @throws StoreException when the address cannot be bound; its cause is a {@link BindException} when the port is
-   *     already in use
-   * @throws IllegalArgumentException for a null store or address, or fewer than 1 thread
-   */
+  /** As {@link #start(Store, InetSocketAddress)}, with {@code threads} handler threads. */
   public static NodeServer start(Store store, InetSocketAddress bind, int threads) {
-    if (store == null || bind == null) {
+    if (bind == null) {
       throw new IllegalArgumentException("a node server needs a store and an address to bind");
+    }
+    return start(store, bind, new InetSocketAddress(bind.getAddress(), 0), AdminSecret.generate(), threads);
+  }
+
+  /**
+   * Serves {@code store}: the client port on {@code bind}, the admin listener on {@code adminBind} (port 0 picks a
+   * free one), which answers only requests that carry {@code secret}; {@code threads} handler threads serve both.
+   *
+   * @throws StoreException when an address cannot be bound; its cause is a {@link BindException} when the port is
+   *     already in use
+   * @throws IllegalArgumentException for a null store, address or secret, the same address for both listeners, or
+   *     fewer than 1 thread
+   */
+  public static NodeServer start(Store store, InetSocketAddress bind, InetSocketAddress adminBind, AdminSecret secret,
+      int threads) {
+    if (store == null || bind == null || adminBind == null) {
+      throw new IllegalArgumentException("a node server needs a store and an address to bind for each listener");
+    }
+    if (secret == null) {
+      throw new IllegalArgumentException("a node server needs the admin secret of its admin listener");
+    }
+    if (bind.getPort() != 0 && bind.equals(adminBind)) {
+      throw new IllegalArgumentException("the client port and the admin listener were both " + describe(bind)
+          + "; they must be different ports");
     }
     if (threads < 1) {
       throw new IllegalArgumentException("threads was " + threads + "; a node server needs at least 1");
     }
-    HttpServer server;
+    HttpServer server = bind(bind, "the client port");
+    HttpServer admin;
     try {
-      server = HttpServer.create(bind, 128);
-    } catch (BindException e) {
-      throw new StoreException("cannot serve on " + describe(bind) + ": the port is already in use ("
-          + e.getMessage() + ")", e);
-    } catch (IOException e) {
-      throw new StoreException("cannot serve on " + describe(bind) + ": " + e.getMessage(), e);
+      admin = bind(adminBind, "the admin listener");
+    } catch (StoreException e) {
+      server.stop(0);
+      throw e;
     }
     AtomicInteger count = new AtomicInteger();
     ThreadPoolExecutor handlers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
@@ -77,10 +107,26 @@ public final class NodeServer implements AutoCloseable {
           t.setDaemon(true);
           return t;
         });
-    server.createContext("/", new NodeHandler(store));
+    server.createContext("/", new NodeHandler(store, NodeHandler.Listener.CLIENT, secret,
+        () -> admin.getAddress().getPort()));
+    admin.createContext("/", new NodeHandler(store, NodeHandler.Listener.ADMIN, secret,
+        () -> server.getAddress().getPort()));
     server.setExecutor(handlers);
+    admin.setExecutor(handlers);
     server.start();
-    return new NodeServer(server, handlers);
+    admin.start();
+    return new NodeServer(server, admin, handlers, secret);
+  }
+
+  private static HttpServer bind(InetSocketAddress bind, String what) {
+    try {
+      return HttpServer.create(bind, 128);
+    } catch (BindException e) {
+      throw new StoreException("cannot serve " + what + " on " + describe(bind) + ": the port is already in use ("
+          + e.getMessage() + ")", e);
+    } catch (IOException e) {
+      throw new StoreException("cannot serve " + what + " on " + describe(bind) + ": " + e.getMessage(), e);
+    }
   }
 
   private static String describe(InetSocketAddress a) {
@@ -97,10 +143,29 @@ public final class NodeServer implements AutoCloseable {
     return address;
   }
 
-  /** {@code host:port} as {@link RemoteStore#connect} takes it. */
+  /** {@code host:port} of the client port, as {@link RemoteStore#connect} takes it. */
   public String hostPort() {
-    String host = address.getAddress().getHostAddress();
-    return (host.contains(":") ? "[" + host + "]" : host) + ":" + address.getPort();
+    return hostPort(address);
+  }
+
+  /** The port of the admin listener. */
+  public int adminPort() {
+    return adminAddress.getPort();
+  }
+
+  /** {@code host:port} of the admin listener, as {@link RemoteStore#connectAdmin} takes it. */
+  public String adminHostPort() {
+    return hostPort(adminAddress);
+  }
+
+  /** The secret the admin listener checks. */
+  public AdminSecret adminSecret() {
+    return secret;
+  }
+
+  private static String hostPort(InetSocketAddress a) {
+    String host = a.getAddress().getHostAddress();
+    return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
   }
 
   /**
@@ -110,6 +175,7 @@ public final class NodeServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    admin.stop(0);
     handlers.shutdownNow();
     try {
       if (!handlers.awaitTermination(10, TimeUnit.SECONDS)) {
@@ -122,6 +188,6 @@ public final class NodeServer implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "NodeServer[" + hostPort() + "]";
+    return "NodeServer[" + hostPort() + ", admin " + adminHostPort() + "]";
   }
 }

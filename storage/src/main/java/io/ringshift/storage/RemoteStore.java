@@ -28,4 +28,19 @@ public final class RemoteStore {
   public static Store connect(String hostPort, Duration timeout) {
     return HttpStoreClient.connect(hostPort, timeout);
   }
+
+  /**
+   * A store for the admin listener of the node at {@code hostPort} (docs/storage.md, "Two listeners"), sending
+   * {@code secret} with every call: how a worker reaches a node. The client port ({@link #connect(String, Duration)})
+   * serves only key reads and writes and answers every other call {@link StoreException.Unauthorized}.
+   *
+   * @throws StoreException.BadRequest as {@link #connect(String, Duration)}
+   * @throws IllegalArgumentException when {@code secret} is null
+   */
+  public static Store connectAdmin(String hostPort, AdminSecret secret, Duration timeout) {
+    if (secret == null) {
+      throw new IllegalArgumentException("an admin listener needs its secret");
+    }
+    return HttpStoreClient.connect(hostPort, timeout, secret);
+  }
 }

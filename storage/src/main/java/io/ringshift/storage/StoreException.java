@@ -33,6 +33,17 @@ public class StoreException extends RuntimeException {
   }
 
   /**
+   * The node's admin listener refused the request: it carried no admin secret or the wrong one (docs/storage.md,
+   * "Two listeners"), or it went to the client port, which serves only key reads and writes. Nothing changed; the
+   * same call is refused again until the caller is configured with the right secret and address.
+   */
+  public static class Unauthorized extends StoreException {
+    public Unauthorized(String message) {
+      super(message);
+    }
+  }
+
+  /**
    * The node understood the request and refuses it by a protocol rule (a range delete for an epoch older than its
    * ring, which makes it a replica of the range again). Nothing changed; the same call is refused again.
    */

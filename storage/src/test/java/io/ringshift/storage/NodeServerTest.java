@@ -61,7 +61,8 @@ class NodeServerTest {
 
   private static Answer send(NodeServer server, String method, String path, byte[] body)
       throws IOException, InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + server.hostPort() + path))
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://" + server.adminHostPort() + path))
+        .header("Authorization", server.adminSecret().authorization())
         .timeout(Duration.ofSeconds(10))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body))
         .build();
@@ -100,7 +101,7 @@ class NodeServerTest {
     String query = String.format("start=%016x&end=%016x", range.start(), range.end());
     try (NodeServer checked = NodeServer.start(OwnershipCheckedStore.wrap(store, () -> ring),
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        Store remote = RemoteStore.connect(checked.hostPort(), Duration.ofSeconds(10))) {
+        Store remote = RemoteStore.connectAdmin(checked.adminHostPort(), checked.adminSecret(), Duration.ofSeconds(10))) {
 
       Answer noEpoch = send(checked, "DELETE", "/v1/range?" + query, null);
       Answer refused = send(checked, "DELETE", "/v1/range?" + query + "&epoch=4", null);
@@ -168,7 +169,7 @@ class NodeServerTest {
   void shouldRefuseAWriteEpochMoreThanOneAheadOfTheNodesRingWith409() throws Exception {
     try (NodeServer checked = NodeServer.start(OwnershipCheckedStore.wrap(store, () -> Rings.EPOCH_5),
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        Store remote = RemoteStore.connect(checked.hostPort(), Duration.ofSeconds(10))) {
+        Store remote = RemoteStore.connectAdmin(checked.adminHostPort(), checked.adminSecret(), Duration.ofSeconds(10))) {
 
       Answer refused = send(checked, "PUT", "/v1/keys/6b?epoch=" + Long.MAX_VALUE, bytes("v"));
       Answer fence = send(checked, "POST", "/v1/fences?start=0&end=0&epoch=" + Long.MAX_VALUE, null);
@@ -218,7 +219,8 @@ class NodeServerTest {
     assertThat(raw("GET /v1/changes?start=1&end=2&after=%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
         .as("the JDK server refuses a malformed URI itself").startsWith("HTTP/1.1 400").contains("URISyntaxException");
     assertThat(raw("GET /v1/scan?start=0&end=0&afterPosition=1&afterKey=zz HTTP/1.1\r\nHost: x\r\n"
-        + "Connection: close\r\n\r\n")).startsWith("HTTP/1.1 400").contains("afterKey 'zz' is not hex");
+        + "Authorization: " + server.adminSecret().authorization() + "\r\nConnection: close\r\n\r\n"))
+        .startsWith("HTTP/1.1 400").contains("afterKey 'zz' is not hex");
     assertThat(raw("PUT /v1/keys/6b?epoch=1 HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n"
         + "Connection: close\r\n\r\n")).as("the JDK server refuses a negative length itself").startsWith("HTTP/1.1 ");
     raw("\u0000\u0001 garbage that is no request at all\r\n\r\n");
@@ -229,7 +231,7 @@ class NodeServerTest {
 
   /** Sends bytes as they are on a fresh connection and returns whatever comes back before the server closes it. */
   private String raw(String request) throws IOException {
-    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.adminPort())) {
       socket.setSoTimeout(2_000);
       socket.getOutputStream().write(request.getBytes(UTF_8));
       socket.shutdownOutput();
@@ -279,8 +281,8 @@ class NodeServerTest {
     for (int i = 0; i < 256; i++) {
       store.put(bytes("k" + i), value, 0);
     }
-    HttpRequest scan = HttpRequest.newBuilder(URI.create("http://" + server.hostPort() + "/v1/scan?start=0&end=0"))
-        .build();
+    HttpRequest scan = HttpRequest.newBuilder(URI.create("http://" + server.adminHostPort() + "/v1/scan?start=0&end=0"))
+        .header("Authorization", server.adminSecret().authorization()).build();
     HttpResponse<InputStream> response = HTTP.send(scan, HttpResponse.BodyHandlers.ofInputStream());
     assertThat(response.headers().firstValue("Ringshift-Sequence")).hasValue(Long.toString(store.latestSequence()));
     try (InputStream body = response.body()) {
@@ -289,7 +291,7 @@ class NodeServerTest {
 
     for (int i = 0; i < 3; i++) {
       assertThat(get("/health").status()).isEqualTo(200);
-      Store remote = RemoteStore.connect(server.hostPort(), Duration.ofSeconds(5));
+      Store remote = RemoteStore.connectAdmin(server.adminHostPort(), server.adminSecret(), Duration.ofSeconds(5));
       assertThat(remote.digest(RingRange.whole()).keys()).isEqualTo(256);
     }
   }
@@ -298,7 +300,8 @@ class NodeServerTest {
   void shouldRefuseAPortInUseNamingIt() {
     assertThatThrownBy(() -> NodeServer.start(store, server.address()))
         .isInstanceOf(StoreException.class)
-        .hasMessageContaining("cannot serve on 127.0.0.1:" + server.port() + ": the port is already in use")
+        .hasMessageContaining("cannot serve the client port on 127.0.0.1:" + server.port() + ": the port is already "
+            + "in use")
         .hasCauseInstanceOf(BindException.class);
   }
 

@@ -63,7 +63,7 @@ class NodeStreamingTest {
   void serve() {
     counting = new CountingStore(rocks);
     server = NodeServer.start(counting, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-    remote = RemoteStore.connect(server.hostPort(), Duration.ofSeconds(10));
+    remote = RemoteStore.connectAdmin(server.adminHostPort(), server.adminSecret(), Duration.ofSeconds(10));
   }
 
   @AfterEach
@@ -111,7 +111,7 @@ class NodeStreamingTest {
           scan.next();
         }
       }).as("a cut-off stream is an error, never a short range").isInstanceOf(StoreException.Unavailable.class)
-          .hasMessageContaining(server.hostPort());
+          .hasMessageContaining(server.adminHostPort());
     }
   }
 

@@ -39,7 +39,7 @@ class RemoteStoreTest extends StoreContractTest {
   Store openStore(Path dataDir) {
     rocks = RocksStore.open(dataDir, NODE, ZONE);
     server = NodeServer.start(rocks, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-    remote = RemoteStore.connect(server.hostPort(), Duration.ofSeconds(10));
+    remote = RemoteStore.connectAdmin(server.adminHostPort(), server.adminSecret(), Duration.ofSeconds(10));
     return remote;
   }
 
@@ -76,7 +76,7 @@ class RemoteStoreTest extends StoreContractTest {
   @Test
   void shouldBeUnavailableOnceTheNodeStops() {
     put("a", "1");
-    String address = server.hostPort();
+    String address = server.adminHostPort();
     server.close();
 
     assertThatThrownBy(() -> store.get(bytes("a"))).isInstanceOf(StoreException.Unavailable.class)
@@ -88,7 +88,7 @@ class RemoteStoreTest extends StoreContractTest {
     rocks.close();
 
     assertThatThrownBy(() -> store.put(bytes("a"), bytes("1"), 0)).isInstanceOf(StoreException.Unavailable.class)
-        .hasMessageContaining("the node at " + server.hostPort() + ": the store of node-1")
+        .hasMessageContaining("the node at " + server.adminHostPort() + ": the store of node-1")
         .hasMessageContaining("is closed");
   }
 
@@ -231,7 +231,7 @@ class RemoteStoreTest extends StoreContractTest {
       entries.add(Entry.of(bytes("k" + i), value));
     }
     rocks.apply(entries);
-    Store slowReader = RemoteStore.connect(server.hostPort(), Duration.ofMillis(200));
+    Store slowReader = RemoteStore.connectAdmin(server.adminHostPort(), server.adminSecret(), Duration.ofMillis(200));
     try (RangeScan scan = slowReader.scan(RingRange.whole(), null)) {
       int read = 0;
       for (int pause = 0; pause < 2; pause++) {

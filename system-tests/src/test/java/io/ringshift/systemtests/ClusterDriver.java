@@ -218,6 +218,7 @@ public final class ClusterDriver implements AutoCloseable {
   public WorkerConfig workerConfig(String workerId) {
     return WorkerConfig.of(kafka.bootstrapServers(), workerId, nodes.directory())
         .withTrustedKeys(TrustedKeys.of(publisherKey.publicKey()))
+        .withNodeSecret(nodes.secret())
         .withTopics(topics)
         .withGroupId(kafka.applicationId() + "-workers")
         .withLimits(LIMITS)

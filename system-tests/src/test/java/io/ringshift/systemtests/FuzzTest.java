@@ -220,12 +220,22 @@ class FuzzTest {
             : methodFor(path, random);
         byte[] body = random.nextInt(3) == 0 ? frames(random) : randomBytes(random, random.nextInt(64));
         HttpRequest request;
+        // Both listeners: the client port; the admin listener with the secret (most), a wrong one or none.
+        boolean admin = random.nextInt(3) != 0;
+        int auth = random.nextInt(8);
         try {
-          request = HttpRequest.newBuilder(URI.create("http://" + server.hostPort() + path))
+          HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://"
+              + (admin ? server.adminHostPort() : server.hostPort()) + path))
               .timeout(Duration.ofSeconds(10))
               .method(method, random.nextBoolean() ? HttpRequest.BodyPublishers.ofByteArray(body)
-                  : HttpRequest.BodyPublishers.noBody())
-              .build();
+                  : HttpRequest.BodyPublishers.noBody());
+          if (auth < 6) {
+            builder.header("Authorization", server.adminSecret().authorization());
+          } else if (auth == 6) {
+            builder.header("Authorization", "Bearer " + new String(randomBytes(random, 24), StandardCharsets.ISO_8859_1)
+                .replaceAll("[^!-~]", "x"));
+          }
+          request = builder.build();
         } catch (IllegalArgumentException e) {
           continue; // a path the JDK client itself will not send
         }
@@ -378,6 +388,9 @@ class FuzzTest {
 
   /** One of several mutations of {@code bytes}: bit flips, overwrites, cuts, growth, splices, shuffles. */
   private static byte[] mutate(byte[] bytes, List<byte[]> others, Random random) {
+    if (bytes.length == 0) {
+      return randomBytes(random, 1 + random.nextInt(64)); // nothing to flip, cut or splice in no bytes
+    }
     byte[] b = bytes.clone();
     switch (random.nextInt(9)) {
       case 0 -> {
@@ -403,6 +416,9 @@ class FuzzTest {
       }
       case 4 -> {
         byte[] other = others.get(random.nextInt(others.size()));
+        if (other.length == 0) {
+          return b;
+        }
         int cut = random.nextInt(Math.min(b.length, other.length));
         byte[] spliced = Arrays.copyOf(b, other.length);
         System.arraycopy(other, cut, spliced, cut, other.length - cut);

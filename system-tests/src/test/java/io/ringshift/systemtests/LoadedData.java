@@ -48,14 +48,14 @@ public final class LoadedData {
         List<Entry> batch = byNode.computeIfAbsent(node, n -> new ArrayList<>());
         batch.add(entry);
         if (batch.size() == BATCH) {
-          nodes.remote(node).apply(batch);
+          nodes.admin(node).apply(batch);
           batch.clear();
         }
       }
     }
     byNode.forEach((node, batch) -> {
       if (!batch.isEmpty()) {
-        nodes.remote(node).apply(batch);
+        nodes.admin(node).apply(batch);
       }
     });
     return data;

@@ -19,7 +19,7 @@ final class NodeContents {
    */
   static Map<String, byte[]> of(LocalNodes nodes, String id) {
     Map<String, byte[]> contents = new HashMap<>();
-    try (RangeScan scan = nodes.remote(id).scan(RingRange.whole(), null)) {
+    try (RangeScan scan = nodes.admin(id).scan(RingRange.whole(), null)) {
       while (scan.hasNext()) {
         Entry e = scan.next();
         long ringPosition = RingHash.xxh3().hash(e.key(), 0, e.key().length);
@@ -35,6 +35,6 @@ final class NodeContents {
 
   /** How many keys node {@code id} holds in {@code range}. */
   static long keysIn(LocalNodes nodes, String id, RingRange range) {
-    return nodes.remote(id).digest(range).keys();
+    return nodes.admin(id).digest(range).keys();
   }
 }

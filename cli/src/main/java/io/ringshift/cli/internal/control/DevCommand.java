@@ -201,11 +201,12 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
     }
     LocalNodes n = nodes.get();
     for (LocalNodes.Node node : n.nodes()) {
-      lines.add("  node:   " + node.id() + " (" + node.zone() + ") at " + node.hostPort());
+      lines.add("  node:   " + node.id() + " (" + node.zone() + ") at " + node.hostPort() + ", admin listener "
+          + node.adminHostPort());
     }
     WorkerConfig worker = plane.worker().orElseThrow().config();
     lines.add("  worker: " + worker.workerId() + ", unlimited copy rates, cleanup grace " + shortDuration(worker.grace())
-        + ", nodes file " + n.nodesFile());
+        + ", nodes file " + n.nodesFile() + ", admin secret " + n.secretFile());
     int count = n.nodes().size();
     String replicas = count < RingBuilder.DEFAULT_REPLICAS ? " --replicas " + count : "";
     lines.add("Try, in another terminal:");

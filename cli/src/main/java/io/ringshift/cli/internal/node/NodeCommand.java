@@ -4,6 +4,7 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
+import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
@@ -41,8 +42,10 @@ import picocli.CommandLine.TypeConversionException;
     sortOptions = false,
     description = {
       "Runs a storage node: opens (or creates) the node's RocksDB store in --data-dir and serves it over HTTP on "
-          + "--bind:--port, for migration workers and clients (docs/storage.md). Prints where it serves and runs "
-          + "until Ctrl-C or SIGTERM.",
+          + "two listeners (docs/storage.md): the client port --bind:--port (key reads and writes) and the admin "
+          + "listener --admin-bind:--admin-port (scans, change feeds, apply, digests, fences, range deletes: what "
+          + "migration workers use), which answers only requests carrying the secret of --admin-secret-file. Prints "
+          + "where it serves and runs until Ctrl-C or SIGTERM.",
       "The data dir remembers its node id and zone: another node's data dir is refused.",
       "With --bootstrap the node follows the cluster's published ring (ring.snapshots, verified with "
           + "--trusted-key) and refuses a write tagged with an older epoch for a key it no longer replicates, "
@@ -70,6 +73,22 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
   @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
       description = "The address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 for every interface).")
   private String bind;
+
+  @Option(names = "--admin-port", paramLabel = "PORT",
+      description = "The admin listener's port (default: --port + 1000, or a free one with --port 0; printed at "
+          + "start).")
+  private Integer adminPort;
+
+  @Option(names = "--admin-bind", paramLabel = "ADDRESS",
+      description = "The address the admin listener listens on (default: --bind). Keep it on a network only "
+          + "workers reach: the secret travels in clear HTTP.")
+  private String adminBind;
+
+  @Option(names = "--admin-secret-file", paramLabel = "FILE",
+      description = "The file holding the admin secret (16 to 512 printable characters) that the workers send "
+          + "(their --node-secret-file); one secret for the fleet (default: admin.secret in --data-dir, created "
+          + "with a random secret, readable by its owner only, when absent).")
+  private Path adminSecretFile;
 
   @Option(names = "--wal-retention", paramLabel = "DURATION", defaultValue = "6h", converter = DurationConverter.class,
       description = "How far back the change feed reaches: the write-ahead log is kept this long (default: "
@@ -124,11 +143,32 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
     if (threads < 1) {
       throw new BadInputException("--threads was " + threads + "; a node needs at least 1");
     }
+    int admin = adminPort != null ? adminPort : port == 0 ? 0 : port + 1000;
+    if (admin < 0 || admin > 65_535) {
+      throw new BadInputException((adminPort != null ? "--admin-port was " + admin : "--admin-port defaults to "
+          + "--port + 1000 = " + admin) + "; it must be 0 (any free port) or 1..65535");
+    }
+    if (admin != 0 && admin == port) {
+      throw new BadInputException("--admin-port was " + admin + ", the same as --port; the client port and the "
+          + "admin listener must be different ports");
+    }
     InetAddress address;
+    InetAddress adminAddress;
     try {
       address = InetAddress.getByName(bind);
     } catch (UnknownHostException e) {
       throw new BadInputException("--bind " + bind + " is not an address of this machine: " + e.getMessage(), e);
+    }
+    try {
+      adminAddress = adminBind == null ? address : InetAddress.getByName(adminBind);
+    } catch (UnknownHostException e) {
+      throw new BadInputException("--admin-bind " + adminBind + " is not an address of this machine: "
+          + e.getMessage(), e);
+    }
+    Path secretFile = adminSecretFile != null ? adminSecretFile : dataDir.resolve("admin.secret");
+    if (adminSecretFile != null && !java.nio.file.Files.isRegularFile(adminSecretFile)) {
+      throw new BadInputException("--admin-secret-file " + adminSecretFile + " is not a file; give the file "
+          + "holding the fleet's admin secret, or leave the option out to use admin.secret in --data-dir");
     }
     if (bootstrap == null && !trustedKeys.isEmpty()) {
       throw new BadInputException("--trusted-key needs --bootstrap: a node follows the published ring only from "
@@ -165,16 +205,27 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
       store.close();
       throw new BadInputException(e.getMessage(), e);
     }
+    AdminSecret secret;
+    try {
+      secret = AdminSecret.readOrCreate(secretFile);
+    } catch (IllegalArgumentException e) {
+      ring.close();
+      store.close();
+      throw new BadInputException(e.getMessage(), e);
+    }
     NodeServer server;
     try {
       server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(address, port),
-          threads);
+          new InetSocketAddress(adminAddress, admin), secret, threads);
     } catch (StoreException e) {
       ring.close();
       store.close();
       if (e.getCause() instanceof BindException) {
-        throw new BadInputException("port " + port + " on " + bind + " is already in use; stop what uses it or give "
-            + "another --port", e);
+        boolean adminTaken = e.getMessage() != null && e.getMessage().contains("admin listener");
+        throw new BadInputException(adminTaken
+            ? "port " + admin + " on " + adminAddress.getHostAddress() + " is already in use, so the admin listener "
+                + "cannot listen there; stop what uses it or give another --admin-port"
+            : "port " + port + " on " + bind + " is already in use; stop what uses it or give another --port", e);
       }
       err.println("ringshift: node: " + e.getMessage());
       err.flush();
@@ -191,6 +242,8 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
         err.flush();
       }
     });
+    out.printf(Locale.ROOT, "ringshift node: %s admin listener (migration and admin endpoints) on %s; admin secret "
+        + "in %s%n", id, server.adminHostPort(), secretFile.toAbsolutePath().normalize());
     out.printf(Locale.ROOT, "ringshift node: %s (zone %s) serves %s on %s (latest sequence %d); %s; Ctrl-C stops "
         + "it.%n", id, zone, dataDir.toAbsolutePath().normalize(), server.hostPort(), store.latestSequence(),
         ring.describe());

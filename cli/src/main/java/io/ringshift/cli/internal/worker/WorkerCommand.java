@@ -9,6 +9,7 @@ import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.TrustedKeyFiles;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
 import io.ringshift.cli.internal.control.KafkaOptions;
+import io.ringshift.storage.AdminSecret;
 import io.ringshift.worker.Limits;
 import io.ringshift.worker.LimitsFile;
 import io.ringshift.worker.MigrationWorker;
@@ -57,12 +58,17 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
   @Mixin private KafkaOptions kafka;
 
   @Option(names = "--nodes", paramLabel = "FILE",
-      description = "The storage nodes: one 'node-id host:port' per line ('#' starts a comment).")
+      description = "The storage nodes' admin listeners: one 'node-id host:port' per line ('#' starts a comment).")
   private Path nodesFile;
 
   @Option(names = "--node", paramLabel = "ID=HOST:PORT",
-      description = "A storage node; repeat the option for more (adds to --nodes).")
+      description = "A storage node's admin listener; repeat the option for more (adds to --nodes).")
   private List<String> nodes = new ArrayList<>();
+
+  @Option(names = "--node-secret-file", paramLabel = "FILE",
+      description = "The file holding the nodes' admin secret (their --admin-secret-file), sent with every call to "
+          + "their admin listeners. Required.")
+  private Path nodeSecretFile;
 
   @Option(names = "--worker-id", paramLabel = "ID",
       description = "This worker's id, unique among running workers and stable across restarts: a worker restarted "
@@ -203,6 +209,17 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
     if (directory.nodes().isEmpty()) {
       throw new BadInputException("no storage node given; list them with --nodes FILE or --node ID=HOST:PORT");
     }
+    if (nodeSecretFile == null) {
+      throw new BadInputException("no --node-secret-file given: the nodes' admin listeners answer only calls that "
+          + "carry their admin secret; give the file the nodes use (their --admin-secret-file; by default "
+          + "admin.secret in a node's --data-dir; ringshift dev writes admin.secret in its data dir)");
+    }
+    AdminSecret secret;
+    try {
+      secret = AdminSecret.read(nodeSecretFile);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException("--node-secret-file: " + e.getMessage(), e);
+    }
     atLeastOne("--max-tasks", maxTasks);
     atLeastOne("--max-tasks-per-source", maxTasksPerSource);
     atLeastOne("--max-tasks-per-target", maxTasksPerTarget);
@@ -230,7 +247,8 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
           .withGrace(Durations.parse("--grace", grace))
           .withStartTimeout(kafka.timeout())
           .withNodeTimeout(Durations.parse("--node-timeout", nodeTimeout))
-          .withTrustedKeys(trustedKeys.isEmpty() ? null : TrustedKeyFiles.read(trustedKeys));
+          .withTrustedKeys(trustedKeys.isEmpty() ? null : TrustedKeyFiles.read(trustedKeys))
+          .withNodeSecret(secret);
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage(), e);
     }

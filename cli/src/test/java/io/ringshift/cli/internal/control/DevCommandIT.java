@@ -12,6 +12,7 @@ import io.ringshift.ring.Member;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.SigningKey;
+import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.RemoteStore;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.WriteResult;
@@ -154,9 +155,11 @@ class DevCommandIT {
     assertThat(dev.out().toString()).contains(
         "Kafka at " + bootstrap + ", the orchestrator and the snapshot publisher are running, with 5 storage nodes "
             + "and a migration worker.",
-        "  node:   node-05 (az-2) at " + directory.address("node-05").orElseThrow(),
+        "  node:   node-05 (az-2) at ",
+        ", admin listener " + directory.address("node-05").orElseThrow() + "\n",
         "  worker: dev-worker, unlimited copy rates, cleanup grace 1h, nodes file "
-            + data.resolve("nodes.txt").toAbsolutePath(),
+            + data.resolve("nodes.txt").toAbsolutePath() + ", admin secret "
+            + data.resolve("admin.secret").toAbsolutePath(),
         "  ringshift init --members " + data.resolve("members.json").toAbsolutePath() + " --bootstrap " + bootstrap
             + " --wait",
         "  ringshift drain node-05 --bootstrap " + bootstrap + " --wait");
@@ -171,7 +174,8 @@ class DevCommandIT {
         "--wait", "30");
     assertThat(init.stdout()).as(init.toString()).contains("epoch 1 READY");
     Map<String, Store> nodes = new LinkedHashMap<>();
-    directory.nodes().forEach((id, address) -> nodes.put(id, RemoteStore.connect(address.toString(),
+    AdminSecret secret = AdminSecret.read(data.resolve("admin.secret"));
+    directory.nodes().forEach((id, address) -> nodes.put(id, RemoteStore.connectAdmin(address.toString(), secret,
         Duration.ofSeconds(10))));
     Map<String, byte[]> values = new LinkedHashMap<>();
     try {

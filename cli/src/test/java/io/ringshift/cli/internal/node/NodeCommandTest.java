@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.cli.internal.Cli;
+import io.ringshift.cli.internal.Fixtures;
 import io.ringshift.ring.RingRange;
+import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.RemoteStore;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
@@ -44,6 +46,9 @@ class NodeCommandTest {
       "ringshift node: node-1 \\(zone az-1\\) serves (\\S+) on (127\\.0\\.0\\.1:\\d+) \\(latest sequence (\\d+)\\); "
           + "([^;]+); Ctrl-C stops it\\.");
 
+  private static final Pattern ADMIN = Pattern.compile("ringshift node: node-1 admin listener \\(migration and admin "
+      + "endpoints\\) on (127\\.0\\.0\\.1:\\d+); admin secret in (\\S+)");
+
   @TempDir Path dir;
 
   private final ExecutorService executor = Executors.newSingleThreadExecutor();
@@ -60,6 +65,13 @@ class NodeCommandTest {
       Matcher m = SERVING.matcher(out.toString());
       assertThat(m.find()).as(out.toString()).isTrue();
       return m;
+    }
+
+    /** The admin listener's address and the store of it, with the secret the node printed the file of. */
+    Store admin() {
+      Matcher m = ADMIN.matcher(out.toString());
+      assertThat(m.find()).as(out.toString()).isTrue();
+      return RemoteStore.connectAdmin(m.group(1), AdminSecret.read(Path.of(m.group(2))), Duration.ofSeconds(5));
     }
 
     int stopAndWait() throws Exception {
@@ -108,7 +120,9 @@ class NodeCommandTest {
     Store restarted = RemoteStore.connect(again.group(2), Duration.ofSeconds(5));
     assertThat(restarted.get("user:42".getBytes(UTF_8))).hasValueSatisfying(
         v -> assertThat(new String(v, UTF_8)).isEqualTo("hello"));
-    assertThat(restarted.digest(RingRange.whole()).keys()).isEqualTo(1);
+    assertThatThrownBy(() -> restarted.digest(RingRange.whole())).as("the client port serves keys only")
+        .isInstanceOf(StoreException.Unauthorized.class);
+    assertThat(second.admin().digest(RingRange.whole()).keys()).isEqualTo(1);
     assertThat(second.stopAndWait()).isZero();
   }
 
@@ -126,6 +140,67 @@ class NodeCommandTest {
     try (Store reopened = RocksStore.open(dir.resolve("data"), "node-1", "az-1")) {
       assertThat(reopened.info().nodeId()).as("the store was closed again").isEqualTo("node-1");
     }
+  }
+
+  /**
+   * The admin listener: by default with a secret the node makes in admin.secret of its data dir (owner only) and keeps
+   * across restarts; or the fleet's, from --admin-secret-file. Calls without it are refused.
+   */
+  @Test
+  void shouldServeTheAdminListenerWithTheSecretOfItsDataDirOrOfTheGivenFile() throws Exception {
+    Path data = dir.resolve("node-1");
+    Node node = start("--id", "node-1", "--zone", "az-1", "--data-dir", data.toString(), "--port", "0");
+    Matcher admin = ADMIN.matcher(node.out().toString());
+    assertThat(admin.find()).isTrue();
+    Path secretFile = data.resolve("admin.secret").toAbsolutePath();
+    assertThat(admin.group(2)).isEqualTo(secretFile.toString());
+    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(java.nio.file.Files.getPosixFilePermissions(
+        secretFile))).isEqualTo("rw-------");
+    AdminSecret made = AdminSecret.read(secretFile);
+    assertThat(node.admin().fence(RingRange.whole(), 1).epoch()).isEqualTo(1);
+    Store noSecret = RemoteStore.connect(admin.group(1), Duration.ofSeconds(5));
+    assertThatThrownBy(() -> noSecret.deleteRange(RingRange.whole(), 0)).isInstanceOf(StoreException.Unauthorized.class)
+        .hasMessageContaining("carried no admin secret");
+    assertThat(node.stopAndWait()).isZero();
+
+    Path fleet = Fixtures.write(dir.resolve("fleet.secret"), "the-fleet-secret-0123456789\n");
+    Node again = start("--id", "node-1", "--zone", "az-1", "--data-dir", data.toString(), "--port", "0",
+        "--admin-port", "0", "--admin-secret-file", fleet.toString());
+    Store withFleet = RemoteStore.connectAdmin(adminOf(again), AdminSecret.read(fleet), Duration.ofSeconds(5));
+    assertThat(withFleet.fences()).hasSize(1);
+    Store withOld = RemoteStore.connectAdmin(adminOf(again), made, Duration.ofSeconds(5));
+    assertThatThrownBy(withOld::fences).isInstanceOf(StoreException.Unauthorized.class)
+        .hasMessageContaining("carried a wrong admin secret");
+    assertThat(again.stopAndWait()).isZero();
+  }
+
+  private static String adminOf(Node node) {
+    Matcher m = ADMIN.matcher(node.out().toString());
+    assertThat(m.find()).isTrue();
+    return m.group(1);
+  }
+
+  @Test
+  void shouldRefuseBadAdminListenerOptionsInOneLine() {
+    String data = dir.resolve("data").toString();
+
+    assertThat(Cli.run("node", "--id", "n", "--zone", "z", "--data-dir", data, "--port", "7070", "--admin-port",
+        "7070").stderr()).isEqualTo("ringshift: --admin-port was 7070, the same as --port; the client port and the "
+        + "admin listener must be different ports\n");
+    assertThat(Cli.run("node", "--id", "n", "--zone", "z", "--data-dir", data, "--port", "65000").stderr())
+        .isEqualTo("ringshift: --admin-port defaults to --port + 1000 = 66000; it must be 0 (any free port) or "
+            + "1..65535\n");
+    assertThat(Cli.run("node", "--id", "n", "--zone", "z", "--data-dir", data, "--port", "0",
+        "--admin-secret-file", dir.resolve("none").toString()).stderr()).isEqualTo("ringshift: --admin-secret-file "
+        + dir.resolve("none") + " is not a file; give the file holding the fleet's admin secret, or leave the option "
+        + "out to use admin.secret in --data-dir\n");
+    Path weak = Fixtures.write(dir.resolve("weak.secret"), "secret\n");
+    Cli.Result weakSecret = Cli.run("node", "--id", "n", "--zone", "z", "--data-dir", data, "--port", "0",
+        "--admin-secret-file", weak.toString());
+    assertThat(weakSecret.exitCode()).isEqualTo(2);
+    assertThat(weakSecret.stderr()).isEqualTo("ringshift: admin secret file " + weak + ": the admin secret has 6 "
+        + "characters; it must have 16 to 512 (a node writes one of 32 random bytes in base64url when none is "
+        + "given)\n");
   }
 
   @Test

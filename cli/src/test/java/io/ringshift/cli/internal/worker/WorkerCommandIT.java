@@ -84,15 +84,20 @@ class WorkerCommandIT {
     closing.add(new Orchestrator(orchestratorConfig).start(TIMEOUT));
     Map<String, Store> stores = new LinkedHashMap<>();
     List<String> nodeOptions = new ArrayList<>();
+    Path secretFile = dir.resolve("admin.secret");
+    io.ringshift.storage.AdminSecret secret = io.ringshift.storage.AdminSecret.readOrCreate(secretFile);
+    nodeOptions.add("--node-secret-file");
+    nodeOptions.add(secretFile.toString());
     for (int i = 1; i <= 5; i++) {
       String id = String.format(Locale.ROOT, "node-%03d", i);
       Store store = RocksStore.open(dir.resolve(id), id, "az-" + (1 + (i - 1) % 2));
       closing.add(store);
-      NodeServer server = NodeServer.start(store, new InetSocketAddress("127.0.0.1", 0));
+      NodeServer server = NodeServer.start(store, new InetSocketAddress("127.0.0.1", 0),
+          new InetSocketAddress("127.0.0.1", 0), secret, NodeServer.DEFAULT_THREADS);
       closing.add(server);
       stores.put(id, store);
       nodeOptions.add("--node");
-      nodeOptions.add(id + "=" + server.hostPort());
+      nodeOptions.add(id + "=" + server.adminHostPort());
     }
     Path members = Fixtures.write(dir.resolve("members.json"), Fixtures.membersJson(4, 2));
     Cli.Result init = cli("init", "--members", members.toString(), "--vnodes", "16", "--replicas", "2",
@@ -191,7 +196,8 @@ class WorkerCommandIT {
     // The orchestrator's Streams application already uses this group id: the worker's consumer cannot join.
     Future<Integer> exit = executor.submit(() -> command.execute("--bootstrap", KAFKA.bootstrapServers(),
         "--topic-prefix", KAFKA.topicPrefix(), "--group-id", KAFKA.applicationId(), "--worker-id", "worker-it",
-        "--node", "node-1=127.0.0.1:1"));
+        "--node", "node-1=127.0.0.1:1", "--node-secret-file",
+        Fixtures.write(dir.resolve("admin.secret"), "0123456789abcdef0123456789abcdef\n").toString()));
 
     assertThat(exit.get(60, TimeUnit.SECONDS)).as("exit code; stderr: %s", err).isEqualTo(1);
     assertThat(err.toString()).contains("ringshift worker: worker-it was stopped by an error: ")

@@ -16,12 +16,41 @@ class WorkerCommandTest {
 
   @TempDir Path dir;
 
-  private static Cli.Result worker(String... args) {
-    String[] all = new String[args.length + KAFKA.length + 1];
-    all[0] = "worker";
-    System.arraycopy(args, 0, all, 1, args.length);
-    System.arraycopy(KAFKA, 0, all, 1 + args.length, KAFKA.length);
-    return Cli.run(all);
+  /** The worker with the given options, the nodes' admin secret and an unreachable Kafka. */
+  private Cli.Result worker(String... args) {
+    java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("worker"));
+    all.addAll(java.util.List.of(args));
+    all.addAll(java.util.List.of("--node-secret-file", secretFile().toString()));
+    all.addAll(java.util.List.of(KAFKA));
+    return Cli.run(all.toArray(String[]::new));
+  }
+
+  private Path secretFile() {
+    Path file = dir.resolve("admin.secret");
+    if (!java.nio.file.Files.exists(file)) {
+      Fixtures.write(file, "0123456789abcdef0123456789abcdef\n");
+    }
+    return file;
+  }
+
+  @Test
+  void shouldRefuseToRunWithoutTheNodesAdminSecretOrWithABadOne() {
+    Cli.Result none = Cli.run("worker", "--node", "n=h:1", "--bootstrap", "127.0.0.1:9", "--timeout", "1");
+    assertThat(none.exitCode()).as(none.toString()).isEqualTo(2);
+    assertThat(none.stderr()).isEqualTo("ringshift: no --node-secret-file given: the nodes' admin listeners answer "
+        + "only calls that carry their admin secret; give the file the nodes use (their --admin-secret-file; by "
+        + "default admin.secret in a node's --data-dir; ringshift dev writes admin.secret in its data dir)\n");
+    Path bad = Fixtures.write(dir.resolve("bad.secret"), "short\n");
+    Cli.Result badSecret = Cli.run("worker", "--node", "n=h:1", "--node-secret-file", bad.toString(),
+        "--bootstrap", "127.0.0.1:9", "--timeout", "1");
+    assertThat(badSecret.exitCode()).isEqualTo(2);
+    assertThat(badSecret.stderr()).isEqualTo("ringshift: --node-secret-file: admin secret file " + bad + ": the admin "
+        + "secret has 5 characters; it must have 16 to 512 (a node writes one of 32 random bytes in base64url when "
+        + "none is given)\n");
+    Cli.Result missing = Cli.run("worker", "--node", "n=h:1", "--node-secret-file", dir.resolve("none").toString(),
+        "--bootstrap", "127.0.0.1:9", "--timeout", "1");
+    assertThat(missing.stderr()).startsWith("ringshift: --node-secret-file: cannot read the admin secret file "
+        + dir.resolve("none"));
   }
 
   @Test
@@ -86,12 +115,10 @@ class WorkerCommandTest {
   @Test
   void shouldRefuseToStartWithABadOrMissingLimitsFile() {
     Path bad = Fixtures.write(dir.resolve("bad.properties"), "max-tasks=0\n");
-    Cli.Result r = Cli.run("worker", "--node", "n=h:1", "--limits-file", bad.toString(), "--bootstrap",
-        "127.0.0.1:9", "--timeout", "1");
+    Cli.Result r = worker("--node", "n=h:1", "--limits-file", bad.toString());
     assertThat(r.exitCode()).as(r.toString()).isEqualTo(2);
     assertThat(r.stderr()).isEqualTo("ringshift: --limits-file " + bad + ": max-tasks was 0; it must be at least 1\n");
-    Cli.Result missing = Cli.run("worker", "--node", "n=h:1", "--limits-file", dir.resolve("none").toString(),
-        "--bootstrap", "127.0.0.1:9", "--timeout", "1");
+    Cli.Result missing = worker("--node", "n=h:1", "--limits-file", dir.resolve("none").toString());
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.stderr()).startsWith("ringshift: --limits-file " + dir.resolve("none") + " cannot be read");
   }

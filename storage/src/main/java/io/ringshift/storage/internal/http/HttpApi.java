@@ -33,6 +33,10 @@ final class HttpApi {
   static final String UNAVAILABLE = "unavailable";
   static final String NO_SUCH_KEY = "no-such-key";
   static final String UNKNOWN_PATH = "unknown-path";
+  /** An admin endpoint asked on the client port. */
+  static final String ADMIN_ENDPOINT = "admin-endpoint";
+  /** An admin listener's answer to a request without the right secret. */
+  static final String UNAUTHORIZED = "unauthorized";
   static final String METHOD_NOT_ALLOWED = "method-not-allowed";
   static final String STORE_ERROR = "store-error";
   static final String INTERNAL = "internal";

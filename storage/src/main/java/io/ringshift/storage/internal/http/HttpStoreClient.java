@@ -10,6 +10,7 @@ import io.ringshift.storage.Fence;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.Store;
+import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.StoreException;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.storage.internal.Checks;
@@ -68,15 +69,17 @@ public final class HttpStoreClient implements Store {
   private final String hostPort;
   private final URI base;
   private final Duration timeout;
+  private final AdminSecret secret;
   private final HttpClient client;
   private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
   private ScheduledExecutorService watchdog;
   private volatile boolean closed;
 
-  private HttpStoreClient(String hostPort, URI base, Duration timeout) {
+  private HttpStoreClient(String hostPort, URI base, Duration timeout, AdminSecret secret) {
     this.hostPort = hostPort;
     this.base = base;
     this.timeout = timeout;
+    this.secret = secret;
     this.client = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(timeout)
@@ -90,6 +93,14 @@ public final class HttpStoreClient implements Store {
    * @throws StoreException.BadRequest when {@code hostPort} is not {@code host:port} or the timeout is not positive
    */
   public static HttpStoreClient connect(String hostPort, Duration timeout) {
+    return connect(hostPort, timeout, null);
+  }
+
+  /**
+   * As {@link #connect(String, Duration)}, sending {@code secret} with every request (a node's admin listener);
+   * {@code secret} null sends none (a node's client port).
+   */
+  public static HttpStoreClient connect(String hostPort, Duration timeout, AdminSecret secret) {
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       throw new StoreException.BadRequest("timeout " + timeout + " must be positive");
     }
@@ -107,7 +118,7 @@ public final class HttpStoreClient implements Store {
         || base.getRawUserInfo() != null) {
       throw new StoreException.BadRequest("node address '" + hostPort + "' is not host:port with a port 1..65535");
     }
-    return new HttpStoreClient(hostPort.trim(), base, timeout);
+    return new HttpStoreClient(hostPort.trim(), base, timeout, secret);
   }
 
   // ---- the SPI
@@ -312,11 +323,14 @@ public final class HttpStoreClient implements Store {
     if (closed) {
       throw new StoreException.Unavailable("the remote store for the node at " + hostPort + " is closed", null);
     }
-    return HttpRequest.newBuilder(base.resolve(path))
+    HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
         .timeout(timeout)
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofByteArray(body))
-        .build();
+            : HttpRequest.BodyPublishers.ofByteArray(body));
+    if (secret != null) {
+      request.header("Authorization", secret.authorization());
+    }
+    return request.build();
   }
 
   /** Sends a small request; any status outside {@code expected} becomes the matching exception. */
@@ -398,6 +412,13 @@ public final class HttpStoreClient implements Store {
     String message = String.valueOf(error.getOrDefault("message", "(no message)"));
     return switch (status) {
       case 400 -> new StoreException.BadRequest(message);
+      case 401 -> new StoreException.Unauthorized("the node at " + hostPort + " refused " + method + " "
+          + pathOnly(path) + ": " + message);
+      case 404 -> HttpApi.ADMIN_ENDPOINT.equals(error.get("error"))
+          ? new StoreException.Unauthorized("the node at " + hostPort + " refused " + method + " " + pathOnly(path)
+              + ": " + message)
+          : new StoreException("the node at " + hostPort + " answered 404 to " + method + " " + pathOnly(path) + ": "
+              + message);
       case 410 -> new StoreException.FeedUnavailable(message);
       case 409 -> HttpApi.REFUSED.equals(error.get("error")) ? new StoreException.Refused(message)
           : HttpApi.EPOCH_AHEAD.equals(error.get("error")) ? new StoreException.EpochAhead(message)

@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.ringshift.ring.RingRange;
+import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.Change;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,10 +50,33 @@ public final class NodeHandler implements HttpHandler {
   /** How much of a refused body the server reads away so the client still gets the answer, not a reset. */
   private static final long DRAIN_LIMIT = Store.MAX_APPLY_BYTES + 16L * 1024 * 1024;
 
-  private final Store store;
+  /** Which of a node's two listeners a handler serves (docs/storage.md, "Two listeners"). */
+  public enum Listener {
+    /** Health and the key API ({@code GET}/{@code PUT}/{@code DELETE /v1/keys/KEY}): what clients use. */
+    CLIENT,
+    /** Every endpoint, each only with the admin secret: what workers use. */
+    ADMIN
+  }
 
+  private final Store store;
+  private final Listener listener;
+  private final AdminSecret secret;
+  private final IntSupplier otherPort;
+
+  /** A handler serving every endpoint without authentication (tests of the API itself). */
   public NodeHandler(Store store) {
+    this(store, Listener.ADMIN, null, () -> -1);
+  }
+
+  /**
+   * @param secret the admin secret every request must carry on {@link Listener#ADMIN}; null: none checked (tests)
+   * @param otherPort the port of the node's other listener, named in refusals
+   */
+  public NodeHandler(Store store, Listener listener, AdminSecret secret, IntSupplier otherPort) {
     this.store = store;
+    this.listener = listener;
+    this.secret = secret;
+    this.otherPort = otherPort;
   }
 
   /** A request whose method, path or parameters the API does not know. */
@@ -164,6 +189,27 @@ public final class NodeHandler implements HttpHandler {
 
   private void route(Call call) throws IOException {
     String path = call.path;
+    if (listener == Listener.ADMIN && secret != null
+        && !secret.matches(call.exchange.getRequestHeaders().getFirst("Authorization"))) {
+      call.exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"ringshift-node-admin\"");
+      boolean given = call.exchange.getRequestHeaders().containsKey("Authorization");
+      throw new Refusal(401, HttpApi.UNAUTHORIZED, call.method + " " + HttpApi.shorten(path) + " refused, nothing "
+          + "changed: this is the node's admin listener, and the request carried " + (given ? "a wrong admin secret"
+          : "no admin secret") + "; send 'Authorization: Bearer <secret>' with the secret of the nodes' "
+          + "--admin-secret-file (workers: --node-secret-file)");
+    }
+    if (listener == Listener.CLIENT && !path.equals(HttpApi.HEALTH) && !path.startsWith(HttpApi.KEYS)) {
+      if (ADMIN_PATHS.contains(path)) {
+        int admin = otherPort.getAsInt();
+        throw new Refusal(404, HttpApi.ADMIN_ENDPOINT, call.method + " " + path + " is not served on the client "
+            + "port: it is a migration and admin endpoint, served on the node's admin listener" + (admin > 0
+            ? " (port " + admin + ")" : "") + " to requests that carry the admin secret (docs/storage.md, \"Two "
+            + "listeners\"); this port serves /health and /v1/keys/KEY");
+      }
+      throw new Refusal(404, HttpApi.UNKNOWN_PATH, "no endpoint " + call.method + " " + HttpApi.shorten(path)
+          + "; this client port serves /health and /v1/keys/KEY; the other endpoints are on the node's admin "
+          + "listener (docs/storage.md)");
+    }
     if (path.equals(HttpApi.HEALTH)) {
       only(call, "GET");
       health(call);
@@ -211,6 +257,10 @@ public final class NodeHandler implements HttpHandler {
       }
     }
   }
+
+  /** The endpoints only the admin listener serves. */
+  private static final Set<String> ADMIN_PATHS = Set.of(HttpApi.SCAN, HttpApi.CHANGES, HttpApi.APPLY, HttpApi.DIGEST,
+      HttpApi.FENCES, HttpApi.RANGE);
 
   private static void only(Call call, String method) {
     if (!call.method.equals(method)) {
