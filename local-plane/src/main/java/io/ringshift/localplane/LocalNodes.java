@@ -80,6 +80,9 @@ public final class LocalNodes implements AutoCloseable {
   /** The file of the nodes' admin secret in their directory. */
   public static final String SECRET_FILE = "admin.secret";
 
+  /** A node on port P serves its admin listener on P + this (a free port when P is 0). */
+  public static final int ADMIN_PORT_OFFSET = 100;
+
   /**
    * No node yet, under {@code dir} (a temporary directory when null); the nodes check stale writes against
    * {@code ring}, which they close with themselves.
@@ -131,7 +134,8 @@ public final class LocalNodes implements AutoCloseable {
 
   /**
    * Opens node {@code id}'s store under this directory and serves it on {@code port} of 127.0.0.1 (0: a free
-   * one), then rewrites {@code nodes.txt} and {@code members.json}.
+   * one), its admin listener on {@code port} + {@value #ADMIN_PORT_OFFSET} (a free one with port 0), then rewrites
+   * {@code nodes.txt}, {@code client-ports.txt} and {@code members.json}.
    *
    * @throws LocalPlaneException {@link LocalPlaneException.Reason#PORT_IN_USE} when the port is taken, {@link
    *     LocalPlaneException.Reason#BAD_DATA_DIR} when the node's directory belongs to another node or is not a store
@@ -149,12 +153,20 @@ public final class LocalNodes implements AutoCloseable {
       throw new LocalPlaneException(LocalPlaneException.Reason.BAD_DATA_DIR, "storage node " + id + ": "
           + e.getMessage(), e);
     }
+    int adminPort = port == 0 ? 0 : port + ADMIN_PORT_OFFSET;
     NodeServer server;
     try {
       server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(HOST, port),
-          new InetSocketAddress(HOST, 0), secret, NodeServer.DEFAULT_THREADS);
+          new InetSocketAddress(HOST, adminPort), secret, NodeServer.DEFAULT_THREADS);
     } catch (RuntimeException e) {
       store.close();
+      if (e instanceof StoreException && e.getCause() instanceof BindException
+          && e.getMessage().contains("admin listener")) {
+        throw new LocalPlaneException(LocalPlaneException.Reason.PORT_IN_USE, "port " + adminPort + " on " + HOST
+            + " is already in use, so the admin listener of storage node " + id + " cannot listen there (a node "
+            + "on port P listens on P + " + ADMIN_PORT_OFFSET + " for workers); stop what uses it, or give another "
+            + "--node-port (0 picks free ports)", e);
+      }
       if (e instanceof StoreException && e.getCause() instanceof BindException) {
         throw new LocalPlaneException(LocalPlaneException.Reason.PORT_IN_USE, "port " + port + " on " + HOST
             + " is already in use, so storage node " + id + " cannot listen there; stop what uses it, or give "

@@ -47,8 +47,9 @@ import picocli.CommandLine.Spec;
           + "orchestrator and then the broker.",
       "With --nodes N it also runs N storage nodes node-01..node-NN (RocksDB, HTTP on 127.0.0.1 from --node-port, "
           + "zones az-1..az-3 in turn) and one migration worker (dev-worker, unlimited copy rates) that copies "
-          + "between them; it writes their nodes file (nodes.txt) and a members file for 'ringshift init' "
-          + "(members.json, all N nodes) and prints both paths and the nodes' addresses. Ctrl-C then stops the worker, the orchestrator, the nodes and the broker, in that "
+          + "between them, through the nodes' admin listeners (port + 100) with a secret it keeps in admin.secret; it "
+          + "writes the worker's nodes file (nodes.txt: the admin listeners), client-ports.txt and a members file for "
+          + "'ringshift init' (members.json, all N nodes) and prints the paths and the nodes' addresses. Ctrl-C then stops the worker, the orchestrator, the nodes and the broker, in that "
           + "order.",
       "Without --data-dir everything lives in temporary directories deleted on exit. With --data-dir the broker "
           + "keeps its log in DIR/kafka, the orchestrator its state in DIR/streams, the nodes their stores in "
@@ -159,10 +160,12 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
   }
 
   private int checkNodePort() {
-    int last = nodePort + nodes - 1;
+    // Node i listens on BASE + i - 1 and its admin listener 100 above.
+    int last = nodePort + nodes - 1 + LocalNodes.ADMIN_PORT_OFFSET;
     if (nodePort < 0 || (nodePort > 0 && last > 65_535)) {
       throw new BadInputException("--node-port was " + nodePort + "; with --nodes " + nodes + " it must be 0 (free "
-          + "ports) or 1.." + (65_536 - nodes) + ", so that the last node's port is at most 65535");
+          + "ports) or 1.." + (65_536 - nodes - LocalNodes.ADMIN_PORT_OFFSET) + ", so that the last node's admin "
+          + "listener (its port + " + LocalNodes.ADMIN_PORT_OFFSET + ") is at most 65535");
     }
     return nodePort;
   }

@@ -97,7 +97,7 @@ class CommandInputTest {
         c("dev: grace without nodes", "--nodes was 0; it must be 1..64 (--node-port and --grace need it)", "dev",
             "--grace", "1min"),
         c("dev: last node port out of range", "--node-port was 65535; with --nodes 2 it must be 0 (free ports) or "
-            + "1..65534, so that the last node's port is at most 65535", "dev", "--nodes", "2", "--node-port",
+            + "1..65434, so that the last node's admin listener (its port + 100) is at most 65535", "dev", "--nodes", "2", "--node-port",
             "65535"),
         c("dev: negative node port", "--node-port was -1", "dev", "--nodes", "2", "--node-port", "-1"),
         c("dev: bad grace", "--grace was \"soon\"; write a duration such as 500ms, 30s, 10min or 2h", "dev",
