@@ -1,0 +1,555 @@
+package io.ringshift.systemtests.chaos;
+
+import io.ringshift.cli.Ringshift;
+import io.ringshift.client.RingClient;
+import io.ringshift.client.RingClientConfig;
+import io.ringshift.protocol.PublishedSnapshot;
+import io.ringshift.protocol.RecordKeys;
+import io.ringshift.protocol.RecordSerdes;
+import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.Topics;
+import io.ringshift.ring.Member;
+import io.ringshift.ring.RingHash;
+import io.ringshift.ring.RingRange;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.MemberSpec;
+import io.ringshift.schemas.avro.MemberSpecState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.storage.AdminSecret;
+import io.ringshift.storage.Entry;
+import io.ringshift.storage.Fence;
+import io.ringshift.storage.RangeScan;
+import io.ringshift.storage.RemoteStore;
+import io.ringshift.storage.RoutedWriter;
+import io.ringshift.storage.Routing;
+import io.ringshift.storage.Store;
+import io.ringshift.systemtests.ControlPlaneTail;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import picocli.CommandLine;
+
+/**
+ * One randomized scenario of the fault-injection suite (docs/development.md, "The fault-injection suite"): every role
+ * its own OS process on the test's broker under a topic prefix of its own (the orchestrator, two workers, the
+ * publisher, nine storage nodes in three zones plus three spares), writers through {@code RingClient} and {@link
+ * RoutedWriter} at a steady rate, a random sequence of joins, drains, weight changes and failures at random times, and
+ * random faults: SIGKILL of a worker, the orchestrator, the publisher or a storage node, each restarted (a node on its
+ * data dir). Then it waits for the plane to settle and checks the invariants of docs/architecture.md; a violation is an
+ * {@link AssertionError} naming the scenario's seed, which replays it ({@code -Dchaos.seed=N}).
+ */
+final class ChaosScenario {
+  private static final String CLUSTER = "chaos";
+  private static final int MEMBERS = 9;
+  private static final int SPARES = 3;
+  private static final Duration START = Duration.ofSeconds(90);
+  private static final Duration SETTLE = Duration.ofSeconds(240);
+  private static final Pattern CTRL_C = Pattern.compile("Ctrl-C stops it\\.");
+
+  /** What one scenario did. */
+  record Result(long seed, List<String> operations, Map<String, Integer> faults, long acknowledged, long lost,
+      int published, long millis) {}
+
+  private final String bootstrap;
+  private final String prefix;
+  private final Path dir;
+  private final long seed;
+  private final Random random;
+  private final Topics topics;
+  private final List<RoleProcess> all = new ArrayList<>();
+  private final Map<String, RoleProcess> nodes = new LinkedHashMap<>();
+  private final Map<String, Integer> clientPorts = new LinkedHashMap<>();
+  private final Map<String, Integer> adminPorts = new LinkedHashMap<>();
+  private final Map<String, String> zones = new LinkedHashMap<>();
+  private final List<String> members = new ArrayList<>();
+  private final List<String> spares = new ArrayList<>();
+  private final List<String> dead = new ArrayList<>();
+  private final Map<String, Integer> faults = new TreeMap<>();
+  private final List<String> operations = new ArrayList<>();
+  private RoleProcess orchestrator;
+  private RoleProcess publisher;
+  private final List<RoleProcess> workers = new ArrayList<>();
+  private AdminSecret secret;
+  private Path publicKey;
+  private KafkaProducer<byte[], byte[]> producer;
+  private int requests;
+
+  ChaosScenario(String bootstrap, String prefix, Path dir, long seed) {
+    this.bootstrap = bootstrap;
+    this.prefix = prefix;
+    this.dir = dir;
+    this.seed = seed;
+    this.random = new Random(seed);
+    this.topics = Topics.withPrefix(prefix);
+  }
+
+  Result run() throws Exception {
+    long begin = System.nanoTime();
+    Files.createDirectories(dir);
+    SigningKey key = SigningKey.generate();
+    Path keyFile = dir.resolve("publisher.key");
+    publicKey = dir.resolve("publisher.pub");
+    key.write(keyFile, publicKey);
+    Path secretFile = dir.resolve("admin.secret");
+    secret = AdminSecret.readOrCreate(secretFile);
+    Properties producerProps = new Properties();
+    producerProps.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    producer = new KafkaProducer<>(producerProps, new ByteArraySerializer(), new ByteArraySerializer());
+    try {
+      startPlane(keyFile, secretFile); // the orchestrator creates the topics the tail reads
+    } catch (RuntimeException | IOException e) {
+      producer.close();
+      all.forEach(RoleProcess::kill);
+      throw e;
+    }
+    try (ControlPlaneTail tail = new ControlPlaneTail(bootstrap, topics)) {
+      init();
+      tail.awaitEpoch(1, EpochState.PUBLISHED);
+      try (Writers writers = new Writers(random.nextLong())) {
+        writers.start();
+        runTimeline(writers);
+        settle(tail);
+        writers.stop();
+        return check(tail, writers, begin);
+      }
+    } finally {
+      producer.close();
+      all.forEach(RoleProcess::kill);
+    }
+  }
+
+  private static final class Properties extends java.util.Properties {}
+
+  // ---- the plane
+
+  private void startPlane(Path keyFile, Path secretFile) throws IOException {
+    for (int i = 1; i <= MEMBERS + SPARES; i++) {
+      String id = String.format(Locale.ROOT, "node-%02d", i);
+      zones.put(id, "az-" + ((i - 1) % 3 + 1));
+      clientPorts.put(id, freePort());
+      adminPorts.put(id, freePort());
+      (i <= MEMBERS ? members : spares).add(id);
+    }
+    StringBuilder nodesFile = new StringBuilder();
+    adminPorts.forEach((id, port) -> nodesFile.append(id).append(" 127.0.0.1:").append(port).append('\n'));
+    Path nodesPath = dir.resolve("nodes.txt");
+    Files.writeString(nodesPath, nodesFile);
+
+    orchestrator = role("orchestrator", ChaosOrchestrator.class.getName(), List.of(bootstrap, prefix + "orchestrator",
+        prefix, dir.resolve("streams").toString()), Pattern.compile("^RUNNING"));
+    orchestrator.start(START);
+    publisher = role("publisher", Ringshift.class.getName(), List.of("publisher", "--bootstrap", bootstrap,
+        "--topic-prefix", prefix, "--signing-key", keyFile.toString(), "--transactional-id", prefix + "publisher",
+        "--timeout", "30"), CTRL_C);
+    publisher.start(START);
+    for (String id : zones.keySet()) {
+      RoleProcess node = role(id, Ringshift.class.getName(), List.of("node", "--id", id, "--zone", zones.get(id),
+          "--data-dir", dir.resolve("nodes").resolve(id).toString(), "--port", clientPorts.get(id).toString(),
+          "--admin-port", adminPorts.get(id).toString(), "--admin-secret-file", secretFile.toString(),
+          "--bootstrap", bootstrap, "--topic-prefix", prefix, "--cluster", CLUSTER, "--trusted-key",
+          publicKey.toString(), "--threads", "8"), CTRL_C);
+      node.start(START);
+      nodes.put(id, node);
+    }
+    for (int w = 1; w <= 2; w++) {
+      RoleProcess worker = role("worker-" + w, Ringshift.class.getName(), List.of("worker", "--bootstrap", bootstrap,
+          "--topic-prefix", prefix, "--timeout", "60", "--group-id", prefix + "workers", "--worker-id", "worker-" + w,
+          "--nodes", nodesPath.toString(), "--node-secret-file", secretFile.toString(), "--trusted-key",
+          publicKey.toString(), "--grace", "2s", "--node-timeout", "20s"), CTRL_C);
+      worker.start(START);
+      workers.add(worker);
+    }
+  }
+
+  private RoleProcess role(String name, String main, List<String> args, Pattern ready) {
+    RoleProcess p = new RoleProcess(name, main, args, dir.resolve(name + ".log"), ready);
+    all.add(p);
+    return p;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private void init() {
+    List<MemberSpec> specs = new ArrayList<>();
+    for (String id : members) {
+      specs.add(new MemberSpec(id, zones.get(id), 1.0, MemberSpecState.ACTIVE));
+    }
+    send(event(MembershipAction.INIT, "", null, null).setInitialMembers(specs).setVnodes(16).setReplicas(3).build());
+  }
+
+  private MembershipEvent.Builder event(MembershipAction action, String node, String zone, Double weight) {
+    return MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId(node).setAction(action).setZone(zone)
+        .setWeight(weight).setRequestId(prefix + "r" + (++requests)).setRequestedBy("chaos")
+        .setTimestampMillis(System.currentTimeMillis());
+  }
+
+  private void send(MembershipEvent e) {
+    try {
+      producer.send(new ProducerRecord<>(topics.membership().name(),
+          RecordKeys.membershipKey(e).getBytes(StandardCharsets.UTF_8), RecordSerdes.membershipEvent().serialize(e)))
+          .get();
+    } catch (Exception ex) {
+      throw new AssertionError("seed " + seed + ": could not write a membership event: " + ex, ex);
+    }
+  }
+
+  // ---- the timeline: changes and faults at random times
+
+  private void runTimeline(Writers writers) throws InterruptedException {
+    int changes = 3 + random.nextInt(2);
+    int injected = 1 + random.nextInt(2);
+    List<Boolean> steps = new ArrayList<>();
+    for (int i = 0; i < changes; i++) {
+      steps.add(true);
+    }
+    for (int i = 0; i < injected; i++) {
+      steps.add(1 + random.nextInt(steps.size()), false);
+    }
+    for (boolean change : steps) {
+      Thread.sleep(500 + random.nextInt(4_000));
+      if (change) {
+        change();
+      } else {
+        fault();
+      }
+    }
+  }
+
+  private void change() {
+    int kind = random.nextInt(4);
+    if (kind == 0 && !spares.isEmpty()) {
+      String id = spares.remove(0);
+      members.add(id);
+      operations.add("JOIN " + id);
+      send(event(MembershipAction.JOIN, id, zones.get(id), null).build());
+    } else if (kind == 1 && members.size() > 7) {
+      String id = members.remove(random.nextInt(members.size()));
+      operations.add("DRAIN " + id);
+      send(event(MembershipAction.DRAIN, id, null, null).build());
+    } else if (kind == 2) {
+      String id = members.get(random.nextInt(members.size()));
+      double weight = List.of(0.5, 1.5, 2.0).get(random.nextInt(3));
+      operations.add(String.format(Locale.ROOT, "SET_WEIGHT %s %.1f", id, weight));
+      send(event(MembershipAction.SET_WEIGHT, id, null, weight).build());
+    } else if (members.size() > 7 && dead.isEmpty()) {
+      String id = members.remove(random.nextInt(members.size()));
+      dead.add(id);
+      nodes.get(id).kill();
+      operations.add("FAIL " + id + " (killed for good)");
+      count("node gone for good");
+      send(event(MembershipAction.FAIL, id, null, null).build());
+    } else {
+      String id = members.get(random.nextInt(members.size()));
+      operations.add("SET_WEIGHT " + id + " 1.0");
+      send(event(MembershipAction.SET_WEIGHT, id, null, 1.0).build());
+    }
+  }
+
+  private void fault() throws InterruptedException {
+    int kind = random.nextInt(4);
+    RoleProcess victim;
+    String what;
+    if (kind == 0) {
+      victim = workers.get(random.nextInt(workers.size()));
+      what = "worker";
+    } else if (kind == 1) {
+      victim = orchestrator;
+      what = "orchestrator";
+    } else if (kind == 2) {
+      victim = publisher;
+      what = "publisher";
+    } else {
+      List<String> alive = members.stream().filter(id -> !dead.contains(id)).toList();
+      victim = nodes.get(alive.get(random.nextInt(alive.size())));
+      what = "storage node";
+    }
+    operations.add("SIGKILL " + victim.name() + ", restarted");
+    count(what + " killed and restarted");
+    victim.kill();
+    Thread.sleep(500 + random.nextInt(2_000));
+    victim.start(START);
+  }
+
+  private void count(String fault) {
+    faults.merge(fault, 1, Integer::sum);
+  }
+
+  // ---- settling
+
+  /**
+   * Waits until nothing is in flight: the last epoch record of the cluster is PUBLISHED (no later PLANNED, READY or
+   * REJECTED one waits), and every CLEANUP task of the published epochs has ended.
+   */
+  private void settle(ControlPlaneTail tail) throws InterruptedException {
+    long deadline = System.nanoTime() + SETTLE.toNanos();
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      List<EpochRecord> records = tail.epochRecords();
+      EpochRecord latest = records.isEmpty() ? null : records.get(records.size() - 1);
+      boolean quiet = latest != null && latest.getState() == EpochState.PUBLISHED
+          && records.stream().noneMatch(r -> r.getEpoch() > latest.getEpoch());
+      if (quiet) {
+        boolean cleaned = true;
+        for (EpochRecord r : records) {
+          if (r.getState() != EpochState.PUBLISHED) {
+            continue;
+          }
+          for (String id : tail.latestTasks(r.getEpoch(), TaskKind.CLEANUP).keySet()) {
+            TaskState state = tail.latestStatus(id).map(s -> s.getState()).orElse(TaskState.PENDING);
+            if (state != TaskState.VERIFIED && state != TaskState.FAILED) {
+              cleaned = false;
+              last = "cleanup " + id + " is " + state;
+            }
+          }
+        }
+        if (cleaned) {
+          Thread.sleep(1_000); // one more round for anything in the topics' pipes
+          List<EpochRecord> again = tail.epochRecords();
+          if (again.size() == records.size()) {
+            return;
+          }
+        }
+      } else {
+        last = "epochs " + tail.epochSummary();
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError("seed " + seed + ": the plane did not settle within " + SETTLE + ": " + last
+        + "; operations " + operations + "; logs in " + dir);
+  }
+
+  // ---- the invariants
+
+  private Result check(ControlPlaneTail tail, Writers writers, long begin) {
+    String where = "seed " + seed + " (operations " + operations + ", logs in " + dir + ")";
+    List<EpochRecord> records = tail.epochRecords();
+    List<EpochRecord> published = records.stream().filter(r -> r.getState() == EpochState.PUBLISHED).toList();
+    // No epoch published twice or out of order; a gap only after a rejection.
+    long previous = 0;
+    for (EpochRecord r : published) {
+      if (r.getEpoch() <= previous) {
+        throw new AssertionError(where + ": epoch " + r.getEpoch() + " published after epoch " + previous);
+      }
+      long after = previous;
+      if (r.getEpoch() != previous + 1 && records.stream().noneMatch(x -> x.getState() == EpochState.REJECTED
+          && x.getEpoch() > after && x.getEpoch() < r.getEpoch())) {
+        throw new AssertionError(where + ": epoch " + r.getEpoch() + " published after " + previous + " with no "
+            + "rejected epoch between: an epoch was skipped");
+      }
+      previous = r.getEpoch();
+    }
+    // No task lost: every COPY/REPAIR task of a published epoch was verified.
+    for (EpochRecord r : published) {
+      int planned = r.getDiffSummary() == null ? 0 : r.getDiffSummary().getTasks();
+      long verified = tail.taskRecords().stream().filter(s -> s.value() != null && s.value().getEpoch() == r.getEpoch()
+              && s.value().getKind() != TaskKind.CLEANUP).map(s -> s.key()).distinct()
+          .filter(id -> tail.statuses(id).stream().anyMatch(st -> st.getState() == TaskState.VERIFIED)).count();
+      if (verified < planned) {
+        throw new AssertionError(where + ": epoch " + r.getEpoch() + " was published with " + planned + " tasks, "
+            + "of which only " + verified + " were verified");
+      }
+    }
+    EpochRecord last = published.get(published.size() - 1);
+    RingSnapshot ring = io.ringshift.protocol.EpochRecords.rebuild(last);
+    Map<String, Store> admin = new LinkedHashMap<>();
+    long lost = 0;
+    try {
+      for (Member m : ring.members()) {
+        admin.put(m.id(), RemoteStore.connectAdmin("127.0.0.1:" + adminPorts.get(m.id()), secret,
+            Duration.ofSeconds(30)));
+      }
+      // Every acknowledged write on every replica of the final ring.
+      for (Map.Entry<String, byte[]> e : writers.acknowledged.entrySet()) {
+        byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
+        for (String replica : ring.replicasOf(k).ids()) {
+          byte[] held = admin.get(replica).get(k).orElse(null);
+          if (!java.util.Arrays.equals(held, e.getValue())) {
+            lost++;
+            if (lost <= 3) {
+              System.out.printf("  LOST %s on %s (%s)%n", e.getKey(), replica, held == null ? "absent" : "other value");
+            }
+          }
+        }
+      }
+      // No range left fenced, nothing left on a node that no longer replicates it.
+      for (Map.Entry<String, Store> n : admin.entrySet()) {
+        for (Fence f : n.getValue().fences()) {
+          if (f.epoch() > last.getEpoch()) {
+            throw new AssertionError(where + ": " + n.getKey() + " keeps a fence of " + f.range() + " at epoch "
+                + f.epoch() + ", beyond the final epoch " + last.getEpoch());
+          }
+        }
+        long stray = 0;
+        try (RangeScan scan = n.getValue().scan(RingRange.whole(), null)) {
+          while (scan.hasNext()) {
+            Entry entry = scan.next();
+            if (!ring.replicasOf(entry.key()).ids().contains(n.getKey())) {
+              stray++;
+            }
+          }
+        }
+        if (stray > 0) {
+          throw new AssertionError(where + ": " + n.getKey() + " still holds " + stray + " keys it does not "
+              + "replicate in the final epoch " + last.getEpoch() + " after the cleanup grace");
+        }
+      }
+    } finally {
+      admin.values().forEach(Store::close);
+    }
+    if (lost > 0) {
+      throw new AssertionError(where + ": " + lost + " acknowledged writes are missing from a replica of the final "
+          + "epoch " + last.getEpoch());
+    }
+    StringWriter out = new StringWriter();
+    CommandLine cli = Ringshift.newCommandLine();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(out, true));
+    int exit = cli.execute("audit", "--bootstrap", bootstrap, "--topic-prefix", prefix, "--cluster", CLUSTER,
+        "--trusted-key", publicKey.toString());
+    if (exit != 0) {
+      throw new AssertionError(where + ": ringshift audit exited " + exit + ":\n" + out);
+    }
+    return new Result(seed, List.copyOf(operations), Map.copyOf(faults), writers.acknowledged.size() == 0 ? 0
+        : writers.acks.get(), lost, published.size(), (System.nanoTime() - begin) / 1_000_000);
+  }
+
+  // ---- the writers
+
+  /**
+   * Two writer threads through a {@link RingClient} and {@link RoutedWriter}, each over its own keys, at a steady rate;
+   * a write that fails is retried until acknowledged, so each key's last acknowledged value is its value on every
+   * replica once the plane has settled.
+   */
+  private final class Writers implements AutoCloseable {
+    final Map<String, byte[]> acknowledged = new ConcurrentHashMap<>();
+    final AtomicLong acks = new AtomicLong();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final List<Thread> threads = new ArrayList<>();
+    private final RingClient client;
+    private final Map<String, Store> stores = new ConcurrentHashMap<>();
+    private final long writerSeed;
+
+    Writers(long writerSeed) {
+      this.writerSeed = writerSeed;
+      client = new RingClient(RingClientConfig.builder()
+          .bootstrapServers(bootstrap)
+          .clusterId(CLUSTER)
+          .topic(topics.snapshots().name())
+          .epochsTopic(topics.epochs().name())
+          .trustedKeyFiles(publicKey)
+          .build()).start();
+    }
+
+    void start() {
+      Routing routing = new Routing() {
+        @Override
+        public Route route(byte[] key) {
+          PublishedSnapshot s = client.current().orElseThrow(() -> new io.ringshift.storage.StoreException.Unavailable(
+              "no ring yet", null));
+          return Route.of(s.ring(), key);
+        }
+
+        @Override
+        public boolean awaitEpoch(long epoch, Duration timeout) {
+          long deadline = System.nanoTime() + timeout.toNanos();
+          while (client.epoch() < epoch) {
+            if (System.nanoTime() > deadline) {
+              return false;
+            }
+            try {
+              Thread.sleep(5);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return false;
+            }
+          }
+          return true;
+        }
+      };
+      RoutedWriter writer = RoutedWriter.create(routing, id -> stores.computeIfAbsent(id,
+          n -> RemoteStore.connect("127.0.0.1:" + clientPorts.get(n), Duration.ofSeconds(5))));
+      for (int t = 0; t < 2; t++) {
+        int thread = t;
+        Random r = new Random(writerSeed + t);
+        Thread th = new Thread(() -> {
+          long n = 0;
+          while (!stop.get()) {
+            String key = "w" + thread + "-" + (n++ % 500);
+            byte[] value = new byte[100 + r.nextInt(200)];
+            r.nextBytes(value);
+            while (true) {
+              try {
+                writer.put(key.getBytes(StandardCharsets.UTF_8), value);
+                acknowledged.put(key, value);
+                acks.incrementAndGet();
+                break;
+              } catch (RuntimeException e) {
+                if (stop.get() && !acknowledged.containsKey(key)) {
+                  break; // never acknowledged: not checked
+                }
+                sleep(50);
+              }
+            }
+            sleep(8); // about 100 writes/s per thread
+          }
+        }, "chaos-writer-" + t);
+        th.setDaemon(true);
+        threads.add(th);
+        th.start();
+      }
+    }
+
+    void stop() throws InterruptedException {
+      stop.set(true);
+      for (Thread t : threads) {
+        t.join(60_000);
+      }
+    }
+
+    @Override
+    public void close() {
+      stop.set(true);
+      client.close();
+      stores.values().forEach(Store::close);
+    }
+
+    private void sleep(long millis) {
+      try {
+        Thread.sleep(millis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

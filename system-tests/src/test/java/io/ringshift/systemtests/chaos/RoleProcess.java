@@ -1,0 +1,119 @@
+package io.ringshift.systemtests.chaos;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * One role of the control plane as its own OS process (a child JVM on the test's class path): started, waited for
+ * until its output shows it is ready, killed with SIGKILL, restarted with the same arguments (a node on its data dir,
+ * an orchestrator on its state dir). Its output, across restarts, goes to one log file.
+ */
+final class RoleProcess {
+  private final String name;
+  private final List<String> command;
+  private final Path log;
+  private final Pattern ready;
+  private Process process;
+  private int starts;
+
+  /**
+   * @param mainClass the class whose {@code main} the child runs
+   * @param ready a line of the child's output that says it serves
+   */
+  RoleProcess(String name, String mainClass, List<String> args, Path log, Pattern ready) {
+    this.name = name;
+    this.log = log;
+    this.ready = ready;
+    this.command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        "-cp", System.getProperty("java.class.path"), mainClass));
+    this.command.addAll(args);
+  }
+
+  String name() {
+    return name;
+  }
+
+  /** Starts the process and waits until it prints its ready line, at most {@code timeout}. */
+  synchronized void start(Duration timeout) {
+    if (process != null && process.isAlive()) {
+      throw new IllegalStateException(name + " runs already");
+    }
+    long readyBefore = readyLines();
+    try {
+      Files.writeString(log, "---- start " + (++starts) + " of " + name + "\n", StandardCharsets.UTF_8,
+          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+      process = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot start " + name + ": " + e, e);
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (readyLines() <= readyBefore) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException(name + " ended before it was ready (exit " + process.exitValue() + "); its log "
+            + log + " ends: " + tail());
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(name + " was not ready within " + timeout + "; its log " + log + " ends: "
+            + tail());
+      }
+      sleep(50);
+    }
+  }
+
+  /** SIGKILL, and waits until the process is gone. */
+  synchronized void kill() {
+    if (process == null) {
+      return;
+    }
+    process.destroyForcibly();
+    try {
+      process.waitFor(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  synchronized boolean alive() {
+    return process != null && process.isAlive();
+  }
+
+  private long readyLines() {
+    try {
+      if (!Files.exists(log)) {
+        return 0;
+      }
+      try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
+        return lines.filter(l -> ready.matcher(l).find()).count();
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      return 0;
+    }
+  }
+
+  String tail() {
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return String.join("\n  ", lines.subList(Math.max(0, lines.size() - 12), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}
