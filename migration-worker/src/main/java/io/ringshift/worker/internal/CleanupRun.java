@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  *   <li>the grace period has passed since that record's time, by the worker's clock, and
  *   <li>every new replica of the range (the task's {@code sources}) answers, and every COPY or REPAIR task of
  *       the epoch whose target is one of them and whose range overlaps this one is VERIFIED, with the store
- *       incarnation the replica still reports (a replica restarted on an empty data dir has another one).
+ *       incarnation the replica still reports (a replica restarted on an empty data dir has another one). A new
+ *       replica that a later published epoch no longer has (failed or drained since) is left out; when none is
+ *       left, the old copy stays.
  * </ol>
  * The delete names the task's epoch, and the node refuses it when its own ring, of a later epoch, makes it a
  * replica of the range again (a FAIL published while this cleanup waited or ran): FAILED, nothing more deleted.
@@ -130,6 +132,17 @@ final class CleanupRun extends TaskRun {
     if (sources.contains(task.getTarget())) {
       return task.getTarget() + " is one of the range's new replicas " + sources + "; its copy is not deleted";
     }
+    // A new replica that a later published epoch no longer has (it failed, or drained) holds nothing that counts: the
+    // cleanup waits for the others only, and keeps the old copy when none is left.
+    List<String> live = new ArrayList<>(sources);
+    ControlState.PublishedMembers latest = ctx.control().latestPublishedMembers(task.getClusterId()).orElse(null);
+    if (latest != null && latest.epoch() > task.getEpoch()) {
+      live.removeIf(id -> !latest.ids().contains(id));
+      if (live.isEmpty()) {
+        return "every new replica of the range " + sources + " has left the ring since (published epoch "
+            + latest.epoch() + "): the old copy on " + task.getTarget() + " stays";
+      }
+    }
     List<String> waits = new ArrayList<>();
     long endsAt = published.getAsLong() + ctx.grace().toMillis(); // from when this worker saw it published
     long now = ctx.clock().millis();
@@ -140,7 +153,7 @@ final class CleanupRun extends TaskRun {
     // fleet of cleanups waiting out a ten-minute grace does not poll every node every retry interval.
     java.util.Map<String, String> incarnations = new java.util.HashMap<>();
     if (now >= endsAt) {
-      for (String replica : sources) {
+      for (String replica : live) {
         try {
           incarnations.put(replica, call(replica, NodeDown.Role.REPLICA, s -> s.info()).incarnation());
         } catch (NodeDown down) {
@@ -150,7 +163,7 @@ final class CleanupRun extends TaskRun {
     }
     List<String> unverified = new ArrayList<>();
     for (RangeCopyTask copy : ctx.control().copyTasks(task.getClusterId(), task.getEpoch())) {
-      if (sources.contains(copy.getTarget())
+      if (live.contains(copy.getTarget())
           && range.intersects(RingRange.of(copy.getRangeStart(), copy.getRangeEnd()))) {
         TaskStatus status = ctx.control().status(copy.getTaskId()).orElse(null);
         String state = status == null ? "no status" : status.getState().name();

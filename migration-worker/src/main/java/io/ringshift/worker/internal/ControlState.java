@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -40,6 +41,16 @@ public final class ControlState {
   private final Map<String, Map<String, TaskKind>> tasksByEpoch = new ConcurrentHashMap<>();
   /** The highest verified PUBLISHED epoch of each cluster (one entry per cluster, never swept). */
   private final Map<String, Long> highestPublished = new ConcurrentHashMap<>();
+  /** The members of each cluster's highest published epoch. */
+  private final Map<String, PublishedMembers> latestMembers = new ConcurrentHashMap<>();
+
+  /** The members of a published epoch. */
+  public record PublishedMembers(long epoch, Set<String> ids) {}
+
+  /** The members of the cluster's highest published epoch (signed by a trusted key), if one was read. */
+  public Optional<PublishedMembers> latestPublishedMembers(String clusterId) {
+    return Optional.ofNullable(latestMembers.get(clusterId));
+  }
 
   /**
    * @param trusted the publisher keys whose PUBLISHED records count (a cleanup deletes only after one); null when
@@ -118,6 +129,10 @@ public final class ControlState {
     }
     publishedAt.putIfAbsent(epochKey(record.getClusterId(), record.getEpoch()), clock.millis());
     highestPublished.merge(record.getClusterId(), record.getEpoch(), Math::max);
+    Set<String> ids = new java.util.HashSet<>();
+    record.getMembers().forEach(m -> ids.add(m.getId()));
+    latestMembers.merge(record.getClusterId(), new PublishedMembers(record.getEpoch(), Set.copyOf(ids)),
+        (known, next) -> next.epoch() >= known.epoch() ? next : known);
   }
 
   public Optional<TaskStatus> status(String taskId) {

@@ -297,6 +297,37 @@ class CleanupRunTest {
     assertThat(gate()).isEqualTo("grace period ends in 10 min");
   }
 
+  /**
+   * Found by the fault-injection suite (ChaosIT, seed 8207477040424177854): a new replica failed after the epoch was
+   * published, and the cleanup waited for it for good. A later published epoch without it leaves it out of the wait;
+   * without any of the new replicas the old copy stays.
+   */
+  @Test
+  void shouldLeaveOutANewReplicaALaterPublishedEpochNoLongerHasAndKeepTheCopyWhenNoneIsLeft() {
+    verify(copyTo4);
+    h.control.onStatus(copyTo5.getTaskId(), status(copyTo5, TaskState.COPYING));
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+    n5.down();
+    assertThat(gate()).contains("node-5 (new replica) unreachable", "not VERIFIED (COPYING)");
+
+    h.control.onEpoch(EpochRecords.signedBy(publishedWith(EPOCH + 1, "node-4", "node-old"), Harness.PUBLISHER));
+    assertThat(gate()).as("node-5 failed: the copy on node-4 is enough").isNull();
+
+    h.control.onEpoch(EpochRecords.signedBy(publishedWith(EPOCH + 2, "node-old", "node-9"), Harness.PUBLISHER));
+    assertThat(gate()).isEqualTo("every new replica of the range [node-4, node-5] has left the ring since (published "
+        + "epoch 9): the old copy on node-old stays");
+  }
+
+  private static EpochRecord publishedWith(long epoch, String... members) {
+    List<io.ringshift.schemas.avro.MemberSpec> specs = new java.util.ArrayList<>();
+    for (String m : members) {
+      specs.add(new io.ringshift.schemas.avro.MemberSpec(m, "az-1", 1.0,
+          io.ringshift.schemas.avro.MemberSpecState.ACTIVE));
+    }
+    return EpochRecord.newBuilder(unsignedPublished(CLUSTER, epoch)).setMembers(specs).build();
+  }
+
   private String gate() {
     return gateOf(cleanup);
   }

@@ -2,7 +2,7 @@ package io.ringshift.systemtests.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
+import io.ringshift.devkit.EmbeddedKafka;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,19 +10,49 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The fault-injection suite (docs/development.md): {@code -Dchaos.scenarios=N} randomized scenarios
  * ({@link ChaosScenario}), 1 by default so that CI stays within its budget; {@code -Dchaos.seed=S} replays the
- * scenarios from seed S. Prints each scenario's seed and a summary line with the counts.
+ * scenarios from seed S, {@code -Dchaos.scenarioSeed=S} replays one scenario by its own seed. Prints each scenario's
+ * seed and a summary line with the counts.
  */
 class ChaosIT {
-  @RegisterExtension static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+  @TempDir static Path brokerDir;
+  private static EmbeddedKafka kafka;
 
   @TempDir Path dir;
+
+  /** One broker for the class, on a data dir of its own so that a scenario can restart it on the same port. */
+  @BeforeAll
+  static void startBroker() {
+    kafka = EmbeddedKafka.builder().dataDir(brokerDir.resolve("kafka")).build().start();
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  private static final ChaosScenario.Broker BROKER = new ChaosScenario.Broker() {
+    @Override
+    public String bootstrap() {
+      return kafka.bootstrapServers();
+    }
+
+    @Override
+    public synchronized void restart() {
+      int port = kafka.port();
+      kafka.close();
+      kafka = EmbeddedKafka.builder().port(port).dataDir(brokerDir.resolve("kafka")).build().start();
+    }
+  };
 
   @Test
   void shouldLoseNoAcknowledgedWriteAndLeaveNoEpochWedgedUnderRandomFaults() throws Exception {
@@ -33,9 +63,10 @@ class ChaosIT {
     Random seeds = new Random(seed);
     List<ChaosScenario.Result> results = new ArrayList<>();
     Map<String, Integer> faults = new TreeMap<>();
+    Long only = Long.getLong("chaos.scenarioSeed");
     for (int i = 0; i < scenarios; i++) {
-      long scenarioSeed = seeds.nextLong();
-      ChaosScenario.Result r = new ChaosScenario(KAFKA.bootstrapServers(), KAFKA.topicPrefix() + "s" + i + "-",
+      long scenarioSeed = only != null ? only : seeds.nextLong();
+      ChaosScenario.Result r = new ChaosScenario(BROKER, "chaos-" + Long.toHexString(seed) + "-s" + i + "-",
           dir.resolve("scenario-" + i), scenarioSeed).run();
       System.out.printf(Locale.ROOT, "  scenario %d (seed %d): %s; faults %s; %d writes acknowledged, %d lost; %d "
           + "epochs published; %.1f s%n", i, r.seed(), r.operations(), r.faults(), r.acknowledged(), r.lost(),

@@ -62,7 +62,7 @@ import picocli.CommandLine;
  * publisher, nine storage nodes in three zones plus three spares), writers through {@code RingClient} and {@link
  * RoutedWriter} at a steady rate, a random sequence of joins, drains, weight changes and failures at random times, and
  * random faults: SIGKILL of a worker, the orchestrator, the publisher or a storage node, each restarted (a node on its
- * data dir). Then it waits for the plane to settle and checks the invariants of docs/architecture.md; a violation is an
+ * data dir), and a restart of the broker (on its port and data). Then it waits for the plane to settle and checks the invariants of docs/architecture.md; a violation is an
  * {@link AssertionError} naming the scenario's seed, which replays it ({@code -Dchaos.seed=N}).
  */
 final class ChaosScenario {
@@ -77,7 +77,15 @@ final class ChaosScenario {
   record Result(long seed, List<String> operations, Map<String, Integer> faults, long acknowledged, long lost,
       int published, long millis) {}
 
+  /** The broker every role uses, which the suite may restart (same port, same data). */
+  interface Broker {
+    String bootstrap();
+
+    void restart();
+  }
+
   private final String bootstrap;
+  private final Broker broker;
   private final String prefix;
   private final Path dir;
   private final long seed;
@@ -101,8 +109,9 @@ final class ChaosScenario {
   private KafkaProducer<byte[], byte[]> producer;
   private int requests;
 
-  ChaosScenario(String bootstrap, String prefix, Path dir, long seed) {
-    this.bootstrap = bootstrap;
+  ChaosScenario(Broker broker, String prefix, Path dir, long seed) {
+    this.broker = broker;
+    this.bootstrap = broker.bootstrap();
     this.prefix = prefix;
     this.dir = dir;
     this.seed = seed;
@@ -277,9 +286,15 @@ final class ChaosScenario {
   }
 
   private void fault() throws InterruptedException {
-    int kind = random.nextInt(4);
+    int kind = random.nextInt(5);
     RoleProcess victim;
     String what;
+    if (kind == 4) {
+      operations.add("broker restart");
+      count("broker restarted");
+      broker.restart();
+      return;
+    }
     if (kind == 0) {
       victim = workers.get(random.nextInt(workers.size()));
       what = "worker";
