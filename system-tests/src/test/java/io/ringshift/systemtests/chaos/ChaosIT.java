@@ -22,6 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * seed and a summary line with the counts.
  */
 class ChaosIT {
+  /** With {@code -Dchaos.keepGoing=true} a failed scenario is reported and the run goes on; the test fails at the end. */
+  private static final boolean KEEP_GOING = Boolean.getBoolean("chaos.keepGoing");
+
   /** The scenario CI runs: a FAIL, a JOIN, two weight changes and a worker killed and restarted. */
   static final long CI_SCENARIO = 8207477040424177854L;
 
@@ -71,11 +74,22 @@ class ChaosIT {
     Random seeds = new Random(seed);
     List<ChaosScenario.Result> results = new ArrayList<>();
     Map<String, Integer> faults = new TreeMap<>();
+    List<String> failures = new ArrayList<>();
     Long only = ci ? Long.valueOf(CI_SCENARIO) : Long.getLong("chaos.scenarioSeed");
     for (int i = 0; i < scenarios; i++) {
       long scenarioSeed = only != null ? only : seeds.nextLong();
-      ChaosScenario.Result r = new ChaosScenario(BROKER, "chaos-" + Long.toHexString(seed) + "-s" + i + "-",
-          dir.resolve("scenario-" + i), scenarioSeed).run();
+      ChaosScenario.Result r;
+      try {
+        r = new ChaosScenario(BROKER, "chaos-" + Long.toHexString(seed) + "-s" + i + "-",
+            dir.resolve("scenario-" + i), scenarioSeed).run();
+      } catch (AssertionError | RuntimeException e) {
+        if (!KEEP_GOING) {
+          throw e;
+        }
+        System.out.printf("  scenario %d (seed %d) FAILED: %s%n", i, scenarioSeed, e.getMessage());
+        failures.add(scenarioSeed + ": " + e.getMessage());
+        continue;
+      }
       System.out.printf(Locale.ROOT, "  scenario %d (seed %d): %s; faults %s; %d writes acknowledged, %d lost; %d "
           + "epochs published; %.1f s%n", i, r.seed(), r.operations(), r.faults(), r.acknowledged(), r.lost(),
           r.published(), r.millis() / 1000.0);
@@ -85,9 +99,10 @@ class ChaosIT {
     long acknowledged = results.stream().mapToLong(ChaosScenario.Result::acknowledged).sum();
     long lost = results.stream().mapToLong(ChaosScenario.Result::lost).sum();
     double seconds = results.stream().mapToLong(ChaosScenario.Result::millis).sum() / 1000.0;
-    System.out.printf(Locale.ROOT, "ChaosIT: %d scenarios, faults %s, %d writes acknowledged, %d lost, 0 wedged "
-        + "epochs, %.1f s per scenario (seed %d)%n", scenarios, faults, acknowledged, lost,
-        seconds / Math.max(1, scenarios), seed);
+    System.out.printf(Locale.ROOT, "ChaosIT: %d scenarios (%d failed), faults %s, %d writes acknowledged, %d lost, "
+        + "%.1f s per passing scenario (seed %d)%n", scenarios, failures.size(), faults, acknowledged, lost,
+        seconds / Math.max(1, results.size()), seed);
     assertThat(lost).isZero();
+    assertThat(failures).as("failed scenarios (seed: reason)").isEmpty();
   }
 }

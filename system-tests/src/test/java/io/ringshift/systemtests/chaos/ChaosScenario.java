@@ -90,6 +90,8 @@ final class ChaosScenario {
   private final Path dir;
   private final long seed;
   private final Random random;
+  /** Ports come from a generator of their own, so that a seed draws the same changes and faults whatever they are. */
+  private final Random ports;
   private final Topics topics;
   private final List<RoleProcess> all = new ArrayList<>();
   private final Map<String, RoleProcess> nodes = new LinkedHashMap<>();
@@ -116,6 +118,7 @@ final class ChaosScenario {
     this.dir = dir;
     this.seed = seed;
     this.random = new Random(seed);
+    this.ports = new Random(seed ^ 0x5DEECE66DL);
     this.topics = Topics.withPrefix(prefix);
   }
 
@@ -203,10 +206,23 @@ final class ChaosScenario {
     return p;
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+  /**
+   * A port that is free now, below Linux's ephemeral range (32768 on): a port of that range, probed free, was taken
+   * by some client's outgoing connection before the node restarted on it (seed 6312510641496042376).
+   */
+  private int freePort() throws IOException {
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = 20_000 + ports.nextInt(12_000);
+      if (clientPorts.containsValue(port) || adminPorts.containsValue(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        return s.getLocalPort();
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new IOException("no free port between 20000 and 32000 after 200 tries");
   }
 
   private void init() {
