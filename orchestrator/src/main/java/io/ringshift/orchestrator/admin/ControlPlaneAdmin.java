@@ -303,13 +303,24 @@ public final class ControlPlaneAdmin implements AutoCloseable {
   }
 
   /** What became of a request. */
-  public sealed interface Outcome permits Planned, Rejected, NoOutcome {}
+  public sealed interface Outcome permits Planned, Rejected, Withdrew, NoOutcome {}
 
   /** The request caused this epoch record (PLANNED, or READY for a change that moves nothing). */
   public record Planned(EpochRecord epoch) implements Outcome {}
 
   /** The orchestrator refused the request. */
   public record Rejected(RejectedEvent rejected) implements Outcome {}
+
+  /**
+   * The request (a FAIL) withdrew a queued JOIN of the same node, whose rejection names it: nothing was planned or
+   * copied for the node, and no epoch follows.
+   */
+  public record Withdrew(RejectedEvent join) implements Outcome {}
+
+  /** How the rejection of a JOIN withdrawn by a FAIL names the FAIL's request (ClusterAggregate writes it). */
+  static String withdrawnBy(String failRequestId) {
+    return "(FAIL request " + failRequestId + ")";
+  }
 
   /** Nothing about the request appeared within the wait. */
   public record NoOutcome() implements Outcome {}
@@ -333,7 +344,7 @@ public final class ControlPlaneAdmin implements AutoCloseable {
         Planned planned = null;
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(Math.min(leftMs, POLL.toMillis())))) {
           Outcome outcome = outcomeOf(r, requestId, epochs);
-          if (outcome instanceof Rejected) {
+          if (outcome instanceof Rejected || outcome instanceof Withdrew) {
             return outcome;
           }
           if (outcome instanceof Planned p) {
@@ -353,7 +364,7 @@ public final class ControlPlaneAdmin implements AutoCloseable {
   }
 
   /** The outcome {@code r} reports for {@code requestId}, or null when it is about something else. */
-  private static Outcome outcomeOf(ConsumerRecord<byte[], byte[]> r, String requestId, String epochs) {
+  static Outcome outcomeOf(ConsumerRecord<byte[], byte[]> r, String requestId, String epochs) {
     if (r.value() == null) {
       return null;
     }
@@ -363,7 +374,11 @@ public final class ControlPlaneAdmin implements AutoCloseable {
         return e.getCause() != null && requestId.equals(e.getCause().getRequestId()) ? new Planned(e) : null;
       }
       RejectedEvent rejected = RecordSerdes.rejectedEvent().deserialize(r.value());
-      return requestId.equals(rejected.getRequestId()) ? new Rejected(rejected) : null;
+      if (requestId.equals(rejected.getRequestId())) {
+        return new Rejected(rejected);
+      }
+      return rejected.getReason() != null && rejected.getReason().contains(withdrawnBy(requestId))
+          ? new Withdrew(rejected) : null;
     } catch (CodecException e) {
       // Not ours: we wrote our request with this version's schema, and its outcome decodes.
       return null;

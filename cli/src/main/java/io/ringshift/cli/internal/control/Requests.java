@@ -89,6 +89,12 @@ final class Requests {
       out.flush();
       return 0;
     }
+    if (outcome instanceof ControlPlaneAdmin.Withdrew withdrew) {
+      out.printf(Locale.ROOT, "request %s withdrew request %s: %s%n", event.getRequestId(),
+          withdrew.join().getRequestId(), withdrew.join().getReason());
+      out.flush();
+      return 0;
+    }
     if (outcome instanceof Rejected rejected) {
       err.printf(Locale.ROOT, "ringshift: request %s was rejected: %s%n", event.getRequestId(),
           rejected.rejected().getReason());
