@@ -262,7 +262,7 @@ final class ChaosScenario {
       steps.add(1 + random.nextInt(steps.size()), false);
     }
     for (boolean change : steps) {
-      Thread.sleep(500 + random.nextInt(4_000));
+      Thread.sleep(500 + random.nextInt(4_000)); // the scenario's random timing, not a wait for a condition
       if (change) {
         change();
       } else {
@@ -328,7 +328,7 @@ final class ChaosScenario {
     operations.add("SIGKILL " + victim.name() + ", restarted");
     count(what + " killed and restarted");
     victim.kill();
-    Thread.sleep(500 + random.nextInt(2_000));
+    Thread.sleep(500 + random.nextInt(2_000)); // how long the role stays down: the scenario's timing
     victim.start(START);
   }
 
@@ -342,42 +342,49 @@ final class ChaosScenario {
    * Waits until nothing is in flight: the last epoch record of the cluster is PUBLISHED (no later PLANNED, READY or
    * REJECTED one waits), and every CLEANUP task of the published epochs has ended.
    */
-  private void settle(ControlPlaneTail tail) throws InterruptedException {
-    long deadline = System.nanoTime() + SETTLE.toNanos();
-    String last = "";
-    while (System.nanoTime() < deadline) {
-      List<EpochRecord> records = tail.epochRecords();
-      EpochRecord latest = records.isEmpty() ? null : records.get(records.size() - 1);
-      boolean quiet = latest != null && latest.getState() == EpochState.PUBLISHED
-          && records.stream().noneMatch(r -> r.getEpoch() > latest.getEpoch());
-      if (quiet) {
-        boolean cleaned = true;
-        for (EpochRecord r : records) {
-          if (r.getState() != EpochState.PUBLISHED) {
-            continue;
-          }
-          for (String id : tail.latestTasks(r.getEpoch(), TaskKind.CLEANUP).keySet()) {
-            TaskState state = tail.latestStatus(id).map(s -> s.getState()).orElse(TaskState.PENDING);
-            if (state != TaskState.VERIFIED && state != TaskState.FAILED) {
-              cleaned = false;
-              last = "cleanup " + id + " is " + state;
-            }
-          }
+  private void settle(ControlPlaneTail tail) {
+    String[] last = {""};
+    long[] quietSince = {0, -1}; // when the records were first seen quiet, and how many there were then
+    try {
+      org.awaitility.Awaitility.await("the plane settled").atMost(SETTLE).pollInterval(Duration.ofMillis(250)).until(() -> {
+        String waiting = waitingFor(tail);
+        int seen = tail.epochRecords().size();
+        if (waiting != null || seen != quietSince[1]) {
+          last[0] = waiting == null ? "records still arriving" : waiting;
+          quietSince[0] = System.nanoTime();
+          quietSince[1] = waiting == null ? seen : -1;
+          return false;
         }
-        if (cleaned) {
-          Thread.sleep(1_000); // one more round for anything in the topics' pipes
-          List<EpochRecord> again = tail.epochRecords();
-          if (again.size() == records.size()) {
-            return;
-          }
-        }
-      } else {
-        last = "epochs " + tail.epochSummary();
-      }
-      Thread.sleep(250);
+        // Quiet for a second: nothing more in the topics' pipes.
+        return System.nanoTime() - quietSince[0] >= 1_000_000_000L;
+      });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("seed " + seed + ": the plane did not settle within " + SETTLE + ": " + last[0]
+          + "; operations " + operations + "; logs in " + dir, e);
     }
-    throw new AssertionError("seed " + seed + ": the plane did not settle within " + SETTLE + ": " + last
-        + "; operations " + operations + "; logs in " + dir);
+  }
+
+  /** What the plane still works on, or null when nothing is in flight and every cleanup has ended. */
+  private String waitingFor(ControlPlaneTail tail) {
+    List<EpochRecord> records = tail.epochRecords();
+    EpochRecord latest = records.isEmpty() ? null : records.get(records.size() - 1);
+    boolean quiet = latest != null && latest.getState() == EpochState.PUBLISHED
+        && records.stream().noneMatch(r -> r.getEpoch() > latest.getEpoch());
+    if (!quiet) {
+      return "epochs " + tail.epochSummary();
+    }
+    for (EpochRecord r : records) {
+      if (r.getState() != EpochState.PUBLISHED) {
+        continue;
+      }
+      for (String id : tail.latestTasks(r.getEpoch(), TaskKind.CLEANUP).keySet()) {
+        TaskState state = tail.latestStatus(id).map(s -> s.getState()).orElse(TaskState.PENDING);
+        if (state != TaskState.VERIFIED && state != TaskState.FAILED) {
+          return "cleanup " + id + " is " + state;
+        }
+      }
+    }
+    return null;
   }
 
   // ---- the invariants
@@ -513,19 +520,13 @@ final class ChaosScenario {
 
         @Override
         public boolean awaitEpoch(long epoch, Duration timeout) {
-          long deadline = System.nanoTime() + timeout.toNanos();
-          while (client.epoch() < epoch) {
-            if (System.nanoTime() > deadline) {
-              return false;
-            }
-            try {
-              Thread.sleep(5);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-              return false;
-            }
+          try {
+            org.awaitility.Awaitility.await("epoch " + epoch).atMost(timeout).pollInterval(Duration.ofMillis(5))
+                .until(() -> client.epoch() >= epoch);
+            return true;
+          } catch (org.awaitility.core.ConditionTimeoutException e) {
+            return false;
           }
-          return true;
         }
       };
       RoutedWriter writer = RoutedWriter.create(routing, id -> stores.computeIfAbsent(id,

@@ -1,5 +1,7 @@
 package io.ringshift.systemtests.chaos;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * One role of the control plane as its own OS process (a child JVM on the test's class path): started, waited for
@@ -55,17 +58,18 @@ final class RoleProcess {
     } catch (IOException e) {
       throw new IllegalStateException("cannot start " + name + ": " + e, e);
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (readyLines() <= readyBefore) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException(name + " ended before it was ready (exit " + process.exitValue() + "); its log "
-            + log + " ends: " + tail());
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(name + " was not ready within " + timeout + "; its log " + log + " ends: "
-            + tail());
-      }
-      sleep(50);
+    Process started = process;
+    try {
+      await(name + " ready").atMost(timeout).pollInterval(Duration.ofMillis(50)).until(() -> {
+        if (!started.isAlive()) {
+          throw new IllegalStateException(name + " ended before it was ready (exit " + started.exitValue()
+              + "); its log " + log + " ends: " + tail());
+        }
+        return readyLines() > readyBefore;
+      });
+    } catch (ConditionTimeoutException e) {
+      throw new IllegalStateException(name + " was not ready within " + timeout + "; its log " + log + " ends: "
+          + tail(), e);
     }
   }
 
@@ -105,15 +109,6 @@ final class RoleProcess {
       return String.join("\n  ", lines.subList(Math.max(0, lines.size() - 12), lines.size()));
     } catch (IOException e) {
       return "(no log: " + e + ")";
-    }
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
     }
   }
 }
