@@ -3,6 +3,7 @@ package io.ringshift.orchestrator;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RangeChange;
 import io.ringshift.ring.RingDiff;
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -116,6 +117,75 @@ public final class EpochPlanner {
     return new Plan(target, diff, planVersion, copies.finish(), cleanups.finish());
   }
 
+  /**
+   * Data that may sit on {@code node} in ring range {@code (start, end]} although no ring keeps it there: what a
+   * COPY or REPAIR task copied before a re-plan or a rollback cancelled it.
+   *
+   * @param zone the node's zone, for the cleanup task's {@code targetZone}
+   */
+  public record StrayCopy(String node, String zone, long start, long end) {
+    public RingRange range() {
+      return RingRange.of(start, end);
+    }
+  }
+
+  /**
+   * CLEANUP tasks of {@code target}'s epoch for data that no plan deletes: what cancelled COPY and REPAIR tasks
+   * copied ({@code strays}), and what clients wrote to the filling replicas of the failure epochs published since
+   * {@code active} (replicas of {@code lastReady}, the last of them, that {@code active} did not have). One task per
+   * such node and range where neither {@code target} nor {@code active} places the node (an old replica of the
+   * active ring gets its cleanup from {@link #plan}), coalesced by the same rule as {@link #plan}'s; its sources are
+   * the range's replicas in {@code target}. Dead nodes get none. Empty, without building anything, when there are no
+   * strays and no failure epoch.
+   */
+  public static List<PlannedTask> strayCleanups(RingSnapshot active, RingSnapshot lastReady, RingSnapshot target,
+      Collection<StrayCopy> strays, Set<String> deadNodes, long clusterBytes) {
+    if (strays.isEmpty() && lastReady.equals(active)) {
+      return List.of();
+    }
+    java.util.TreeSet<Long> bounds = new java.util.TreeSet<>(Long::compareUnsigned);
+    for (RingSnapshot ring : List.of(active, lastReady, target)) {
+      for (int i = 0; i < ring.tokenCount(); i++) {
+        bounds.add(ring.token(i));
+      }
+    }
+    for (StrayCopy stray : strays) {
+      bounds.add(stray.start());
+      bounds.add(stray.end());
+    }
+    Map<String, Member> members = new java.util.HashMap<>();
+    for (StrayCopy stray : strays) {
+      members.putIfAbsent(stray.node(), Member.of(stray.node(), stray.zone()));
+    }
+    for (RingSnapshot ring : List.of(target, lastReady, active)) {
+      ring.members().forEach(m -> members.put(m.id(), m));
+    }
+    long[] ends = bounds.stream().mapToLong(Long::longValue).toArray();
+    Coalescer cleanups = new Coalescer(active.clusterId(), target.epoch(), clusterBytes);
+    for (int i = 0; i < ends.length; i++) {
+      long start = ends[i == 0 ? ends.length - 1 : i - 1];
+      long end = ends[i];
+      // Every ring places the same replicas throughout (start, end]: its end tells which.
+      List<String> now = target.replicasAt(end).ids();
+      List<String> before = active.replicasAt(end).ids();
+      java.util.LinkedHashSet<String> left = new java.util.LinkedHashSet<>(lastReady.replicasAt(end).ids());
+      for (StrayCopy stray : strays) {
+        if (stray.range().contains(end)) {
+          left.add(stray.node());
+        }
+      }
+      left.removeAll(now);
+      left.removeAll(before);
+      left.removeAll(deadNodes);
+      List<Wanted> wanted = new ArrayList<>();
+      for (String node : left) {
+        wanted.add(new Wanted(PlannedTask.Kind.CLEANUP, members.get(node), now));
+      }
+      cleanups.add(start, end, ends.length == 1 ? 1.0 : RingRange.of(start, end).fraction(), wanted);
+    }
+    return cleanups.finish();
+  }
+
   /** Live old replicas, those in the target's zone first, otherwise in their old preference order. */
   static List<String> orderSources(
       List<String> before, Set<String> deadNodes, String targetZone, Map<String, Member> activeById) {
@@ -158,22 +228,27 @@ public final class EpochPlanner {
     }
 
     void add(RangeChange change, List<Wanted> wanted) {
+      add(change.start(), change.end(), change.fraction(), wanted);
+    }
+
+    /** What range {@code (start, end]}, a fraction {@code fraction} of the keyspace, needs. */
+    void add(long start, long end, double fraction, List<Wanted> wanted) {
       List<Pending> next = new ArrayList<>();
       for (Wanted w : wanted) {
         Pending extended = null;
         for (Pending p : open) {
-          if (w.continues(p, change.start())) {
+          if (w.continues(p, start)) {
             extended = p;
             break;
           }
         }
         if (extended != null) {
           open.remove(extended);
-          extended.end = change.end();
-          extended.fraction += change.fraction();
+          extended.end = end;
+          extended.fraction += fraction;
           next.add(extended);
         } else {
-          next.add(new Pending(change.start(), change.end(), w.kind(), w.target(), w.sources(), change.fraction()));
+          next.add(new Pending(start, end, w.kind(), w.target(), w.sources(), fraction));
         }
       }
       // Whatever was not extended by this range can no longer grow: the ranges come in ring order.

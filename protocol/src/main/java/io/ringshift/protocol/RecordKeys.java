@@ -86,6 +86,55 @@ public final class RecordKeys {
         + "/" + HEX.toHexDigits(rangeStart) + "-" + HEX.toHexDigits(rangeEnd) + "/" + target;
   }
 
+  /**
+   * The parts of a task id built by {@link #taskId}: its epoch, kind, range and target (the cluster id is left
+   * escaped). Only the epoch, the range and the target are needed to read a task back from its id.
+   */
+  public record TaskIdParts(long epoch, TaskKind kind, long rangeStart, long rangeEnd, String target) {}
+
+  /**
+   * Reads a task id built by {@link #taskId} back into its parts: the escaped cluster id holds no {@code '/'}, so
+   * the first four {@code '/'} separate the fields and the rest is the target.
+   *
+   * @throws CodecException with {@link Reason#INVALID_CONTENT} when {@code taskId} is not of that form; the message
+   *     names the id and the field
+   */
+  public static TaskIdParts parseTaskId(String taskId) {
+    Objects.requireNonNull(taskId, "taskId");
+    String[] parts = taskId.split("/", 5);
+    if (parts.length != 5 || parts[0].isBlank() || parts[4].isBlank()) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "task id \"%s\" is not <cluster>/<epoch>/<kind>/<start>-<end>/"
+          + "<target>", taskId);
+    }
+    long epoch;
+    try {
+      epoch = Long.parseLong(parts[1]);
+    } catch (NumberFormatException e) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "task id \"%s\": epoch \"%s\" is not a number", taskId,
+          parts[1]);
+    }
+    TaskKind kind;
+    try {
+      kind = TaskKind.valueOf(parts[2].toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "task id \"%s\": kind \"%s\" is not a task kind", taskId,
+          parts[2]);
+    }
+    String[] range = parts[3].split("-", -1);
+    if (epoch < 0 || kind == TaskKind.UNKNOWN || range.length != 2 || range[0].length() != 16
+        || range[1].length() != 16) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "task id \"%s\": epoch, kind or range \"%s\" out of rule "
+          + "(epoch >= 0, a known kind, a range of two 16-digit hex tokens)", taskId, parts[3]);
+    }
+    try {
+      return new TaskIdParts(epoch, kind, HexFormat.fromHexDigitsToLong(range[0]),
+          HexFormat.fromHexDigitsToLong(range[1]), parts[4]);
+    } catch (IllegalArgumentException e) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "task id \"%s\": range \"%s\" is not two hex tokens", taskId,
+          parts[3]);
+    }
+  }
+
   private static String escapedClusterId(String clusterId) {
     Objects.requireNonNull(clusterId, "clusterId");
     if (clusterId.isBlank()) {

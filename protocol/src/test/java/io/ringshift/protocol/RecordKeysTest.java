@@ -56,6 +56,22 @@ class RecordKeysTest {
   }
 
   @Test
+  void shouldReadATaskIdBackIntoItsParts() {
+    String id = RecordKeys.taskId("eu-west/cache", 43, TaskKind.REPAIR, 0xF000_0000_0000_0000L, 0xFFL, "rack/n-7");
+
+    assertThat(RecordKeys.parseTaskId(id)).isEqualTo(
+        new RecordKeys.TaskIdParts(43, TaskKind.REPAIR, 0xF000_0000_0000_0000L, 0xFFL, "rack/n-7"));
+    assertInvalid(() -> RecordKeys.parseTaskId("c/1/copy/0-1/n"), "range \"0-1\" out of rule");
+    assertInvalid(() -> RecordKeys.parseTaskId("c/x/copy/0000000000000000-0000000000000001/n"),
+        "epoch \"x\" is not a number");
+    assertInvalid(() -> RecordKeys.parseTaskId("c/1/move/0000000000000000-0000000000000001/n"),
+        "kind \"move\" is not a task kind");
+    assertInvalid(() -> RecordKeys.parseTaskId("c/1/copy"), "is not <cluster>/<epoch>/<kind>/<start>-<end>/<target>");
+    assertInvalid(() -> RecordKeys.parseTaskId("c/1/copy/000000000000000g-0000000000000001/n"),
+        "is not two hex tokens");
+  }
+
+  @Test
   void rejectsValuesThatCannotFormAKey() {
     assertInvalid(() -> RecordKeys.membershipKey(" ", "n"), "clusterId was \" \"; clusterId must not be blank");
     assertInvalid(() -> RecordKeys.initKey(""), "clusterId was \"\"; clusterId must not be blank");

@@ -114,6 +114,8 @@ final class SampleRecords {
         .setRejectedAttempts(1)
         .setHeld("epoch 39 was rejected by the publisher (SEQUENCE: ...)")
         .setReplannedChanges(List.of(minimalMembershipEvent()))
+        .setStrays(List.of(io.ringshift.schemas.avro.StrayCopy.newBuilder().setNode("node-0007").setZone("az-2")
+            .setRangeStart(-5L).setRangeEnd(17L).build()))
         .build();
   }
 

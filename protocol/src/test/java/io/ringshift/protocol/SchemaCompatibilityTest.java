@@ -51,7 +51,7 @@ class SchemaCompatibilityTest {
       "TaskStatus", List.of(0xC83DA27776AC092DL, 0x94702FEC0CE193B9L, 0x00A4383BB6649A84L),
       "RejectedEvent", List.of(0x0B3F20BD5712606DL),
       "ClusterState", List.of(0x2A1C97C3AF908020L, 0x3B070151E4DC2A45L, 0x35B37DE0B2911CB9L,
-          0x8D5C4806D9BD29B0L));
+          0x8D5C4806D9BD29B0L, 0x2FBF0FF3669F39F9L));
 
   /** The record names, one per {@code src/main/avro/<Name>.avsc}. */
   static List<String> records() throws IOException {

@@ -267,6 +267,12 @@ public final class AvroMapping {
         .setRejectedAttempts(a.publication().rejections())
         .setHeld(a.publication().held())
         .setReplannedChanges(a.publication().replanned().stream().map(c -> event(active.clusterId(), c)).toList())
+        .setStrays(a.strays().stream().map(c -> io.ringshift.schemas.avro.StrayCopy.newBuilder()
+            .setNode(c.node())
+            .setZone(c.zone())
+            .setRangeStart(c.start())
+            .setRangeEnd(c.end())
+            .build()).toList())
         .build();
   }
 
@@ -321,8 +327,11 @@ public final class AvroMapping {
     }
     List<MembershipChange> replanned = new ArrayList<>();
     s.getReplannedChanges().forEach(e -> replanned.add(change(e)));
+    List<EpochPlanner.StrayCopy> strays = new ArrayList<>();
+    s.getStrays().forEach(c -> strays.add(new EpochPlanner.StrayCopy(c.getNode(), c.getZone(), c.getRangeStart(),
+        c.getRangeEnd())));
     return new ClusterAggregate(active, inFlight, queue, s.getSkippedEpochs(), new ClusterAggregate.Publication(
-        published, complete, unpublished, s.getRejectedAttempts(), s.getHeld(), replanned));
+        published, complete, unpublished, s.getRejectedAttempts(), s.getHeld(), replanned), strays);
   }
 
   /**

@@ -3,11 +3,15 @@ package io.ringshift.orchestrator.internal;
 import io.ringshift.orchestrator.MembershipChange;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.EpochPlanner.Plan;
+import io.ringshift.orchestrator.EpochPlanner.StrayCopy;
 import io.ringshift.orchestrator.PlannedTask;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.FillingRange;
+import io.ringshift.protocol.RecordKeys;
+import io.ringshift.schemas.avro.TaskKind;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -55,7 +59,10 @@ import java.util.function.Supplier;
  * the <em>repair epoch</em>, which clears the marks. The active ring stays the base of every plan until a plan
  * is READY; the last published ring is then either the active ring or the latest failure epoch
  * ({@link #lastReadyRing()}). Progress of the superseded plan's tasks is not carried over, since the epoch
- * number is part of a task id; the data they copied stays on the targets and is copied again. A FAIL of a node
+ * number is part of a task id; the data they copied stays on the targets and is copied again, and where no later
+ * ring places a target it is deleted by a CLEANUP task of the next READY epoch, as is what clients wrote to a failure
+ * epoch's filling replicas that the repair epoch leaves out ({@link #strays}, {@link EpochPlanner#strayCleanups}). A
+ * FAIL of a node
  * that only the plan in flight adds (a joining node) changes no published ring: the plan is re-planned under
  * the same epoch number, as before.
  *
@@ -74,20 +81,23 @@ import java.util.function.Supplier;
  * @param skipped epoch numbers after the active epoch that rolled-back epochs used: the next epoch is
  *     {@code active + 1 + skipped}
  * @param publication what the publisher answered and what waits for an answer
+ * @param strays what tasks cancelled since the active epoch (by a re-plan or a rollback) may have copied: cleaned
+ *     up where the ring leaves it out when the next epoch becomes READY ({@link EpochPlanner#strayCleanups})
  */
 public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<MembershipChange> queue, int skipped,
-    Publication publication) {
+    Publication publication, List<StrayCopy> strays) {
   /** Rejections in a row after which the cluster holds at its published epoch. */
   static final int HOLD_AFTER_REJECTIONS = 3;
 
   public ClusterAggregate {
     queue = List.copyOf(queue);
     Objects.requireNonNull(publication, "publication");
+    strays = List.copyOf(strays);
   }
 
-  /** A state with nothing skipped and no answer of the publisher read yet. */
+  /** A state with nothing skipped, no answer of the publisher read yet and no strays. */
   public ClusterAggregate(RingSnapshot active, InFlight inFlight, List<MembershipChange> queue) {
-    this(active, inFlight, queue, 0, Publication.NONE);
+    this(active, inFlight, queue, 0, Publication.NONE, List.of());
   }
 
   /**
@@ -144,9 +154,26 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
   }
 
-  /** The same active ring, numbering and publication, with another epoch in flight and queue. */
+  /** The same active ring, numbering, publication and strays, with another epoch in flight and queue. */
   private ClusterAggregate with(InFlight inFlight, List<MembershipChange> queue) {
-    return new ClusterAggregate(active, inFlight, queue, skipped, publication);
+    return new ClusterAggregate(active, inFlight, queue, skipped, publication, strays);
+  }
+
+  /** The same state, also remembering what the cancelled COPY and REPAIR tasks among {@code cancelled} copied. */
+  private ClusterAggregate withStrays(List<PlannedTask> cancelled) {
+    List<StrayCopy> more = new ArrayList<>();
+    for (PlannedTask task : cancelled) {
+      if (task.kind() != PlannedTask.Kind.CLEANUP) {
+        more.add(new StrayCopy(task.target(), task.targetZone(), task.rangeStart(), task.rangeEnd()));
+      }
+    }
+    return new ClusterAggregate(active, inFlight, queue, skipped, publication, addStrays(strays, more));
+  }
+
+  private static List<StrayCopy> addStrays(List<StrayCopy> strays, List<StrayCopy> more) {
+    java.util.LinkedHashSet<StrayCopy> all = new java.util.LinkedHashSet<>(strays);
+    all.addAll(more);
+    return List.copyOf(all);
   }
 
   /** The number the next epoch after the active one takes (failure epochs included). */
@@ -290,7 +317,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     ClusterAggregate from = publication.held() == null ? this
         : new ClusterAggregate(active, inFlight, queue, skipped, new Publication(publication.published(),
             publication.complete(), publication.unpublished(), publication.rejections(), null,
-            publication.replanned()));
+            publication.replanned()), strays);
     return from.track(from.onChange(change, clusterBytes, null));
   }
 
@@ -407,13 +434,18 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    */
   private Transition completeAndContinue(long clusterBytes) {
     List<Effect> effects = new ArrayList<>();
-    Plan done = inFlight.plan();
+    Plan planned = inFlight.plan();
+    List<PlannedTask> strayCleanups = EpochPlanner.strayCleanups(active, lastReadyRing(), planned.target(), strays,
+        Set.copyOf(inFlight.deadNodes()), clusterBytes);
+    Plan done = strayCleanups.isEmpty() ? planned : new Plan(planned.target(), planned.diff(), planned.planVersion(),
+        planned.tasks(), concat(planned.cleanupTasks(), strayCleanups));
     effects.add(new EpochEvent(EpochEvent.State.READY, done, inFlight.cause(), lastReadyRing().checksum(), null,
         null));
     for (PlannedTask cleanup : done.cleanupTasks()) {
       effects.add(new TaskEvent(done.target().epoch(), done.planVersion(), cleanup));
     }
-    ClusterAggregate state = new ClusterAggregate(inFlight.plan().target(), null, List.of(), 0, publication);
+    ClusterAggregate state = new ClusterAggregate(inFlight.plan().target(), null, List.of(), 0, publication,
+        List.of());
     Transition t = state.planQueue(queue, clusterBytes);
     effects.addAll(t.effects());
     return new Transition(t.next(), effects);
@@ -528,7 +560,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), previousChecksum, null,
           supersededBecause));
       old.tasks().forEach(task -> before.add(new TaskCancelled(task.taskId())));
-      return publishFailureThenPlan(failure, members, dead, previous, target.epoch(),
+      return withStrays(old.tasks()).publishFailureThenPlan(failure, members, dead, previous, target.epoch(),
           old.planVersion() + 1, before, target.epoch(), clusterBytes, origin);
     }
     Set<String> kept = new HashSet<>();
@@ -542,13 +574,15 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     List<Effect> before = new ArrayList<>();
     before.add(new EpochEvent(EpochEvent.State.SUPERSEDED, old, inFlight.cause(), previousChecksum, null,
         supersededBecause));
+    List<PlannedTask> cancelled = new ArrayList<>();
     for (PlannedTask task : old.tasks()) {
       if (!kept.contains(task.taskId())) {
         before.add(new TaskCancelled(task.taskId()));
+        cancelled.add(task);
       }
     }
-    return plan(members, failure, dead, target.epoch(), previousChecksum, old.planVersion() + 1,
-        inFlight.verified(), before, target.epoch(), clusterBytes, origin);
+    return withStrays(cancelled).plan(members, failure, dead, target.epoch(), previousChecksum,
+        old.planVersion() + 1, inFlight.verified(), before, target.epoch(), clusterBytes, origin);
   }
 
   /**
@@ -678,7 +712,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
             ? new Publication(published, complete, rest, publication.rejections(), publication.held(),
                 publication.replanned())
             : new Publication(published, complete, rest, 0, null, List.of());
-    return new Transition(new ClusterAggregate(active, inFlight, queue, skipped, next), List.of());
+    return new Transition(new ClusterAggregate(active, inFlight, queue, skipped, next, strays), List.of());
   }
 
   /**
@@ -704,9 +738,11 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     List<Effect> effects = new ArrayList<>();
     long lastUsed = Math.max(active.epoch(), lastReadyRing().epoch());
     List<MembershipChange> causes = new ArrayList<>();
+    List<StrayCopy> copied = new ArrayList<>();
     for (Unpublished u : publication.unpublished()) {
       lastUsed = Math.max(lastUsed, u.epoch());
       u.taskIds().forEach(id -> effects.add(new TaskCancelled(id)));
+      u.taskIds().forEach(id -> strayOf(id).ifPresent(copied::add));
       if (u.cause() != null && !causes.contains(u.cause())) {
         causes.add(u.cause());
       }
@@ -719,6 +755,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       effects.add(0, new EpochEvent(EpochEvent.State.SUPERSEDED, inFlight.plan(), inFlight.cause(),
           lastReadyRing().checksum(), null, why + "; the plan in flight is rolled back with it"));
       inFlight.plan().tasks().forEach(t -> effects.add(1, new TaskCancelled(t.taskId())));
+      inFlight.plan().tasks().forEach(t -> copied.add(new StrayCopy(t.target(), t.targetZone(), t.rangeStart(),
+          t.rangeEnd())));
       if (!causes.contains(inFlight.cause())) {
         causes.add(inFlight.cause());
       }
@@ -748,7 +786,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       }
       RingSnapshot base = published != null ? published : active;
       ClusterAggregate stay = new ClusterAggregate(base, null, List.of(), (int) (lastUsed - base.epoch()),
-          new Publication(published, complete, List.of(), attempt, why + outcome, List.of()));
+          new Publication(published, complete, List.of(), attempt, why + outcome, List.of()),
+          addStrays(strays, copied));
       return new Transition(stay, effects);
     }
     // The dead nodes the published epoch already removed (its failure epochs: clients route without them), and those
@@ -768,7 +807,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
         + " until the next membership change"
         + (newDead.isEmpty() ? "" : " (send the FAIL of " + String.join(", ", newDead) + " again)") : null;
     ClusterAggregate rolled = new ClusterAggregate(complete, null, List.of(), (int) (lastUsed - complete.epoch()),
-        new Publication(published, complete, List.of(), attempt, held, attempt == 1 ? allIntents : List.of()));
+        new Publication(published, complete, List.of(), attempt, held, attempt == 1 ? allIntents : List.of()),
+        addStrays(strays, copied));
     List<MembershipChange> withdrawn = new ArrayList<>(attempt >= 2 ? allIntents : List.of());
     if (hold) {
       newDead.forEach(id -> withdrawn.add(fails.get(id)));
@@ -824,6 +864,32 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
         "orchestrator (re-applied after a rollback)", 0L);
   }
 
+  /**
+   * What a COPY or REPAIR task of a rolled-back epoch, known by its id only, may have copied; empty for a CLEANUP
+   * task or an id of another form. The target's zone is looked up in the rings this state knows, the target's own
+   * id standing in when none has it (a node that only an unpublished epoch had: the zone is only displayed).
+   */
+  private java.util.Optional<StrayCopy> strayOf(String taskId) {
+    RecordKeys.TaskIdParts parts;
+    try {
+      parts = RecordKeys.parseTaskId(taskId);
+    } catch (CodecException e) {
+      return java.util.Optional.empty();
+    }
+    if (parts.kind() == TaskKind.CLEANUP) {
+      return java.util.Optional.empty();
+    }
+    String zone = parts.target();
+    for (RingSnapshot ring : java.util.Arrays.asList(active, inFlight == null ? null : inFlight.plan().target(),
+        publication.published(), publication.complete())) {
+      if (ring != null && ring.member(parts.target()) != null) {
+        zone = ring.member(parts.target()).zone();
+        break;
+      }
+    }
+    return java.util.Optional.of(new StrayCopy(parts.target(), zone, parts.rangeStart(), parts.rangeEnd()));
+  }
+
   /** The unanswered READY epoch with this number and checksum, or null. */
   private Unpublished answered(long epoch, byte[] checksum) {
     return publication.unpublished().stream()
@@ -837,8 +903,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     return new Transition(second.next(), effects);
   }
 
-  private static List<MembershipChange> concat(List<MembershipChange> a, List<MembershipChange> b) {
-    List<MembershipChange> out = new ArrayList<>(a);
+  private static <T> List<T> concat(List<T> a, List<T> b) {
+    List<T> out = new ArrayList<>(a);
     out.addAll(b);
     return out;
   }
@@ -877,7 +943,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     Publication p = next.publication();
     return new Transition(new ClusterAggregate(next.active(), next.inFlight(), next.queue(), next.skipped(),
-        p.withUnpublished(waiting)), t.effects());
+        p.withUnpublished(waiting), next.strays()), t.effects());
   }
 
   private Transition reject(String reason, MembershipChange origin) {

@@ -66,6 +66,17 @@ class AvroMappingTest {
   }
 
   @Test
+  void shouldRestoreWhatCancelledTasksCopied() {
+    // A JOIN whose plan a FAIL supersedes: its tasks are cancelled and what they copied is remembered.
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-3"), BYTES).next();
+    ClusterAggregate repairing = joining.onChange(change(Action.FAIL, "node-05", null), BYTES).next();
+    assertThat(repairing.strays()).hasSameSizeAs(joining.inFlight().plan().tasks())
+        .allSatisfy(c -> assertThat(c.node()).isEqualTo("node-12"));
+
+    assertThat(restarted(repairing).strays()).isEqualTo(repairing.strays());
+  }
+
+  @Test
   void shouldReuseTheActiveRingWhileTheStateNamesItsEpochAndChecksum() {
     AvroMapping mapping = new AvroMapping(BYTES);
     ClusterState stored = mapping.state(fenceRequested());

@@ -535,6 +535,107 @@ class ClusterAggregateTest {
     assertThat(repaired.publication().replanned()).isEmpty();
   }
 
+  @Test
+  void shouldCleanUpWhatClientsWroteToAFillingReplicaThatTheRepairEpochNoLongerPlacesThere() {
+    // A JOIN in flight, then a FAIL: the failure epoch makes survivors filling replicas of the dead node's ranges, and
+    // clients of it write there; the repair epoch (the JOIN and the repair) gives some of those ranges to the joiner,
+    // which joins the dead node's zone (one replica per zone: only a node of that zone displaces its replacement).
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-3"), BYTES).next();
+    Transition fail = joining.onChange(change(Action.FAIL, "node-05", null), BYTES);
+    RingSnapshot failed = ready(fail).plan().target();
+    Transition repaired = verifyAll(fail.next());
+    EpochEvent repairReady = ready(repaired);
+    RingSnapshot ring = repairReady.plan().target();
+
+    List<long[]> displaced = new java.util.ArrayList<>();
+    List<String> displacedNodes = new java.util.ArrayList<>();
+    for (long p : positions(initial(), failed, ring)) {
+      for (String node : failed.replicasAt(p).ids()) {
+        if (!initial().replicasAt(p).contains(node) && !ring.replicasAt(p).contains(node)) {
+          displaced.add(new long[] {p});
+          displacedNodes.add(node);
+        }
+      }
+    }
+    assertThat(displaced).as("the scenario has filling replicas the repair epoch leaves out").isNotEmpty();
+    List<PlannedTask> cleanups = cleanups(repaired);
+    for (int i = 0; i < displaced.size(); i++) {
+      long p = displaced.get(i)[0];
+      String node = displacedNodes.get(i);
+      assertThat(cleanups).as("a cleanup of %s at %s", node, Long.toUnsignedString(p))
+          .anyMatch(c -> c.target().equals(node) && RingRange.of(c.rangeStart(), c.rangeEnd()).contains(p));
+    }
+    assertDeletesOnlyWhatTheRingLeavesOut(cleanups, ring, initial(), failed);
+    assertThat(repairReady.plan().cleanupTasks()).as("the READY record's plan names every cleanup")
+        .containsAll(cleanups);
+  }
+
+  @Test
+  void shouldCleanUpWhatTheTasksOfARolledBackEpochCopiedToANodeTheRingLeavesOut() {
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
+    state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
+    Transition join = verifyAll(state.onChange(change(Action.JOIN, "node-12", "az-1"), BYTES).next());
+    EpochEvent joinReady = ready(join);
+    List<PlannedTask> copied = joinReady.plan().tasks();
+    // The first rejection plans the JOIN again (epoch 3); the second withdraws it: what both copied to node-12 stays.
+    Transition again = verifyAll(join.next().onRejected(2, joinReady.plan().target().checksum(), "TASKS: test", BYTES)
+        .next());
+    EpochEvent againReady = ready(again);
+    Transition withdrawn = again.next().onRejected(againReady.plan().target().epoch(),
+        againReady.plan().target().checksum(), "TASKS: test", BYTES);
+    assertThat(withdrawn.effects()).filteredOn(Rejection.class::isInstance).isNotEmpty();
+    assertThat(withdrawn.next().inFlight()).as("nothing to plan").isNull();
+
+    Transition drain = verifyAll(withdrawn.next().onChange(change(Action.DRAIN, "node-00", null), BYTES).next());
+    EpochEvent drainReady = ready(drain);
+    RingSnapshot ring = drainReady.plan().target();
+
+    assertThat(ring.member("node-12")).isNull();
+    List<PlannedTask> cleanups = cleanups(drain);
+    for (PlannedTask copy : copied) {
+      RingRange range = RingRange.of(copy.rangeStart(), copy.rangeEnd());
+      for (long p : positions(initial(), joinReady.plan().target(), ring)) {
+        if (range.contains(p)) {
+          assertThat(cleanups).as("a cleanup of node-12 at %s", Long.toUnsignedString(p))
+              .anyMatch(c -> c.target().equals("node-12") && RingRange.of(c.rangeStart(), c.rangeEnd()).contains(p));
+        }
+      }
+    }
+    assertDeletesOnlyWhatTheRingLeavesOut(cleanups, ring, initial(), joinReady.plan().target());
+    assertThat(drain.next().strays()).as("emitted once").isEmpty();
+  }
+
+  /** The CLEANUP tasks a transition emits. */
+  static List<PlannedTask> cleanups(Transition t) {
+    return tasks(t).stream().map(TaskEvent::task).filter(c -> c.kind() == PlannedTask.Kind.CLEANUP).toList();
+  }
+
+  /** Every token of the rings: each ends a range on which every ring places the same replicas throughout. */
+  static List<Long> positions(RingSnapshot... rings) {
+    java.util.TreeSet<Long> tokens = new java.util.TreeSet<>(Long::compareUnsigned);
+    for (RingSnapshot r : rings) {
+      for (int i = 0; i < r.tokenCount(); i++) {
+        tokens.add(r.token(i));
+      }
+    }
+    return List.copyOf(tokens);
+  }
+
+  /** No cleanup deletes a range its target replicates in {@code ring}. */
+  static void assertDeletesOnlyWhatTheRingLeavesOut(List<PlannedTask> cleanups, RingSnapshot ring,
+      RingSnapshot... others) {
+    List<RingSnapshot> all = new java.util.ArrayList<>(List.of(others));
+    all.add(ring);
+    for (PlannedTask c : cleanups) {
+      for (long p : positions(all.toArray(RingSnapshot[]::new))) {
+        if (RingRange.of(c.rangeStart(), c.rangeEnd()).contains(p)) {
+          assertThat(ring.replicasAt(p).contains(c.target())).as("cleanup %s deletes at %s", c.taskId(),
+              Long.toUnsignedString(p)).isFalse();
+        }
+      }
+    }
+  }
+
   static EpochEvent ready(Transition t) {
     return epochs(t).stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst().orElseThrow();
   }
