@@ -16,6 +16,18 @@ import java.time.Duration;
 public final class RemoteStore {
   private RemoteStore() {}
 
+  /** How a remote store sends client writes ({@code put}, {@code delete}). */
+  public enum WriteMode {
+    /**
+     * Group commit (docs/storage.md, "Batched writes"): concurrent writes to the node go together in one {@code POST
+     * /v1/writes}, each answered on its own; a write alone goes alone, so nothing waits for a batch to fill. A node
+     * that does not serve the endpoint gets one request per write. The default.
+     */
+    BATCHED,
+    /** One {@code PUT} or {@code DELETE /v1/keys/KEY} per write, as before batched writes. */
+    ONE_PER_REQUEST
+  }
+
   /**
    * A store for the node at {@code hostPort} ({@code 127.0.0.1:7070}, {@code node-3.internal:7070},
    * {@code [::1]:7070}). Contacts nobody: the first call does, so a node that is down now can be used later.
@@ -27,6 +39,18 @@ public final class RemoteStore {
    */
   public static Store connect(String hostPort, Duration timeout) {
     return HttpStoreClient.connect(hostPort, timeout);
+  }
+
+  /**
+   * As {@link #connect(String, Duration)}, sending client writes as {@code mode} says.
+   *
+   * @throws IllegalArgumentException when {@code mode} is null
+   */
+  public static Store connect(String hostPort, Duration timeout, WriteMode mode) {
+    if (mode == null) {
+      throw new IllegalArgumentException("write mode was null; give BATCHED or ONE_PER_REQUEST");
+    }
+    return HttpStoreClient.connect(hostPort, timeout, null, mode == WriteMode.BATCHED);
   }
 
   /**

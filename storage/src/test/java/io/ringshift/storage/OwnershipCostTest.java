@@ -146,35 +146,53 @@ class OwnershipCostTest {
     List<Store> nodes = new ArrayList<>();
     List<NodeServer> servers = new ArrayList<>();
     Map<String, Store> remotes = new LinkedHashMap<>();
+    Map<String, Store> batchedRemotes = new LinkedHashMap<>();
     try {
       for (io.ringshift.ring.Member m : ring.members()) {
         Store node = OwnershipCheckedStore.wrap(RocksStore.open(dir.resolve(m.id()), m.id(), m.zone()), () -> ring);
         nodes.add(node);
         NodeServer server = NodeServer.start(node, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         servers.add(server);
-        remotes.put(m.id(), RemoteStore.connect(server.hostPort(), Duration.ofSeconds(10)));
+        remotes.put(m.id(), RemoteStore.connect(server.hostPort(), Duration.ofSeconds(10),
+            RemoteStore.WriteMode.ONE_PER_REQUEST));
+        batchedRemotes.put(m.id(), RemoteStore.connect(server.hostPort(), Duration.ofSeconds(10)));
       }
       RoutedWriter parallel = RoutedWriter.create(new SteppingRouting(ring), remotes::get);
       RoutedWriter sequential = parallel.sequential();
+      RoutedWriter batched = RoutedWriter.create(new SteppingRouting(ring), batchedRemotes::get);
       byte[] value = new byte[100];
       int perThread = Integer.getInteger("ringshift.writes.per-thread", 200);
-      for (RoutedWriter warm : List.of(sequential, parallel)) {
+      for (RoutedWriter warm : List.of(sequential, parallel, batched)) {
         writes(warm, 1, 100, "warm", value);
       }
       double sequentialOne = writes(sequential, 1, perThread, "s1", value);
       double parallelOne = writes(parallel, 1, perThread, "p1", value);
       double sequentialEight = writes(sequential, 8, perThread, "s8", value);
       double parallelEight = writes(parallel, 8, perThread, "p8", value);
-      System.out.printf("routed put over HTTP (3 replicas, 100 B): one writer thread %.0f writes/s one replica after "
-          + "another, %.0f in parallel (x%.2f); eight threads %.0f writes/s one after another, %.0f in parallel "
-          + "(x%.2f)%n", sequentialOne, parallelOne, parallelOne / sequentialOne, sequentialEight, parallelEight,
-          parallelEight / sequentialEight);
-      byte[] probe = bytes("p8-7-" + (perThread - 1));
+      System.out.printf("routed put over HTTP (3 replicas, 100 B), one request per write: one writer thread %.0f "
+          + "writes/s one replica after another, %.0f in parallel (x%.2f); eight threads %.0f writes/s one after "
+          + "another, %.0f in parallel (x%.2f)%n", sequentialOne, parallelOne, parallelOne / sequentialOne,
+          sequentialEight, parallelEight, parallelEight / sequentialEight);
+      double batchedOne = writes(batched, 1, perThread, "b1", value);
+      double batchedEight = writes(batched, 8, perThread, "b8", value);
+      double parallelMany = writes(parallel, 32, perThread, "p32", value);
+      double batchedMany = writes(batched, 32, perThread, "b32", value);
+      System.out.printf("routed put over HTTP (3 replicas in parallel, 100 B), batched against one request per "
+          + "write: one thread %.0f against %.0f writes/s (x%.2f); eight threads %.0f against %.0f (x%.2f); 32 "
+          + "threads %.0f against %.0f (x%.2f)%n", batchedOne, parallelOne, batchedOne / parallelOne, batchedEight,
+          parallelEight, batchedEight / parallelEight, batchedMany, parallelMany, batchedMany / parallelMany);
+      for (Map.Entry<String, Store> r : batchedRemotes.entrySet()) {
+        long[] stats = ((io.ringshift.storage.internal.http.HttpStoreClient) r.getValue()).batchStats();
+        System.out.printf("  batched writes to %s: %d in %d requests (%.1f per request)%n", r.getKey(), stats[1],
+            stats[0], stats[1] / (double) Math.max(1, stats[0]));
+      }
+      byte[] probe = bytes("b32-31-" + (perThread - 1));
       for (Store node : nodes) {
         assertThat(node.get(probe)).as("the last write on %s", node.info().nodeId()).isPresent();
       }
     } finally {
       remotes.values().forEach(Store::close);
+      batchedRemotes.values().forEach(Store::close);
       servers.forEach(NodeServer::close);
       nodes.forEach(Store::close);
     }

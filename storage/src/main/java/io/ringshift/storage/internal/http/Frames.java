@@ -4,7 +4,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.ringshift.storage.Change;
 import io.ringshift.storage.Entry;
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Store;
+import io.ringshift.storage.WriteResult;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -21,6 +23,12 @@ import java.util.Locale;
  * CHANGE (2) = sequence:i64 ENTRY
  * END    (3) = count:i64                      the number of ENTRY or CHANGE frames before it
  * ERROR  (4) = status:i32 message:utf-8       the stream failed after it started; status as in HTTP
+ * WRITE  (5) = epoch:i64 keyLength:i32 key valueLength:i32 value       a client write; valueLength -1: a delete
+ * RESULT (6) = outcome:u8 fields                                       what one WRITE did, in the WRITEs' order
+ *   outcome 0 APPLIED:            sequence:i64
+ *   outcome 1 RETRY, fenced:       epoch:i64 start:i64 end:i64
+ *   outcome 2 RETRY, not a replica: epoch:i64 start:i64 end:i64
+ *   outcome 3 FAILED:             status:i32 codeLength:u8 code:ascii message:utf-8   as the single write's error
  * </pre>
  *
  * A stream ends with END or ERROR; a stream that stops without one was cut off.
@@ -30,6 +38,12 @@ final class Frames {
   static final byte CHANGE = 2;
   static final byte END = 3;
   static final byte ERROR = 4;
+  static final byte WRITE = 5;
+  static final byte RESULT = 6;
+  static final byte APPLIED = 0;
+  static final byte RETRY_FENCED = 1;
+  static final byte RETRY_NOT_A_REPLICA = 2;
+  static final byte FAILED = 3;
   /** The largest frame: a change with a key and a value at their limits. */
   static final int MAX_FRAME = 1 + 8 + 8 + 4 + Store.MAX_KEY_BYTES + 4 + Store.MAX_VALUE_BYTES;
   private static final int MAX_MESSAGE_BYTES = 64 * 1024;
@@ -54,9 +68,60 @@ final class Frames {
 
   record ErrorFrame(int status, String message) implements Frame {}
 
+  /** A client write of a batch: {@code value} null for a delete. */
+  record WriteFrame(long epoch, byte[] key, byte[] value) implements Frame {
+    long size() {
+      return key.length + (value == null ? 0 : value.length);
+    }
+  }
+
+  /**
+   * What one write of a batch did: {@code result} when it was answered, else the error the single write would have
+   * answered ({@code status}, {@code code}, {@code message}).
+   */
+  record ResultFrame(WriteResult result, int status, String code, String message) implements Frame {}
+
+  static void writeWrite(DataOutputStream out, long epoch, byte[] key, byte[] value) throws IOException {
+    writeEntry(out, new Entry(epoch, key, value), WRITE);
+  }
+
+  static void writeResult(DataOutputStream out, WriteResult result) throws IOException {
+    if (result instanceof WriteResult.Applied applied) {
+      out.writeInt(1 + 1 + 8);
+      out.writeByte(RESULT);
+      out.writeByte(APPLIED);
+      out.writeLong(applied.sequence());
+    } else {
+      WriteResult.RetryWithEpoch retry = (WriteResult.RetryWithEpoch) result;
+      out.writeInt(1 + 1 + 24);
+      out.writeByte(RESULT);
+      out.writeByte(retry.reason() == WriteResult.Reason.FENCED ? RETRY_FENCED : RETRY_NOT_A_REPLICA);
+      out.writeLong(retry.epoch());
+      out.writeLong(retry.fencedRange().start());
+      out.writeLong(retry.fencedRange().end());
+    }
+  }
+
+  static void writeFailed(DataOutputStream out, int status, String code, String message) throws IOException {
+    byte[] c = code.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] text = message.getBytes(UTF_8);
+    int length = Math.min(text.length, MAX_MESSAGE_BYTES);
+    out.writeInt(1 + 1 + 4 + 1 + c.length + length);
+    out.writeByte(RESULT);
+    out.writeByte(FAILED);
+    out.writeInt(status);
+    out.writeByte(c.length);
+    out.write(c);
+    out.write(text, 0, length);
+  }
+
   static void writeEntry(DataOutputStream out, Entry e) throws IOException {
+    writeEntry(out, e, ENTRY);
+  }
+
+  private static void writeEntry(DataOutputStream out, Entry e, byte type) throws IOException {
     out.writeInt(1 + entryBodyLength(e));
-    out.writeByte(ENTRY);
+    out.writeByte(type);
     writeEntryBody(out, e);
   }
 
@@ -143,6 +208,11 @@ final class Frames {
             }
             yield new ErrorFrame(status, new String(message, UTF_8));
           }
+          case WRITE -> {
+            Entry e = entry(frameAt, length - 1);
+            yield new WriteFrame(e.position(), e.key(), e.value());
+          }
+          case RESULT -> result(frameAt, length - 1);
           default -> throw malformed(frameAt, "unknown frame type " + type);
         };
         return frame;
@@ -159,6 +229,51 @@ final class Frames {
       long v = in.readLong();
       offset += 8;
       return v;
+    }
+
+    private ResultFrame result(long frameAt, int bodyLength) throws IOException {
+      if (bodyLength < 1) {
+        throw malformed(frameAt, "a RESULT frame needs an outcome");
+      }
+      byte outcome = in.readByte();
+      offset += 1;
+      int rest = bodyLength - 1;
+      switch (outcome) {
+        case APPLIED -> {
+          long sequence = readLong(frameAt, rest, true);
+          return new ResultFrame(new WriteResult.Applied(sequence), 200, null, null);
+        }
+        case RETRY_FENCED, RETRY_NOT_A_REPLICA -> {
+          if (rest != 24) {
+            throw malformed(frameAt, "a RETRY result has an epoch and a range: 24 bytes, not " + rest);
+          }
+          long epoch = in.readLong();
+          long start = in.readLong();
+          long end = in.readLong();
+          offset += 24;
+          return new ResultFrame(new WriteResult.RetryWithEpoch(epoch, RingRange.of(start, end),
+              outcome == RETRY_FENCED ? WriteResult.Reason.FENCED : WriteResult.Reason.NOT_A_REPLICA), 409, null, null);
+        }
+        case FAILED -> {
+          if (rest < 5) {
+            throw malformed(frameAt, "a FAILED result needs a status and a code length");
+          }
+          int status = in.readInt();
+          int codeLength = in.readUnsignedByte();
+          if (codeLength > rest - 5) {
+            throw malformed(frameAt, "code length " + codeLength + " does not fit the frame");
+          }
+          byte[] code = in.readNBytes(codeLength);
+          byte[] message = in.readNBytes(rest - 5 - codeLength);
+          if (code.length < codeLength || message.length < rest - 5 - codeLength) {
+            throw new EOFException();
+          }
+          offset += rest;
+          return new ResultFrame(null, status, new String(code, java.nio.charset.StandardCharsets.US_ASCII),
+              new String(message, UTF_8));
+        }
+        default -> throw malformed(frameAt, "unknown result outcome " + outcome);
+      }
     }
 
     private Entry entry(long frameAt, int bodyLength) throws IOException {

@@ -8,6 +8,11 @@ import java.util.Locale;
 final class HttpApi {
   static final String HEALTH = "/health";
   static final String KEYS = "/v1/keys/";
+  static final String WRITES = "/v1/writes";
+  /** Most writes one {@code POST /v1/writes} carries. */
+  static final int MAX_WRITE_BATCH = 1024;
+  /** Most key plus value bytes one {@code POST /v1/writes} carries (16 MiB). */
+  static final long MAX_WRITE_BATCH_BYTES = 16L * 1024 * 1024;
   static final String SCAN = "/v1/scan";
   static final String CHANGES = "/v1/changes";
   static final String APPLY = "/v1/apply";

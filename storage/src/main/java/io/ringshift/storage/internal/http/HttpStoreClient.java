@@ -41,6 +41,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,8 +76,9 @@ public final class HttpStoreClient implements Store {
   private ScheduledExecutorService watchdog;
   private volatile boolean closed;
 
-  private HttpStoreClient(String hostPort, URI base, Duration timeout, AdminSecret secret) {
+  private HttpStoreClient(String hostPort, URI base, Duration timeout, AdminSecret secret, boolean batched) {
     this.hostPort = hostPort;
+    this.writesUnsupported = !batched;
     this.base = base;
     this.timeout = timeout;
     this.secret = secret;
@@ -101,6 +103,11 @@ public final class HttpStoreClient implements Store {
    * {@code secret} null sends none (a node's client port).
    */
   public static HttpStoreClient connect(String hostPort, Duration timeout, AdminSecret secret) {
+    return connect(hostPort, timeout, secret, true);
+  }
+
+  /** As {@link #connect(String, Duration, AdminSecret)}; {@code batched} false sends every write on its own. */
+  public static HttpStoreClient connect(String hostPort, Duration timeout, AdminSecret secret, boolean batched) {
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       throw new StoreException.BadRequest("timeout " + timeout + " must be positive");
     }
@@ -118,7 +125,7 @@ public final class HttpStoreClient implements Store {
         || base.getRawUserInfo() != null) {
       throw new StoreException.BadRequest("node address '" + hostPort + "' is not host:port with a port 1..65535");
     }
-    return new HttpStoreClient(hostPort.trim(), base, timeout, secret);
+    return new HttpStoreClient(hostPort.trim(), base, timeout, secret, batched);
   }
 
   // ---- the SPI
@@ -144,6 +151,17 @@ public final class HttpStoreClient implements Store {
     if (value == null) {
       Checks.value(null);
     }
+    if (batches(key, value)) {
+      return batched(new PendingWrite(epoch, key, value));
+    }
+    return single(key, value, epoch);
+  }
+
+  /** One write in a request of its own ({@code PUT} or {@code DELETE /v1/keys/KEY}). */
+  private WriteResult single(byte[] key, byte[] value, long epoch) {
+    if (value == null) {
+      return written(call("DELETE", keyPath(key) + "?epoch=" + epoch, null, 200, 409));
+    }
     return written(call("PUT", keyPath(key) + "?epoch=" + epoch, value, 200, 409));
   }
 
@@ -152,7 +170,233 @@ public final class HttpStoreClient implements Store {
     if (key == null) {
       Checks.key(null);
     }
-    return written(call("DELETE", keyPath(key) + "?epoch=" + epoch, null, 200, 409));
+    if (batches(key, null)) {
+      return batched(new PendingWrite(epoch, key, null));
+    }
+    return single(key, null, epoch);
+  }
+
+  // ---- batched client writes (docs/storage.md, "Batched writes")
+
+  /**
+   * Most batches of client writes in flight to the node at once; writes that arrive meanwhile go in the next. One
+   * makes the batches largest, and the JDK client's and server's per-request work is what limits a writer.
+   */
+  static final int MAX_BATCHES_IN_FLIGHT = 1;
+  /** Most writes in one batch. */
+  static final int MAX_BATCH_WRITES = 256;
+  /** Most key and value bytes in one batch; a larger write goes in a request of its own. */
+  static final long MAX_BATCH_BYTES = 1024 * 1024;
+
+  private final Object batchLock = new Object();
+  private final java.util.ArrayDeque<PendingWrite> pending = new java.util.ArrayDeque<>();
+  private int batchesInFlight;
+  /**
+   * Every write goes on its own: asked for, or the node answered that it serves no {@code /v1/writes} (an older
+   * node).
+   */
+  private volatile boolean writesUnsupported;
+  /** Batches sent and the writes they carried, for tests. */
+  private final java.util.concurrent.atomic.AtomicLong batchesSent = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong batchedWrites = new java.util.concurrent.atomic.AtomicLong();
+
+  /** For tests and diagnostics: {batches sent, writes they carried, writes waiting for a batch now}. */
+  public long[] batchStats() {
+    synchronized (batchLock) {
+      return new long[] {batchesSent.get(), batchedWrites.get(), pending.size()};
+    }
+  }
+
+  /** A client write waiting for its batch, and then for its answer. Guarded by {@code batchLock}. */
+  private static final class PendingWrite {
+    final long epoch;
+    final byte[] key;
+    final byte[] value;
+    Thread thread;
+    boolean taken;
+    /** Its caller's turn to send the next batch. */
+    boolean sends;
+    boolean done;
+    WriteResult result;
+    RuntimeException error;
+
+    PendingWrite(long epoch, byte[] key, byte[] value) {
+      this.epoch = epoch;
+      this.key = key;
+      this.value = value;
+    }
+
+    long size() {
+      return key.length + (value == null ? 0 : value.length);
+    }
+  }
+
+  private boolean batches(byte[] key, byte[] value) {
+    return !writesUnsupported && key.length + (value == null ? 0L : value.length) <= MAX_BATCH_BYTES;
+  }
+
+  /**
+   * Group commit: the write joins the queue of writes to this node; when fewer than {@link #MAX_BATCHES_IN_FLIGHT}
+   * batches are in flight, the caller sends the queue's head (its own write included, up to the batch limits) as one
+   * {@code POST /v1/writes}, else it waits, and whichever caller sends next takes it along. At one write at a time
+   * every batch holds one write; under concurrency a batch holds what arrived during the last round trip.
+   */
+  private WriteResult batched(PendingWrite write) {
+    write.thread = Thread.currentThread();
+    boolean send;
+    synchronized (batchLock) {
+      pending.add(write);
+      send = batchesInFlight < MAX_BATCHES_IN_FLIGHT;
+      if (send) {
+        batchesInFlight++;
+      }
+    }
+    boolean interrupted = false;
+    try {
+      while (true) {
+        if (send) {
+          // This caller sends the next batch: the queue's head, its own write included.
+          List<PendingWrite> batch = new ArrayList<>();
+          synchronized (batchLock) {
+            long bytes = 0;
+            while (!pending.isEmpty() && batch.size() < MAX_BATCH_WRITES
+                && (batch.isEmpty() || bytes + pending.peek().size() <= MAX_BATCH_BYTES)) {
+              PendingWrite next = pending.poll();
+              next.taken = true;
+              bytes += next.size();
+              batch.add(next);
+            }
+          }
+          try {
+            if (!batch.isEmpty()) {
+              send(batch);
+            }
+          } finally {
+            synchronized (batchLock) {
+              // Hand the turn to the oldest waiting write's caller (one wake-up, not one per waiting caller).
+              PendingWrite next = pending.peek();
+              if (next != null) {
+                next.sends = true;
+                LockSupport.unpark(next.thread);
+              } else {
+                batchesInFlight--;
+              }
+            }
+          }
+          send = false;
+        }
+        synchronized (batchLock) {
+          // The turn first: a caller handed it sends (or passes on) the next batch even when its own write is done.
+          if (write.sends) {
+            write.sends = false;
+            send = true;
+            continue;
+          }
+          if (write.done) {
+            if (write.error != null) {
+              throw write.error;
+            }
+            return write.result;
+          }
+        }
+        LockSupport.park(this);
+        if (Thread.interrupted()) {
+          interrupted = true; // the write is queued or sent: its answer comes within the timeout
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Sends one batch and hands each write its answer; never throws. */
+  private void send(List<PendingWrite> batch) {
+    WriteResult[] results = new WriteResult[batch.size()];
+    RuntimeException[] errors = new RuntimeException[batch.size()];
+    try {
+      if (writesUnsupported) {
+        singles(batch, results, errors);
+      } else {
+        sendBatch(batch, results, errors);
+      }
+    } catch (RuntimeException e) {
+      for (int i = 0; i < batch.size(); i++) {
+        if (results[i] == null && errors[i] == null) {
+          errors[i] = e;
+        }
+      }
+    }
+    synchronized (batchLock) {
+      for (int i = 0; i < batch.size(); i++) {
+        PendingWrite w = batch.get(i);
+        w.result = results[i];
+        w.error = errors[i];
+        w.done = true;
+      }
+    }
+    for (PendingWrite w : batch) {
+      LockSupport.unpark(w.thread);
+    }
+  }
+
+  private void singles(List<PendingWrite> batch, WriteResult[] results, RuntimeException[] errors) {
+    for (int i = 0; i < batch.size(); i++) {
+      PendingWrite w = batch.get(i);
+      try {
+        results[i] = single(w.key, w.value, w.epoch);
+      } catch (RuntimeException e) {
+        errors[i] = e;
+      }
+    }
+  }
+
+  private void sendBatch(List<PendingWrite> batch, WriteResult[] results, RuntimeException[] errors) {
+    java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(buffer)) {
+      for (PendingWrite w : batch) {
+        Frames.writeWrite(out, w.epoch, w.key, w.value);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+    }
+    HttpRequest request = request("POST", HttpApi.WRITES, buffer.toByteArray());
+    batchesSent.incrementAndGet();
+    batchedWrites.addAndGet(batch.size());
+    HttpResponse<byte[]> response = send(request, HttpResponse.BodyHandlers.ofByteArray(), "POST", HttpApi.WRITES);
+    if (response.statusCode() == 404 || response.statusCode() == 405) {
+      Map<String, Object> error = errorBody(response.body());
+      if (HttpApi.UNKNOWN_PATH.equals(error.get("error")) || response.statusCode() == 405) {
+        // A node from before batched writes: nothing was written; every write goes on its own from now on.
+        LOG.info("the node at {} serves no {}: writing one key per request", hostPort, HttpApi.WRITES);
+        writesUnsupported = true;
+        singles(batch, results, errors);
+        return;
+      }
+    }
+    if (response.statusCode() != 200) {
+      throw failure("POST", HttpApi.WRITES, response.statusCode(), errorBody(response.body()));
+    }
+    Frames.Reader reader = new Frames.Reader(new java.io.ByteArrayInputStream(response.body()));
+    try {
+      for (int i = 0; i < batch.size(); i++) {
+        if (!(reader.next() instanceof Frames.ResultFrame r)) {
+          throw malformedAnswer(HttpApi.WRITES, "no RESULT frame for write " + i + " of " + batch.size());
+        }
+        if (r.result() != null) {
+          results[i] = r.result();
+        } else {
+          errors[i] = failure(batch.get(i).value == null ? "DELETE" : "PUT", keyPath(batch.get(i).key), r.status(),
+              Map.of("error", r.code(), "message", r.message()));
+        }
+      }
+      if (!(reader.next() instanceof Frames.EndFrame end) || end.count() != batch.size()) {
+        throw malformedAnswer(HttpApi.WRITES, "no END frame counting " + batch.size() + " writes after the results");
+      }
+    } catch (IOException e) {
+      throw malformedAnswer(HttpApi.WRITES, "a malformed answer (" + e.getMessage() + ")");
+    }
   }
 
   private WriteResult written(HttpResponse<byte[]> response) {
@@ -374,7 +618,7 @@ public final class HttpStoreClient implements Store {
         return client.send(request, handler);
       } catch (IOException e) {
         boolean brokenConnection = !(e instanceof HttpTimeoutException) && !(e instanceof ConnectException);
-        boolean clientWrite = path.startsWith(HttpApi.KEYS) && !"GET".equals(method);
+        boolean clientWrite = (path.startsWith(HttpApi.KEYS) && !"GET".equals(method)) || path.equals(HttpApi.WRITES);
         if (attempt > 1 || !brokenConnection || clientWrite) {
           throw unreachable(method, path, e);
         }

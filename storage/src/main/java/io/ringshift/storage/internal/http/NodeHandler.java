@@ -142,7 +142,10 @@ public final class NodeHandler implements HttpHandler {
     }
   }
 
-  private void fail(HttpExchange exchange, Call call, RuntimeException e) {
+  /** The HTTP status and error code an exception is answered with. */
+  private record Outcome(int status, String code) {}
+
+  private static Outcome outcome(RuntimeException e) {
     int status;
     String code;
     if (e instanceof Refusal r) {
@@ -166,10 +169,20 @@ public final class NodeHandler implements HttpHandler {
     } else if (e instanceof StoreException) {
       status = 500;
       code = HttpApi.STORE_ERROR;
-      LOG.warn("{} {} failed in the store", exchange.getRequestMethod(), exchange.getRequestURI(), e);
     } else {
       status = 500;
       code = HttpApi.INTERNAL;
+    }
+    return new Outcome(status, code);
+  }
+
+  private void fail(HttpExchange exchange, Call call, RuntimeException e) {
+    Outcome outcome = outcome(e);
+    int status = outcome.status();
+    String code = outcome.code();
+    if (code.equals(HttpApi.STORE_ERROR)) {
+      LOG.warn("{} {} failed in the store", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+    } else if (code.equals(HttpApi.INTERNAL)) {
       LOG.error("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
     }
     String message = e.getMessage() == null ? e.toString() : e.getMessage();
@@ -198,21 +211,25 @@ public final class NodeHandler implements HttpHandler {
           : "no admin secret") + "; send 'Authorization: Bearer <secret>' with the secret of the nodes' "
           + "--admin-secret-file (workers: --node-secret-file)");
     }
-    if (listener == Listener.CLIENT && !path.equals(HttpApi.HEALTH) && !path.startsWith(HttpApi.KEYS)) {
+    if (listener == Listener.CLIENT && !path.equals(HttpApi.HEALTH) && !path.startsWith(HttpApi.KEYS)
+        && !path.equals(HttpApi.WRITES)) {
       if (ADMIN_PATHS.contains(path)) {
         int admin = otherPort.getAsInt();
         throw new Refusal(404, HttpApi.ADMIN_ENDPOINT, call.method + " " + path + " is not served on the client "
             + "port: it is a migration and admin endpoint, served on the node's admin listener" + (admin > 0
             ? " (port " + admin + ")" : "") + " to requests that carry the admin secret (docs/storage.md, \"Two "
-            + "listeners\"); this port serves /health and /v1/keys/KEY");
+            + "listeners\"); this port serves /health, /v1/keys/KEY and /v1/writes");
       }
       throw new Refusal(404, HttpApi.UNKNOWN_PATH, "no endpoint " + call.method + " " + HttpApi.shorten(path)
-          + "; this client port serves /health and /v1/keys/KEY; the other endpoints are on the node's admin "
-          + "listener (docs/storage.md)");
+          + "; this client port serves /health, /v1/keys/KEY and /v1/writes; the other endpoints are on the node's "
+          + "admin listener (docs/storage.md)");
     }
     if (path.equals(HttpApi.HEALTH)) {
       only(call, "GET");
       health(call);
+    } else if (path.equals(HttpApi.WRITES)) {
+      only(call, "POST");
+      writes(call);
     } else if (path.startsWith(HttpApi.KEYS)) {
       byte[] key = HttpApi.parseHex("key", path.substring(HttpApi.KEYS.length()));
       switch (call.method) {
@@ -252,8 +269,8 @@ public final class NodeHandler implements HttpHandler {
           deleteRange(call);
         }
         default -> throw new Refusal(404, HttpApi.UNKNOWN_PATH, "no endpoint " + call.method + " "
-            + HttpApi.shorten(path) + "; this node serves /health and /v1/{keys/KEY,scan,changes,apply,digest,"
-            + "fences,range} (docs/storage.md)");
+            + HttpApi.shorten(path) + "; this node serves /health and /v1/{keys/KEY,writes,scan,changes,apply,"
+            + "digest,fences,range} (docs/storage.md)");
       }
     }
   }
@@ -311,6 +328,64 @@ public final class NodeHandler implements HttpHandler {
     call.params(Set.of("epoch"));
     long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
     written(call, store.delete(key, epoch));
+  }
+
+  /**
+   * A batch of client writes (docs/storage.md, "Batched writes"): read and checked whole first (a malformed or
+   * oversized body is refused with 400 and nothing applied), then each applied in order as its own PUT or DELETE
+   * would be, each answered with a RESULT frame: applied, retry with an epoch, or the error its single request would
+   * have been answered with.
+   */
+  private void writes(Call call) throws IOException {
+    call.params(Set.of());
+    List<Frames.WriteFrame> writes = readWrites(call.exchange.getRequestBody());
+    java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream(16 + 16 * writes.size());
+    DataOutputStream out = new DataOutputStream(buffer);
+    for (Frames.WriteFrame w : writes) {
+      try {
+        Frames.writeResult(out, w.value() == null ? store.delete(w.key(), w.epoch())
+            : store.put(w.key(), w.value(), w.epoch()));
+      } catch (RuntimeException e) {
+        Outcome outcome = outcome(e);
+        if (outcome.status() >= 500) {
+          LOG.warn("a write of {} {} failed", call.method, call.path, e);
+        }
+        Frames.writeFailed(out, outcome.status(), outcome.code(), e.getMessage() == null ? e.toString()
+            : e.getMessage());
+      }
+    }
+    Frames.writeEnd(out, writes.size());
+    out.flush();
+    call.exchange.getResponseHeaders().set("Content-Type", HttpApi.FRAMES_TYPE);
+    send(call.exchange, 200, buffer.toByteArray());
+  }
+
+  private static List<Frames.WriteFrame> readWrites(InputStream body) throws IOException {
+    Frames.Reader reader = new Frames.Reader(new BufferedInputStream(body, STREAM_BUFFER));
+    List<Frames.WriteFrame> writes = new ArrayList<>();
+    long bytes = 0;
+    try {
+      for (Frames.Frame frame = reader.next(); frame != null; frame = reader.next()) {
+        if (!(frame instanceof Frames.WriteFrame write)) {
+          throw new StoreException.BadRequest("writes body frame " + writes.size() + " is "
+              + frame.getClass().getSimpleName() + "; a writes body holds WRITE frames only; nothing was written");
+        }
+        if (writes.size() == HttpApi.MAX_WRITE_BATCH) {
+          throw new StoreException.BadRequest("a writes body of more than " + HttpApi.MAX_WRITE_BATCH + " writes; a "
+              + "batch holds at most " + HttpApi.MAX_WRITE_BATCH + ": split it; nothing was written");
+        }
+        bytes += write.size();
+        if (bytes > HttpApi.MAX_WRITE_BATCH_BYTES) {
+          throw new StoreException.BadRequest("a writes body of more than " + HttpApi.MAX_WRITE_BATCH_BYTES
+              + " bytes of keys and values (at write " + writes.size() + "); a batch holds at most that: split it; "
+              + "nothing was written");
+        }
+        writes.add(write);
+      }
+    } catch (Frames.MalformedFrameException e) {
+      throw new StoreException.BadRequest("writes body: " + e.getMessage() + "; nothing was written");
+    }
+    return writes;
   }
 
   private static void written(Call call, WriteResult result) throws IOException {
