@@ -331,7 +331,7 @@ class FuzzTest {
       case 3 -> "/v1/scan?" + range + (random.nextBoolean() ? "&afterPosition=" + hexOrJunk(random) + "&afterKey="
           + hexKey : "");
       case 4 -> "/v1/changes?" + range + "&after=" + pick(random, "0", "5", "-3", "x", "18446744073709551616");
-      case 5 -> "/v1/apply";
+      case 5 -> pick(random, "/v1/apply", "/v1/writes");
       case 6 -> "/v1/digest?" + range;
       case 7 -> "/v1/fences" + (random.nextBoolean() ? "?" + range + "&" + epoch : "");
       case 8 -> "/v1/range?" + range + (random.nextBoolean() ? "&" + epoch : "");
@@ -345,7 +345,7 @@ class FuzzTest {
     if (path.startsWith("/v1/keys/")) {
       return pick(random, "GET", "PUT", "DELETE");
     }
-    if (path.startsWith("/v1/apply")) {
+    if (path.startsWith("/v1/apply") || path.startsWith("/v1/writes")) {
       return "POST";
     }
     if (path.startsWith("/v1/fences")) {
@@ -362,7 +362,10 @@ class FuzzTest {
         : Long.toHexString(random.nextLong());
   }
 
-  /** ENTRY frames as the apply endpoint reads them, some well formed, some cut or lying about their lengths. */
+  /**
+   * ENTRY frames as the apply endpoint reads them, or WRITE frames as the writes endpoint does (an epoch where the
+   * position is), some well formed, some cut or lying about their lengths.
+   */
   private static byte[] frames(Random random) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     DataOutputStream out = new DataOutputStream(bytes);
@@ -372,8 +375,10 @@ class FuzzTest {
         byte[] value = randomBytes(random, random.nextInt(64));
         int length = 1 + 8 + 4 + key.length + 4 + value.length;
         out.writeInt(random.nextInt(6) == 0 ? random.nextInt() : length);
-        out.writeByte(random.nextInt(5) == 0 ? random.nextInt(256) : 1);
-        out.writeLong(random.nextBoolean() ? io.ringshift.storage.Entry.positionOf(key) : random.nextLong());
+        boolean write = random.nextBoolean();
+        out.writeByte(random.nextInt(5) == 0 ? random.nextInt(256) : write ? 5 : 1);
+        out.writeLong(write ? (long) pick(random, 4L, 5L, 6L, 7L, -1L, Long.MAX_VALUE, random.nextLong())
+            : random.nextBoolean() ? io.ringshift.storage.Entry.positionOf(key) : random.nextLong());
         out.writeInt(random.nextInt(8) == 0 ? random.nextInt() : key.length);
         out.write(key);
         out.writeInt(random.nextInt(8) == 0 ? -1 : value.length);

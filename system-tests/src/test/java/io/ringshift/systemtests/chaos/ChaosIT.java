@@ -93,18 +93,20 @@ class ChaosIT {
         failures.add(scenarioSeed + ": " + e.getMessage());
         continue;
       }
-      System.out.printf(Locale.ROOT, "  scenario %d (seed %d): %s; faults %s; %d writes acknowledged, %d lost; %d "
-          + "epochs published; %.1f s%n", i, r.seed(), r.operations(), r.faults(), r.acknowledged(), r.lost(),
-          r.published(), r.millis() / 1000.0);
+      System.out.printf(Locale.ROOT, "  scenario %d (seed %d): %s; faults %s; %d writes acknowledged (%.0f/s), %d "
+          + "lost; %d epochs published; %.1f s%n", i, r.seed(), r.operations(), r.faults(), r.acknowledged(),
+          r.writesPerSecond(), r.lost(), r.published(), r.millis() / 1000.0);
       r.faults().forEach((k, v) -> faults.merge(k, v, Integer::sum));
       results.add(r);
     }
     long acknowledged = results.stream().mapToLong(ChaosScenario.Result::acknowledged).sum();
     long lost = results.stream().mapToLong(ChaosScenario.Result::lost).sum();
     double seconds = results.stream().mapToLong(ChaosScenario.Result::millis).sum() / 1000.0;
-    System.out.printf(Locale.ROOT, "ChaosIT: %d scenarios (%d failed), faults %s, %d writes acknowledged, %d lost, "
-        + "%.1f s per passing scenario (seed %d)%n", scenarios, failures.size(), faults, acknowledged, lost,
-        seconds / Math.max(1, results.size()), seed);
+    double rate = results.stream().mapToDouble(ChaosScenario.Result::writesPerSecond).average().orElse(0);
+    System.out.printf(Locale.ROOT, "ChaosIT: %d scenarios (%d failed), faults %s, %d writes acknowledged (%.0f/s "
+        + "on average; %d writer threads aiming at %d/s), %d lost, %.1f s per passing scenario (seed %d)%n",
+        scenarios, failures.size(), faults, acknowledged, rate, ChaosScenario.WRITER_THREADS, ChaosScenario.WRITE_RATE,
+        lost, seconds / Math.max(1, results.size()), seed);
     assertThat(lost).isZero();
     assertThat(failures).as("failed scenarios (seed: reason)").isEmpty();
   }

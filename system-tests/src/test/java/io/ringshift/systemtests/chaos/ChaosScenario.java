@@ -75,7 +75,18 @@ final class ChaosScenario {
 
   /** What one scenario did. */
   record Result(long seed, List<String> operations, Map<String, Integer> faults, long acknowledged, long lost,
-      int published, long millis) {}
+      int published, long millis, double writesPerSecond) {}
+
+  /** Writer threads ({@code -Dchaos.writers}), each over keys of its own. */
+  static final int WRITER_THREADS = Integer.getInteger("chaos.writers", 32);
+  /**
+   * Writes per second the writer threads aim at together ({@code -Dchaos.writeRate}, a steady rate); 0: as fast as
+   * they can. The default leaves the plane headroom: at full speed the 17 processes of a scenario share this machine's
+   * two cores and the writers reach a median of about 400 acknowledged writes/s (docs/development.md).
+   */
+  static final int WRITE_RATE = Integer.getInteger("chaos.writeRate", 300);
+  /** Keys per writer thread, written round and round. */
+  private static final int KEYS_PER_WRITER = 500;
 
   /** The broker every role uses, which the suite may restart (same port, same data). */
   interface Broker {
@@ -149,6 +160,7 @@ final class ChaosScenario {
         runTimeline(writers);
         settle(tail);
         writers.stop();
+        System.out.println("  writers: " + writers.describe());
         return check(tail, writers, begin);
       }
     } finally {
@@ -427,20 +439,8 @@ final class ChaosScenario {
         admin.put(m.id(), RemoteStore.connectAdmin("127.0.0.1:" + adminPorts.get(m.id()), secret,
             Duration.ofSeconds(30)));
       }
-      // Every acknowledged write on every replica of the final ring.
-      for (Map.Entry<String, byte[]> e : writers.acknowledged.entrySet()) {
-        byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
-        for (String replica : ring.replicasOf(k).ids()) {
-          byte[] held = admin.get(replica).get(k).orElse(null);
-          if (!java.util.Arrays.equals(held, e.getValue())) {
-            lost++;
-            if (lost <= 3) {
-              System.out.printf("  LOST %s on %s (%s)%n", e.getKey(), replica, held == null ? "absent" : "other value");
-            }
-          }
-        }
-      }
-      // No range left fenced, nothing left on a node that no longer replicates it.
+      // One scan of each node of the final ring: what it holds, for the checks below.
+      Map<String, Map<String, byte[]>> holds = new LinkedHashMap<>();
       for (Map.Entry<String, Store> n : admin.entrySet()) {
         for (Fence f : n.getValue().fences()) {
           if (f.epoch() > last.getEpoch()) {
@@ -448,10 +448,13 @@ final class ChaosScenario {
                 + f.epoch() + ", beyond the final epoch " + last.getEpoch());
           }
         }
+        // Nothing left on a node that no longer replicates it.
+        Map<String, byte[]> held = new java.util.HashMap<>();
         long stray = 0;
         try (RangeScan scan = n.getValue().scan(RingRange.whole(), null)) {
           while (scan.hasNext()) {
             Entry entry = scan.next();
+            held.put(new String(entry.key(), StandardCharsets.UTF_8), entry.value());
             if (!ring.replicasOf(entry.key()).ids().contains(n.getKey())) {
               stray++;
             }
@@ -460,6 +463,20 @@ final class ChaosScenario {
         if (stray > 0) {
           throw new AssertionError(where + ": " + n.getKey() + " still holds " + stray + " keys it does not "
               + "replicate in the final epoch " + last.getEpoch() + " after the cleanup grace");
+        }
+        holds.put(n.getKey(), held);
+      }
+      // Every acknowledged write on every replica of the final ring.
+      for (Map.Entry<String, byte[]> e : writers.acknowledged.entrySet()) {
+        byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
+        for (String replica : ring.replicasOf(k).ids()) {
+          byte[] held = holds.get(replica).get(e.getKey());
+          if (!java.util.Arrays.equals(held, e.getValue())) {
+            lost++;
+            if (lost <= 3) {
+              System.out.printf("  LOST %s on %s (%s)%n", e.getKey(), replica, held == null ? "absent" : "other value");
+            }
+          }
         }
       }
     } finally {
@@ -479,15 +496,17 @@ final class ChaosScenario {
       throw new AssertionError(where + ": ringshift audit exited " + exit + ":\n" + out);
     }
     return new Result(seed, List.copyOf(operations), Map.copyOf(faults), writers.acknowledged.size() == 0 ? 0
-        : writers.acks.get(), lost, published.size(), (System.nanoTime() - begin) / 1_000_000);
+        : writers.acks.get(), lost, published.size(), (System.nanoTime() - begin) / 1_000_000,
+        writers.writesPerSecond());
   }
 
   // ---- the writers
 
   /**
-   * Two writer threads through a {@link RingClient} and {@link RoutedWriter}, each over its own keys, at a steady rate;
-   * a write that fails is retried until acknowledged, so each key's last acknowledged value is its value on every
-   * replica once the plane has settled.
+   * {@link #WRITER_THREADS} writer threads through a {@link RingClient} and {@link RoutedWriter} (replicas in parallel,
+   * batched per node), each over its own keys, together at {@link #WRITE_RATE} writes/s; a write that fails is retried
+   * until acknowledged, so each key's last acknowledged value is its value on every replica once the plane has
+   * settled.
    */
   private final class Writers implements AutoCloseable {
     final Map<String, byte[]> acknowledged = new ConcurrentHashMap<>();
@@ -497,6 +516,11 @@ final class ChaosScenario {
     private final RingClient client;
     private final Map<String, Store> stores = new ConcurrentHashMap<>();
     private final long writerSeed;
+    private volatile long startedNanos;
+    /** Acknowledged writes in each second since the start, and failed attempts by exception. */
+    final java.util.concurrent.atomic.AtomicLongArray perSecond = new java.util.concurrent.atomic.AtomicLongArray(3600);
+    final Map<String, Integer> failures = new ConcurrentHashMap<>();
+    private volatile long stoppedNanos;
 
     Writers(long writerSeed) {
       this.writerSeed = writerSeed;
@@ -531,13 +555,24 @@ final class ChaosScenario {
       };
       RoutedWriter writer = RoutedWriter.create(routing, id -> stores.computeIfAbsent(id,
           n -> RemoteStore.connect("127.0.0.1:" + clientPorts.get(n), Duration.ofSeconds(5))));
-      for (int t = 0; t < 2; t++) {
+      // Each thread writes at its share of the rate: one write every period, without bursts to catch up after a stall.
+      long periodNanos = WRITE_RATE <= 0 ? 0 : WRITER_THREADS * 1_000_000_000L / WRITE_RATE;
+      startedNanos = System.nanoTime();
+      for (int t = 0; t < WRITER_THREADS; t++) {
         int thread = t;
         Random r = new Random(writerSeed + t);
         Thread th = new Thread(() -> {
           long n = 0;
+          long next = System.nanoTime() + (periodNanos == 0 ? 0 : r.nextLong(periodNanos));
           while (!stop.get()) {
-            String key = "w" + thread + "-" + (n++ % 500);
+            if (periodNanos > 0) {
+              long wait = next - System.nanoTime();
+              if (wait > 0) {
+                sleepNanos(wait);
+              }
+              next = Math.max(next + periodNanos, System.nanoTime() - periodNanos);
+            }
+            String key = "w" + thread + "-" + (n++ % KEYS_PER_WRITER);
             byte[] value = new byte[100 + r.nextInt(200)];
             r.nextBytes(value);
             while (true) {
@@ -545,15 +580,17 @@ final class ChaosScenario {
                 writer.put(key.getBytes(StandardCharsets.UTF_8), value);
                 acknowledged.put(key, value);
                 acks.incrementAndGet();
+                perSecond.incrementAndGet((int) Math.min(perSecond.length() - 1,
+                    (System.nanoTime() - startedNanos) / 1_000_000_000L));
                 break;
               } catch (RuntimeException e) {
+                failures.merge(e.getClass().getSimpleName(), 1, Integer::sum);
                 if (stop.get() && !acknowledged.containsKey(key)) {
                   break; // never acknowledged: not checked
                 }
                 sleep(50);
               }
             }
-            sleep(8); // about 100 writes/s per thread
           }
         }, "chaos-writer-" + t);
         th.setDaemon(true);
@@ -564,9 +601,29 @@ final class ChaosScenario {
 
     void stop() throws InterruptedException {
       stop.set(true);
+      stoppedNanos = System.nanoTime();
       for (Thread t : threads) {
         t.join(60_000);
       }
+    }
+
+    /** The writers' figures: per-second acknowledged writes (10th percentile, median, max) and failed attempts. */
+    String describe() {
+      long end = stoppedNanos == 0 ? System.nanoTime() : stoppedNanos;
+      int seconds = (int) Math.min(perSecond.length(), Math.max(1, (end - startedNanos) / 1_000_000_000L));
+      long[] rates = new long[seconds];
+      for (int i = 0; i < seconds; i++) {
+        rates[i] = perSecond.get(i);
+      }
+      java.util.Arrays.sort(rates);
+      return String.format(java.util.Locale.ROOT, "writes/s per second p10 %d, median %d, max %d; failed attempts %s",
+          rates[seconds / 10], rates[seconds / 2], rates[seconds - 1], new java.util.TreeMap<>(failures));
+    }
+
+    /** Acknowledged writes per second while the writers ran. */
+    double writesPerSecond() {
+      long end = stoppedNanos == 0 ? System.nanoTime() : stoppedNanos;
+      return acks.get() / Math.max(1e-9, (end - startedNanos) / 1e9);
     }
 
     @Override
@@ -574,6 +631,10 @@ final class ChaosScenario {
       stop.set(true);
       client.close();
       stores.values().forEach(Store::close);
+    }
+
+    private void sleepNanos(long nanos) {
+      java.util.concurrent.locks.LockSupport.parkNanos(nanos);
     }
 
     private void sleep(long millis) {
