@@ -11,7 +11,6 @@ import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.RecordKeys;
-import io.ringshift.schemas.avro.TaskKind;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -865,18 +864,19 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   }
 
   /**
-   * What a COPY or REPAIR task of a rolled-back epoch, known by its id only, may have copied; empty for a CLEANUP
-   * task or an id of another form. The target's zone is looked up in the rings this state knows, the target's own
-   * id standing in when none has it (a node that only an unpublished epoch had: the zone is only displayed).
+   * What a task of a rolled-back epoch, known by its id only, leaves on its target: what a COPY or REPAIR task may
+   * have copied, or what a CLEANUP task will now not delete (among them the stray cleanups that epoch's READY
+   * emitted, whose strays would otherwise be forgotten); empty for an id of another form. Taken as strays, they are
+   * deleted only where neither the next READY ring nor the active one places the node, so a cancelled cleanup of a
+   * node the complete ring places there deletes nothing (the next plan's own cleanup does). The target's zone is
+   * looked up in the rings this state knows, the target's own id standing in when none has it (a node that only an
+   * unpublished epoch had: the zone is only displayed).
    */
   private java.util.Optional<StrayCopy> strayOf(String taskId) {
     RecordKeys.TaskIdParts parts;
     try {
       parts = RecordKeys.parseTaskId(taskId);
     } catch (CodecException e) {
-      return java.util.Optional.empty();
-    }
-    if (parts.kind() == TaskKind.CLEANUP) {
       return java.util.Optional.empty();
     }
     String zone = parts.target();

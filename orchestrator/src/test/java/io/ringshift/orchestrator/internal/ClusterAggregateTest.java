@@ -605,6 +605,44 @@ class ClusterAggregateTest {
     assertThat(drain.next().strays()).as("emitted once").isEmpty();
   }
 
+  @Test
+  void shouldCleanUpStraysAgainWhenTheEpochWhoseReadyEmittedTheirCleanupsIsRolledBack() {
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
+    state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
+    Transition join = verifyAll(state.onChange(change(Action.JOIN, "node-12", "az-1"), BYTES).next());
+    EpochEvent joinReady = ready(join);
+    Transition again = verifyAll(join.next().onRejected(2, joinReady.plan().target().checksum(), "TASKS: test", BYTES)
+        .next());
+    EpochEvent againReady = ready(again);
+    ClusterAggregate withdrawn = again.next().onRejected(againReady.plan().target().epoch(),
+        againReady.plan().target().checksum(), "TASKS: test", BYTES).next();
+    Transition drain = verifyAll(withdrawn.onChange(change(Action.DRAIN, "node-00", null), BYTES).next());
+    EpochEvent drainReady = ready(drain);
+    assertThat(cleanups(drain)).anyMatch(c -> c.target().equals("node-12"));
+
+    // The drain's epoch, whose READY emitted node-12's cleanups, is rejected too: they are cancelled with it, and the
+    // cluster holds. The next change's READY cleans node-12 up again.
+    Transition held = drain.next().onRejected(drainReady.plan().target().epoch(),
+        drainReady.plan().target().checksum(), "TASKS: test", BYTES);
+    assertThat(held.effects()).filteredOn(TaskCancelled.class::isInstance).extracting(e -> ((TaskCancelled) e).taskId())
+        .containsAll(cleanups(drain).stream().map(PlannedTask::taskId).toList());
+    assertThat(held.next().strays()).anyMatch(c -> c.node().equals("node-12"));
+    Transition next = verifyAll(held.next().onChange(change(Action.DRAIN, "node-01", null), BYTES).next());
+    RingSnapshot ring = ready(next).plan().target();
+
+    List<PlannedTask> cleanups = cleanups(next);
+    for (PlannedTask copy : joinReady.plan().tasks()) {
+      RingRange range = RingRange.of(copy.rangeStart(), copy.rangeEnd());
+      for (long p : positions(initial(), joinReady.plan().target(), ring)) {
+        if (range.contains(p)) {
+          assertThat(cleanups).as("a cleanup of node-12 at %s", Long.toUnsignedString(p))
+              .anyMatch(c -> c.target().equals("node-12") && RingRange.of(c.rangeStart(), c.rangeEnd()).contains(p));
+        }
+      }
+    }
+    assertDeletesOnlyWhatTheRingLeavesOut(cleanups, ring, initial(), drainReady.plan().target());
+  }
+
   /** The CLEANUP tasks a transition emits. */
   static List<PlannedTask> cleanups(Transition t) {
     return tasks(t).stream().map(TaskEvent::task).filter(c -> c.kind() == PlannedTask.Kind.CLEANUP).toList();
