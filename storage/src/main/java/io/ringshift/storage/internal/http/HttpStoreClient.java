@@ -273,8 +273,15 @@ public final class HttpStoreClient implements Store {
             }
           } finally {
             synchronized (batchLock) {
-              // Hand the turn to the oldest waiting write's caller (one wake-up, not one per waiting caller).
-              PendingWrite next = pending.peek();
+              // Hand the turn to the oldest waiting write's caller that has none yet (one wake-up, not one per
+              // waiting caller); with nobody waiting, the turn ends.
+              PendingWrite next = null;
+              for (PendingWrite waiting : pending) {
+                if (!waiting.sends) {
+                  next = waiting;
+                  break;
+                }
+              }
               if (next != null) {
                 next.sends = true;
                 LockSupport.unpark(next.thread);
