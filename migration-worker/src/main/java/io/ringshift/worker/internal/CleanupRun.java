@@ -49,9 +49,12 @@ final class CleanupRun extends TaskRun {
       control.check();
       String waiting = gate();
       if (waiting == null) {
-        String handedBack = handedBack();
-        if (handedBack != null) {
-          // The range, or part of it, belongs to the target again: deleting it would delete the later epoch's copy.
+        // What a later epoch gives back to the target stays (deleting it would delete that epoch's copy); the rest
+        // of the range is deleted.
+        List<RingRange> rest = minus(range(), handedBackBy().stream()
+            .map(t -> RingRange.of(t.getRangeStart(), t.getRangeEnd())).toList());
+        if (rest.isEmpty()) {
+          String handedBack = handedBack();
           LOG.info("task {}: not deleting {} from {}: {}", task().getTaskId(), range(), task().getTarget(), handedBack);
           progress.state = TaskState.FAILED;
           progress.error = "nothing deleted: " + handedBack;
@@ -60,9 +63,13 @@ final class CleanupRun extends TaskRun {
           return;
         }
         try {
-          long deleted = call(task().getTarget(), NodeDown.Role.TARGET,
-              t -> t.deleteRange(range(), task().getEpoch()));
-          LOG.info("task {}: deleted {} keys of {} from {}", task().getTaskId(), deleted, range(), task().getTarget());
+          long deleted = 0;
+          for (RingRange piece : rest) {
+            deleted += call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(piece, task().getEpoch()));
+          }
+          LOG.info("task {}: deleted {} keys of {} from {}{}", task().getTaskId(), deleted, range(),
+              task().getTarget(), rest.size() == 1 && rest.get(0).equals(range()) ? ""
+                  : " (only " + rest + ": later epochs give the rest back: " + handedBack() + ")");
           progress.state = TaskState.VERIFIED;
           progress.blockedReason = null;
           publish();
@@ -106,14 +113,78 @@ final class CleanupRun extends TaskRun {
    * of the same node hands the joiner's ranges back to exactly the nodes that lost them.
    */
   String handedBack() {
+    List<RangeCopyTask> back = handedBackBy();
+    if (back.isEmpty()) {
+      return null;
+    }
+    RangeCopyTask later = back.get(0);
+    return "epoch " + later.getEpoch() + " gives the range back to " + task().getTarget() + " (task "
+        + later.getTaskId() + ")" + (back.size() > 1 ? " and " + (back.size() - 1) + " more tasks" : "");
+  }
+
+  /** The COPY and REPAIR tasks of later epochs to the target whose range overlaps this cleanup's. */
+  List<RangeCopyTask> handedBackBy() {
     RangeCopyTask task = task();
+    List<RangeCopyTask> back = new ArrayList<>();
     for (RangeCopyTask later : ctx.control().laterCopiesTo(task.getClusterId(), task.getEpoch(), task.getTarget())) {
       if (range().intersects(RingRange.of(later.getRangeStart(), later.getRangeEnd()))) {
-        return "epoch " + later.getEpoch() + " gives the range back to " + task.getTarget() + " (task "
-            + later.getTaskId() + ")";
+        back.add(later);
       }
     }
-    return null;
+    return back;
+  }
+
+  /**
+   * The positions of {@code range} that no range of {@code taken} contains, as the fewest ranges in walk order from
+   * the range's start; empty when {@code taken} covers it all.
+   */
+  static List<RingRange> minus(RingRange range, List<RingRange> taken) {
+    List<RingRange> overlapping = taken.stream().filter(range::intersects).toList();
+    if (overlapping.isEmpty()) {
+      return List.of(range);
+    }
+    long start = range.start();
+    long length = range.end() - start; // 0: the whole ring
+    java.util.TreeSet<Long> offsets = new java.util.TreeSet<>(Long::compareUnsigned);
+    for (RingRange t : overlapping) {
+      for (long boundary : new long[] {t.start(), t.end()}) {
+        long offset = boundary - start;
+        if (offset != 0 && (length == 0 || Long.compareUnsigned(offset, length) < 0)) {
+          offsets.add(offset);
+        }
+      }
+    }
+    // Every piece between two boundaries is in a range of `taken` throughout or not at all: its end tells.
+    List<Long> ends = new ArrayList<>();
+    offsets.forEach(o -> ends.add(start + o));
+    ends.add(range.end());
+    List<RingRange> rest = new ArrayList<>();
+    long pieceStart = start;
+    Long openStart = null;
+    long openEnd = 0;
+    for (long end : ends) {
+      boolean covered = false;
+      for (RingRange t : overlapping) {
+        if (t.contains(end)) {
+          covered = true;
+          break;
+        }
+      }
+      if (!covered) {
+        if (openStart == null) {
+          openStart = pieceStart;
+        }
+        openEnd = end;
+      } else if (openStart != null) {
+        rest.add(RingRange.of(openStart, openEnd));
+        openStart = null;
+      }
+      pieceStart = end;
+    }
+    if (openStart != null) {
+      rest.add(RingRange.of(openStart, openEnd));
+    }
+    return rest;
   }
 
   /** Null when the range may be deleted now, otherwise what the cleanup waits for. */
