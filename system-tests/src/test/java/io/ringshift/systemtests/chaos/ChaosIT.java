@@ -27,11 +27,13 @@ class ChaosIT {
   private static final boolean KEEP_GOING = Boolean.getBoolean("chaos.keepGoing");
 
   /**
-   * The scenarios CI runs: a FAIL, a JOIN, two weight changes and a worker killed and restarted; and two weight changes
+   * The scenarios CI runs: a FAIL, a JOIN, two weight changes and a worker killed and restarted; two weight changes
    * and the FAIL of the node whose weight went up, which left what clients wrote to the failure epoch's filling
-   * replicas on nodes the next epoch no longer placed there (until strays were cleaned up).
+   * replicas on nodes the next epoch no longer placed there (until strays were cleaned up); and two weight changes
+   * and two drains with the orchestrator killed, where a later epoch gave back part of what a cleanup was to delete
+   * (until cleanups deleted the rest).
    */
-  static final List<Long> CI_SCENARIOS = List.of(8207477040424177854L, -7861306753515063149L);
+  static final List<Long> CI_SCENARIOS = List.of(8207477040424177854L, -7861306753515063149L, 5408179149318937766L);
 
   @TempDir static Path brokerDir;
   private static EmbeddedKafka kafka;
