@@ -47,6 +47,19 @@ final class CleanupRun extends TaskRun {
   protected void execute() {
     while (true) {
       control.check();
+      OptionalLong failedIn = ctx.control().failedIn(task().getClusterId(), task().getTarget());
+      if (failedIn.isPresent()) {
+        // A node declared failed is out of the ring for good and its data is written off: nothing to delete, and
+        // nothing that will ever answer. (A node that comes back joins anew, and its first copy clears its ranges.)
+        LOG.info("task {}: not deleting {} from {}: it was declared failed (epoch {})", task().getTaskId(), range(),
+            task().getTarget(), failedIn.getAsLong());
+        progress.state = TaskState.FAILED;
+        progress.error = "nothing deleted: " + task().getTarget() + " was declared failed and removed by published "
+            + "epoch " + failedIn.getAsLong() + "; its data is written off";
+        progress.blockedReason = null;
+        publish();
+        return;
+      }
       String waiting = gate();
       if (waiting == null) {
         // What a later epoch gives back to the target stays (deleting it would delete that epoch's copy); the rest

@@ -5,6 +5,7 @@ import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -50,6 +51,18 @@ public final class ControlState {
   /** The members of the cluster's highest published epoch (signed by a trusted key), if one was read. */
   public Optional<PublishedMembers> latestPublishedMembers(String clusterId) {
     return Optional.ofNullable(latestMembers.get(clusterId));
+  }
+
+  /** Per cluster, the nodes a verified PUBLISHED epoch removed for a FAIL, with the first such epoch. */
+  private final Map<String, Map<String, Long>> failed = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * The first published epoch that removed {@code node} for its FAIL (its cause is the node's FAIL and its ring no
+   * longer has the node), from verified PUBLISHED records only; empty when none did.
+   */
+  public OptionalLong failedIn(String clusterId, String node) {
+    Long epoch = failed.getOrDefault(clusterId, Map.of()).get(node);
+    return epoch == null ? OptionalLong.empty() : OptionalLong.of(epoch);
   }
 
   /**
@@ -133,6 +146,15 @@ public final class ControlState {
     record.getMembers().forEach(m -> ids.add(m.getId()));
     latestMembers.merge(record.getClusterId(), new PublishedMembers(record.getEpoch(), Set.copyOf(ids)),
         (known, next) -> next.epoch() >= known.epoch() ? next : known);
+    Map<String, Long> gone = failed.get(record.getClusterId());
+    if (gone != null) {
+      gone.entrySet().removeIf(e -> ids.contains(e.getKey()) && e.getValue() < record.getEpoch()); // joined again
+    }
+    if (record.getCause() != null && record.getCause().getAction() == MembershipAction.FAIL
+        && !ids.contains(record.getCause().getNodeId())) {
+      failed.computeIfAbsent(record.getClusterId(), c -> new java.util.concurrent.ConcurrentHashMap<>())
+          .merge(record.getCause().getNodeId(), record.getEpoch(), Math::min);
+    }
   }
 
   public Optional<TaskStatus> status(String taskId) {

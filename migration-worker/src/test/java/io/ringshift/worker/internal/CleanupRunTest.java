@@ -294,6 +294,35 @@ class CleanupRunTest {
         .containsExactly(RingRange.of(5, 10), RingRange.of(20, 5));
   }
 
+  /**
+   * Found by the fault-injection suite (ChaosIT, seed -1034082104627984221): a cleanup of node-07 waited for good for
+   * the node, which had been declared failed (killed for good) before the cleanup could run.
+   */
+  @Test
+  void shouldEndACleanupOfANodeDeclaredFailedWithoutWaitingForIt() {
+    verify(copyTo4, copyTo5);
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+    EpochRecord failure = EpochRecord.newBuilder(unsignedPublished(CLUSTER, EPOCH + 1))
+        .setCause(MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId("node-old")
+            .setAction(MembershipAction.FAIL).setRequestId("f").setRequestedBy("test").setTimestampMillis(0).build())
+        .build();
+    h.control.onEpoch(EpochRecords.signedBy(failure, Harness.PUBLISHER));
+    var before = old.contents(HALF);
+
+    h.awaitFinished(h.run(cleanup));
+
+    TaskStatus last = h.awaitState(cleanup.getTaskId(), TaskState.FAILED);
+    assertThat(last.getError()).isEqualTo("nothing deleted: node-old was declared failed and removed by published "
+        + "epoch 8; its data is written off");
+    assertThat(old.contents(HALF)).isEqualTo(before);
+    // Joined again later: its cleanups run again.
+    h.control.onEpoch(EpochRecords.signedBy(EpochRecord.newBuilder(unsignedPublished(CLUSTER, EPOCH + 2))
+        .setMembers(List.of(new io.ringshift.schemas.avro.MemberSpec("node-old", "az-1", 1.0,
+            io.ringshift.schemas.avro.MemberSpecState.ACTIVE))).build(), Harness.PUBLISHER));
+    assertThat(h.control.failedIn(CLUSTER, "node-old")).isEmpty();
+  }
+
   @Test
   void shouldBeIdempotentWhenRunAgain() {
     verify(copyTo4, copyTo5);
