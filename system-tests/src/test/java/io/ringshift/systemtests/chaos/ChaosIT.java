@@ -27,13 +27,12 @@ class ChaosIT {
   private static final boolean KEEP_GOING = Boolean.getBoolean("chaos.keepGoing");
 
   /**
-   * The scenarios CI runs: a FAIL, a JOIN, two weight changes and a worker killed and restarted; two weight changes
-   * and the FAIL of the node whose weight went up, which left what clients wrote to the failure epoch's filling
-   * replicas on nodes the next epoch no longer placed there (until strays were cleaned up); and two weight changes
-   * and two drains with the orchestrator killed, where a later epoch gave back part of what a cleanup was to delete
-   * (until cleanups deleted the rest).
+   * The scenarios CI runs, within its five minutes: a FAIL, a JOIN, two weight changes and a worker killed and
+   * restarted; and two weight changes and the FAIL of the node whose weight went up, which left what clients wrote to
+   * the failure epoch's filling replicas on nodes the next epoch no longer placed there (until strays were cleaned
+   * up). The other seeds that found a defect are replayed by the unit tests written for them (docs/development.md).
    */
-  static final List<Long> CI_SCENARIOS = List.of(8207477040424177854L, -7861306753515063149L, 5408179149318937766L);
+  static final List<Long> CI_SCENARIOS = List.of(8207477040424177854L, -7861306753515063149L);
 
   @TempDir static Path brokerDir;
   private static EmbeddedKafka kafka;
