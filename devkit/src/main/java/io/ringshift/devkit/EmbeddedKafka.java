@@ -3,6 +3,7 @@ package io.ringshift.devkit;
 import io.ringshift.devkit.EmbeddedKafkaException.Reason;
 import io.ringshift.devkit.internal.BrokerProperties;
 import io.ringshift.devkit.internal.DataDir;
+import io.ringshift.devkit.internal.ExitGuard;
 import io.ringshift.devkit.internal.KraftStorage;
 import io.ringshift.devkit.internal.Ports;
 import java.io.IOException;
@@ -58,6 +59,8 @@ import org.slf4j.LoggerFactory;
  *       a test run). With it, the directory is kept and a broker started later on it has the same cluster id,
  *       topics and records.
  *   <li>{@link #close()} stops every broker thread before it returns; it is idempotent.
+ *   <li>A fatal fault of the broker never ends the JVM (Kafka would halt it with status 1): it is logged, printed
+ *       on standard error and kept as {@link #fatalFault()}.
  * </ul>
  *
  * <p>Topics are not created automatically ({@code auto.create.topics.enable=false}): ringshift creates its
@@ -92,6 +95,12 @@ public final class EmbeddedKafka implements AutoCloseable {
   private Thread shutdownHook;
   private volatile int port;
   private volatile String clusterId;
+  private volatile String fatalFault;
+  private final java.util.function.Consumer<String> faultListener = fault -> {
+    if (fatalFault == null) {
+      fatalFault = fault;
+    }
+  };
 
   private EmbeddedKafka(Builder builder) {
     this.requestedPort = builder.port;
@@ -125,6 +134,7 @@ public final class EmbeddedKafka implements AutoCloseable {
       long deadline = started + startupTimeout.toNanos();
       try {
         dataDir = openDataDir();
+        ExitGuard.register(faultListener);
         registerShutdownHook();
         clusterId = readClusterId();
         startServer(deadline);
@@ -158,6 +168,15 @@ public final class EmbeddedKafka implements AutoCloseable {
   public Path dataDir() {
     requireRunning();
     return dataDir.path();
+  }
+
+  /**
+   * The first fatal fault the broker raised since it started, if any: Kafka asked to end the JVM (for instance
+   * because every log directory failed when the disk filled up). An in-process broker never ends the JVM that hosts
+   * it; the fault is logged, printed on standard error and kept here, and the broker may no longer serve.
+   */
+  public Optional<String> fatalFault() {
+    return Optional.ofNullable(fatalFault);
   }
 
   /** The KRaft cluster id, stored in the data directory's {@code meta.properties}: stable across restarts. */
@@ -367,6 +386,7 @@ public final class EmbeddedKafka implements AutoCloseable {
   /** Stops whatever runs and deletes a temporary directory; with {@code failure}, adds problems to it. */
   private void stopAndClean(Throwable failure) {
     stopServer();
+    ExitGuard.unregister(faultListener);
     if (dataDir == null) {
       return;
     }

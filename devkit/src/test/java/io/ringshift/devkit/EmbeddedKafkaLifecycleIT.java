@@ -115,6 +115,37 @@ class EmbeddedKafkaLifecycleIT {
     assertThat(notKafka.resolve("notes.txt")).hasContent("precious");
   }
 
+  /**
+   * A failed disk under the broker: its data directory deleted while it runs. Kafka finds the log directory failed at
+   * its next checkpoint and halts the JVM with status 1, which in a test run kills the fork without a word (as CI
+   * saw when the disk was full). The in-process broker reports the fault instead, and the JVM goes on.
+   */
+  @Test
+  void shouldReportAFailedLogDirectoryInsteadOfHaltingTheJvm() throws Exception {
+    Path dataDir = tmp.resolve("failing-disk");
+    EmbeddedKafka kafka = EmbeddedKafka.builder().dataDir(dataDir)
+        .brokerProperty("log.flush.offset.checkpoint.interval.ms", "100")
+        .brokerProperty("log.flush.start.offset.checkpoint.interval.ms", "100").build().start();
+    try {
+      kafka.createTopics("doomed");
+      assertThat(kafka.fatalFault()).isEmpty();
+      try (var paths = Files.walk(dataDir)) {
+        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+
+      await("the fatal fault").atMost(Duration.ofSeconds(60)).until(() -> kafka.fatalFault().isPresent());
+      assertThat(kafka.fatalFault().orElseThrow()).contains("asked to halt the JVM with status 1")
+          .contains("refused");
+    } finally {
+      kafka.close();
+    }
+    try (EmbeddedKafka next = EmbeddedKafka.builder().build().start()) {
+      assertThat(next.fatalFault()).as("a fault belongs to the broker that raised it").isEmpty();
+    }
+  }
+
   private static EmbeddedKafka timedStart(EmbeddedKafka.Builder builder, String what) {
     long started = System.nanoTime();
     EmbeddedKafka kafka = builder.build().start();

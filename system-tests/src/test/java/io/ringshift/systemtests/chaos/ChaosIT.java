@@ -3,13 +3,17 @@ package io.ringshift.systemtests.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ringshift.devkit.EmbeddedKafka;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,7 +41,13 @@ class ChaosIT {
   @TempDir static Path brokerDir;
   private static EmbeddedKafka kafka;
 
-  /** Kept after the run (under target/, which a clean removes) so that a failure's logs can be read. */
+  /**
+   * With {@code -Dchaos.keepData=true} the directory of a passing scenario is kept too; by default only a failed
+   * scenario's directory is (its logs and its nodes' data, about 1 GB), so that 100 scenarios do not fill the disk.
+   */
+  private static final boolean KEEP_DATA = Boolean.getBoolean("chaos.keepData");
+
+  /** Under target/, which a clean removes; a failed scenario's logs and data are kept there to be read. */
   private final Path dir = Path.of("target", "chaos-runs", "run-" + System.currentTimeMillis());
 
   /** One broker for the class, on a data dir of its own so that a scenario can restart it on the same port. */
@@ -83,14 +93,16 @@ class ChaosIT {
     for (int i = 0; i < scenarios; i++) {
       long scenarioSeed = ci ? CI_SCENARIOS.get(i) : only != null ? only : seeds.nextLong();
       ChaosScenario.Result r;
+      Path scenarioDir = dir.resolve("scenario-" + i);
       try {
-        r = new ChaosScenario(BROKER, "chaos-" + Long.toHexString(seed) + "-s" + i + "-",
-            dir.resolve("scenario-" + i), scenarioSeed).run();
+        r = new ChaosScenario(BROKER, "chaos-" + Long.toHexString(seed) + "-s" + i + "-", scenarioDir,
+            scenarioSeed).run();
       } catch (AssertionError | RuntimeException e) {
         if (!KEEP_GOING) {
           throw e;
         }
-        System.out.printf("  scenario %d (seed %d) FAILED: %s%n", i, scenarioSeed, e.getMessage());
+        System.out.printf("  scenario %d (seed %d) FAILED: %s%n  (its logs and data: %s)%n", i, scenarioSeed,
+            e.getMessage(), scenarioDir.toAbsolutePath());
         failures.add(scenarioSeed + ": " + e.getMessage());
         continue;
       }
@@ -99,6 +111,9 @@ class ChaosIT {
           r.writesPerSecond(), r.lost(), r.published(), r.millis() / 1000.0);
       r.faults().forEach((k, v) -> faults.merge(k, v, Integer::sum));
       results.add(r);
+      if (!KEEP_DATA) {
+        deleteRecursively(scenarioDir);
+      }
     }
     long acknowledged = results.stream().mapToLong(ChaosScenario.Result::acknowledged).sum();
     long lost = results.stream().mapToLong(ChaosScenario.Result::lost).sum();
@@ -110,5 +125,13 @@ class ChaosIT {
         lost, seconds / Math.max(1, results.size()), seed);
     assertThat(lost).isZero();
     assertThat(failures).as("failed scenarios (seed: reason)").isEmpty();
+  }
+
+  private static void deleteRecursively(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 }

@@ -135,7 +135,7 @@ final class ChaosScenario {
 
   Result run() throws Exception {
     long begin = System.nanoTime();
-    Files.createDirectories(dir);
+    Files.createDirectories(dir.resolve("tmp"));
     SigningKey key = SigningKey.generate();
     Path keyFile = dir.resolve("publisher.key");
     publicKey = dir.resolve("publisher.pub");
@@ -213,7 +213,7 @@ final class ChaosScenario {
   }
 
   private RoleProcess role(String name, String main, List<String> args, Pattern ready) {
-    RoleProcess p = new RoleProcess(name, main, args, dir.resolve(name + ".log"), ready);
+    RoleProcess p = new RoleProcess(name, main, args, dir.resolve(name + ".log"), dir.resolve("tmp"), ready);
     all.add(p);
     return p;
   }

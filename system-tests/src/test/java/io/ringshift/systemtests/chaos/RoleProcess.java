@@ -28,15 +28,17 @@ final class RoleProcess {
 
   /**
    * @param mainClass the class whose {@code main} the child runs
+   * @param tmpDir the child's {@code java.io.tmpdir}: RocksDB extracts its native library (15 MB) there at each start
+   *     and a SIGKILL leaves it behind, so it goes with the scenario's directory rather than filling {@code /tmp}
    * @param ready a line of the child's output that says it serves
    */
-  RoleProcess(String name, String mainClass, List<String> args, Path log, Pattern ready) {
+  RoleProcess(String name, String mainClass, List<String> args, Path log, Path tmpDir, Pattern ready) {
     this.name = name;
     this.log = log;
     this.ready = ready;
     this.command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-        "-cp", System.getProperty("java.class.path"), mainClass));
+        "-Djava.io.tmpdir=" + tmpDir.toAbsolutePath(), "-cp", System.getProperty("java.class.path"), mainClass));
     this.command.addAll(args);
   }
 
