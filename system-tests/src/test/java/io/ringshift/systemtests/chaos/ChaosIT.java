@@ -107,8 +107,9 @@ class ChaosIT {
         continue;
       }
       System.out.printf(Locale.ROOT, "  scenario %d (seed %d): %s; faults %s; %d writes acknowledged (%.0f/s), %d "
-          + "lost; %d epochs published; %.1f s%n", i, r.seed(), r.operations(), r.faults(), r.acknowledged(),
-          r.writesPerSecond(), r.lost(), r.published(), r.millis() / 1000.0);
+          + "lost; %d reads checked, %d stale; %d epochs published; %.1f s%n", i, r.seed(), r.operations(), r.faults(),
+          r.acknowledged(), r.writesPerSecond(), r.lost(), r.reads(), r.staleReads(), r.published(),
+          r.millis() / 1000.0);
       r.faults().forEach((k, v) -> faults.merge(k, v, Integer::sum));
       results.add(r);
       if (!KEEP_DATA) {
@@ -117,13 +118,17 @@ class ChaosIT {
     }
     long acknowledged = results.stream().mapToLong(ChaosScenario.Result::acknowledged).sum();
     long lost = results.stream().mapToLong(ChaosScenario.Result::lost).sum();
+    long reads = results.stream().mapToLong(ChaosScenario.Result::reads).sum();
+    long stale = results.stream().mapToLong(ChaosScenario.Result::staleReads).sum();
     double seconds = results.stream().mapToLong(ChaosScenario.Result::millis).sum() / 1000.0;
     double rate = results.stream().mapToDouble(ChaosScenario.Result::writesPerSecond).average().orElse(0);
     System.out.printf(Locale.ROOT, "ChaosIT: %d scenarios (%d failed), faults %s, %d writes acknowledged (%.0f/s "
-        + "on average; %d writer threads aiming at %d/s), %d lost, %.1f s per passing scenario (seed %d)%n",
-        scenarios, failures.size(), faults, acknowledged, rate, ChaosScenario.WRITER_THREADS, ChaosScenario.WRITE_RATE,
-        lost, seconds / Math.max(1, results.size()), seed);
+        + "on average; %d writer threads aiming at %d/s), %d lost, %d reads checked (%d reader threads aiming at "
+        + "%d/s), %d stale, %.1f s per passing scenario (seed %d)%n", scenarios, failures.size(), faults,
+        acknowledged, rate, ChaosScenario.WRITER_THREADS, ChaosScenario.WRITE_RATE, lost, reads, Readers.THREADS,
+        Readers.RATE, stale, seconds / Math.max(1, results.size()), seed);
     assertThat(lost).isZero();
+    assertThat(stale).isZero();
     assertThat(failures).as("failed scenarios (seed: reason)").isEmpty();
   }
 

@@ -75,7 +75,7 @@ final class ChaosScenario {
 
   /** What one scenario did. */
   record Result(long seed, List<String> operations, Map<String, Integer> faults, long acknowledged, long lost,
-      int published, long millis, double writesPerSecond) {}
+      long reads, long staleReads, int published, long millis, double writesPerSecond) {}
 
   /** Writer threads ({@code -Dchaos.writers}), each over keys of its own. */
   static final int WRITER_THREADS = Integer.getInteger("chaos.writers", 32);
@@ -121,6 +121,7 @@ final class ChaosScenario {
   private Path publicKey;
   private KafkaProducer<byte[], byte[]> producer;
   private int requests;
+  private final Map<String, Store> readStores = new ConcurrentHashMap<>();
 
   ChaosScenario(Broker broker, String prefix, Path dir, long seed) {
     this.broker = broker;
@@ -155,13 +156,18 @@ final class ChaosScenario {
     try (ControlPlaneTail tail = new ControlPlaneTail(bootstrap, topics)) {
       init();
       tail.awaitEpoch(1, EpochState.PUBLISHED);
-      try (Writers writers = new Writers(random.nextLong())) {
+      try (Writers writers = new Writers(random.nextLong()); Readers readers = readers(writers)) {
         writers.start();
+        readers.start();
         runTimeline(writers);
         settle(tail);
         writers.stop();
+        readers.stop();
         System.out.println("  writers: " + writers.describe());
-        return check(tail, writers, begin);
+        System.out.println("  readers: " + readers.describe());
+        return check(tail, writers, readers, begin);
+      } finally {
+        readStores.values().forEach(Store::close);
       }
     } finally {
       producer.close();
@@ -170,6 +176,28 @@ final class ChaosScenario {
   }
 
   private static final class Properties extends java.util.Properties {}
+
+  /** Readers through a client of their own and client-port connections of their own. */
+  private Readers readers(Writers writers) {
+    return new Readers(ringClient(), id -> readStores.computeIfAbsent(id,
+        n -> RemoteStore.connect("127.0.0.1:" + clientPorts.get(n), Duration.ofSeconds(5))), writers.acks,
+        writers.ackedKeys,
+        seed ^ 0x5245414445525321L); // not from random, so that a seed draws the same changes and faults as before
+  }
+
+  private RingClient ringClient() {
+    return new RingClient(RingClientConfig.builder()
+        .bootstrapServers(bootstrap)
+        .clusterId(CLUSTER)
+        .topic(topics.snapshots().name())
+        .epochsTopic(topics.epochs().name())
+        .trustedKeyFiles(publicKey)
+        .build()).start();
+  }
+
+  private static String key(int writerThread, long index) {
+    return "w" + writerThread + "-" + index;
+  }
 
   // ---- the plane
 
@@ -401,7 +429,7 @@ final class ChaosScenario {
 
   // ---- the invariants
 
-  private Result check(ControlPlaneTail tail, Writers writers, long begin) {
+  private Result check(ControlPlaneTail tail, Writers writers, Readers readers, long begin) {
     String where = "seed " + seed + " (operations " + operations + ", logs in " + dir + ")";
     List<EpochRecord> records = tail.epochRecords();
     List<EpochRecord> published = records.stream().filter(r -> r.getState() == EpochState.PUBLISHED).toList();
@@ -486,6 +514,10 @@ final class ChaosScenario {
       throw new AssertionError(where + ": " + lost + " acknowledged writes are missing from a replica of the final "
           + "epoch " + last.getEpoch());
     }
+    if (readers.stale.get() > 0) {
+      throw new AssertionError(where + ": " + readers.stale.get() + " stale reads (a readable replica of the reader's "
+          + "epoch without a write acknowledged at that epoch or before), such as " + readers.staleReads);
+    }
     StringWriter out = new StringWriter();
     CommandLine cli = Ringshift.newCommandLine();
     cli.setOut(new PrintWriter(out, true));
@@ -496,8 +528,8 @@ final class ChaosScenario {
       throw new AssertionError(where + ": ringshift audit exited " + exit + ":\n" + out);
     }
     return new Result(seed, List.copyOf(operations), Map.copyOf(faults), writers.acknowledged.size() == 0 ? 0
-        : writers.acks.get(), lost, published.size(), (System.nanoTime() - begin) / 1_000_000,
-        writers.writesPerSecond());
+        : writers.ackCount.get(), lost, readers.checked.get(), readers.stale.get(), published.size(),
+        (System.nanoTime() - begin) / 1_000_000, writers.writesPerSecond());
   }
 
   // ---- the writers
@@ -510,7 +542,11 @@ final class ChaosScenario {
    */
   private final class Writers implements AutoCloseable {
     final Map<String, byte[]> acknowledged = new ConcurrentHashMap<>();
-    final AtomicLong acks = new AtomicLong();
+    /** Each key's last acknowledged write, for the readers. */
+    final Map<String, Readers.Ack> acks = new ConcurrentHashMap<>();
+    /** The keys in {@link #acks}, each added at its first acknowledged write. */
+    final List<String> ackedKeys = java.util.Collections.synchronizedList(new ArrayList<>());
+    final AtomicLong ackCount = new AtomicLong();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final List<Thread> threads = new ArrayList<>();
     private final RingClient client;
@@ -524,13 +560,7 @@ final class ChaosScenario {
 
     Writers(long writerSeed) {
       this.writerSeed = writerSeed;
-      client = new RingClient(RingClientConfig.builder()
-          .bootstrapServers(bootstrap)
-          .clusterId(CLUSTER)
-          .topic(topics.snapshots().name())
-          .epochsTopic(topics.epochs().name())
-          .trustedKeyFiles(publicKey)
-          .build()).start();
+      client = ringClient();
     }
 
     void start() {
@@ -572,14 +602,19 @@ final class ChaosScenario {
               }
               next = Math.max(next + periodNanos, System.nanoTime() - periodNanos);
             }
-            String key = "w" + thread + "-" + (n++ % KEYS_PER_WRITER);
+            long sequence = n++;
+            String key = key(thread, sequence % KEYS_PER_WRITER);
             byte[] value = new byte[100 + r.nextInt(200)];
             r.nextBytes(value);
+            Readers.stamp(value, sequence);
             while (true) {
               try {
-                writer.put(key.getBytes(StandardCharsets.UTF_8), value);
+                RoutedWriter.Written written = writer.put(key.getBytes(StandardCharsets.UTF_8), value);
                 acknowledged.put(key, value);
-                acks.incrementAndGet();
+                if (acks.put(key, new Readers.Ack(sequence, written.epoch())) == null) {
+                  ackedKeys.add(key);
+                }
+                ackCount.incrementAndGet();
                 perSecond.incrementAndGet((int) Math.min(perSecond.length() - 1,
                     (System.nanoTime() - startedNanos) / 1_000_000_000L));
                 break;
@@ -623,7 +658,7 @@ final class ChaosScenario {
     /** Acknowledged writes per second while the writers ran. */
     double writesPerSecond() {
       long end = stoppedNanos == 0 ? System.nanoTime() : stoppedNanos;
-      return acks.get() / Math.max(1e-9, (end - startedNanos) / 1e9);
+      return ackCount.get() / Math.max(1e-9, (end - startedNanos) / 1e9);
     }
 
     @Override
