@@ -153,19 +153,28 @@ final class ChaosScenario {
       all.forEach(RoleProcess::kill);
       throw e;
     }
+    long started = System.nanoTime();
     try (ControlPlaneTail tail = new ControlPlaneTail(bootstrap, topics)) {
       init();
       tail.awaitEpoch(1, EpochState.PUBLISHED);
+      long initialized = System.nanoTime();
       try (Writers writers = new Writers(random.nextLong()); Readers readers = readers(writers)) {
         writers.start();
         readers.start();
         runTimeline(writers);
+        long timeline = System.nanoTime();
         settle(tail);
+        long settled = System.nanoTime();
         writers.stop();
         readers.stop();
         System.out.println("  writers: " + writers.describe());
         System.out.println("  readers: " + readers.describe());
-        return check(tail, writers, readers, begin);
+        Result result = check(tail, writers, readers, begin);
+        System.out.printf(Locale.ROOT, "  phases: roles started %.1f s, epoch 1 published %.1f s, changes and faults "
+            + "%.1f s, settling %.1f s, checks and audit %.1f s%n", seconds(started - begin),
+            seconds(initialized - started), seconds(timeline - initialized), seconds(settled - timeline),
+            seconds(System.nanoTime() - settled));
+        return result;
       } finally {
         readStores.values().forEach(Store::close);
       }
@@ -176,6 +185,10 @@ final class ChaosScenario {
   }
 
   private static final class Properties extends java.util.Properties {}
+
+  private static double seconds(long nanos) {
+    return nanos / 1e9;
+  }
 
   /** Readers through a client of their own and client-port connections of their own. */
   private Readers readers(Writers writers) {
@@ -220,14 +233,15 @@ final class ChaosScenario {
     publisher = role("publisher", Ringshift.class.getName(), List.of("publisher", "--bootstrap", bootstrap,
         "--topic-prefix", prefix, "--signing-key", keyFile.toString(), "--transactional-id", prefix + "publisher",
         "--timeout", "30"), CTRL_C);
-    publisher.start(START);
+    // The orchestrator has created the topics; the other roles start side by side, then each is waited for.
+    publisher.launch();
     for (String id : zones.keySet()) {
       RoleProcess node = role(id, Ringshift.class.getName(), List.of("node", "--id", id, "--zone", zones.get(id),
           "--data-dir", dir.resolve("nodes").resolve(id).toString(), "--port", clientPorts.get(id).toString(),
           "--admin-port", adminPorts.get(id).toString(), "--admin-secret-file", secretFile.toString(),
           "--bootstrap", bootstrap, "--topic-prefix", prefix, "--cluster", CLUSTER, "--trusted-key",
           publicKey.toString(), "--threads", "8"), CTRL_C);
-      node.start(START);
+      node.launch();
       nodes.put(id, node);
     }
     for (int w = 1; w <= 2; w++) {
@@ -235,8 +249,11 @@ final class ChaosScenario {
           "--topic-prefix", prefix, "--timeout", "60", "--group-id", prefix + "workers", "--worker-id", "worker-" + w,
           "--nodes", nodesPath.toString(), "--node-secret-file", secretFile.toString(), "--trusted-key",
           publicKey.toString(), "--grace", "2s", "--node-timeout", "20s"), CTRL_C);
-      worker.start(START);
+      worker.launch();
       workers.add(worker);
+    }
+    for (RoleProcess role : all) {
+      role.awaitReady(START);
     }
   }
 

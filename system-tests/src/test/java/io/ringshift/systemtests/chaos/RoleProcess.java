@@ -48,10 +48,19 @@ final class RoleProcess {
 
   /** Starts the process and waits until it prints its ready line, at most {@code timeout}. */
   synchronized void start(Duration timeout) {
+    launch();
+    awaitReady(timeout);
+  }
+
+  /** Number of ready lines in the log before the last {@link #launch()}. */
+  private long readyBefore;
+
+  /** Starts the process without waiting; {@link #awaitReady} waits for it (several roles start side by side). */
+  synchronized void launch() {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException(name + " runs already");
     }
-    long readyBefore = readyLines();
+    readyBefore = readyLines();
     try {
       Files.writeString(log, "---- start " + (++starts) + " of " + name + "\n", StandardCharsets.UTF_8,
           java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
@@ -60,14 +69,19 @@ final class RoleProcess {
     } catch (IOException e) {
       throw new IllegalStateException("cannot start " + name + ": " + e, e);
     }
+  }
+
+  /** Waits until the process {@link #launch() launched} last prints its ready line, at most {@code timeout}. */
+  synchronized void awaitReady(Duration timeout) {
     Process started = process;
+    long before = readyBefore;
     try {
       await(name + " ready").atMost(timeout).pollInterval(Duration.ofMillis(50)).until(() -> {
         if (!started.isAlive()) {
           throw new IllegalStateException(name + " ended before it was ready (exit " + started.exitValue()
               + "); its log " + log + " ends: " + tail());
         }
-        return readyLines() > readyBefore;
+        return readyLines() > before;
       });
     } catch (ConditionTimeoutException e) {
       throw new IllegalStateException(name + " was not ready within " + timeout + "; its log " + log + " ends: "
