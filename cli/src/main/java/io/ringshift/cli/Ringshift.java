@@ -10,9 +10,11 @@ import io.ringshift.cli.internal.control.InitCommand;
 import io.ringshift.cli.internal.control.PlanCommand;
 import io.ringshift.cli.internal.control.StatusCommand;
 import io.ringshift.cli.internal.node.NodeCommand;
+import io.ringshift.cli.internal.orchestrator.OrchestratorCommand;
 import io.ringshift.cli.internal.publisher.KeygenCommand;
 import io.ringshift.cli.internal.publisher.PublisherCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
+import io.ringshift.cli.internal.topics.TopicsCommand;
 import io.ringshift.cli.internal.worker.WorkerCommand;
 import io.ringshift.orchestrator.admin.AdminException;
 import io.ringshift.ring.RingException;
@@ -43,6 +45,8 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       EpochsCommand.class,
       PlanCommand.class,
+      OrchestratorCommand.class,
+      TopicsCommand.class,
       NodeCommand.class,
       WorkerCommand.class,
       PublisherCommand.class,

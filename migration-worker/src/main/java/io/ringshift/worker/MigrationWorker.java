@@ -121,7 +121,7 @@ public final class MigrationWorker implements AutoCloseable {
     try {
       producer = new KafkaProducer<>(producerProperties(), new StringSerializer(),
           config.topics().taskStatus().valueSerde().serializer());
-      reader = new ControlReader(config.bootstrapServers(), config.topics(), control,
+      reader = new ControlReader(config.bootstrapServers(), config.kafkaProperties(), config.topics(), control,
           config.workerId() + "-control");
       reader.start(timeout);
       reader.awaitCaughtUp(timeout);
@@ -348,7 +348,7 @@ public final class MigrationWorker implements AutoCloseable {
   }
 
   private Properties producerProperties() {
-    Properties p = new Properties();
+    Properties p = config.kafkaProperties().applyTo(new Properties());
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, config.workerId() + "-status");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -359,7 +359,7 @@ public final class MigrationWorker implements AutoCloseable {
   }
 
   private Properties consumerProperties() {
-    Properties p = new Properties();
+    Properties p = config.kafkaProperties().applyTo(new Properties());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
     p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.workerId());

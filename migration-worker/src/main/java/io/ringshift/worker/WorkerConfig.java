@@ -1,5 +1,6 @@
 package io.ringshift.worker;
 
+import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.storage.AdminSecret;
@@ -29,10 +30,12 @@ import java.util.regex.Pattern;
  *     statuses (docs/worker.md, "Forgetting finished epochs"); default 30 s
  * @param nodeSecret the admin secret of the nodes' admin listeners, which {@code nodes} name (docs/storage.md, "Two
  *     listeners"); null sends none, and every node refuses the worker's calls as unauthorized
+ * @param kafkaProperties client properties for the worker's Kafka clients (security, SASL, SSL)
  */
 public record WorkerConfig(String bootstrapServers, String groupId, String workerId, Topics topics,
     NodeDirectory nodes, Limits limits, TaskTuning tuning, Duration grace, Duration startTimeout,
-    Duration nodeTimeout, TrustedKeys trustedKeys, Duration sweepInterval, AdminSecret nodeSecret) {
+    Duration nodeTimeout, TrustedKeys trustedKeys, Duration sweepInterval, AdminSecret nodeSecret,
+    KafkaProperties kafkaProperties) {
 
   public static final String DEFAULT_GROUP_ID = "ringshift-migration-worker";
   public static final Duration DEFAULT_GRACE = Duration.ofMinutes(10);
@@ -47,6 +50,7 @@ public record WorkerConfig(String bootstrapServers, String groupId, String worke
     Objects.requireNonNull(nodes, "nodes");
     Objects.requireNonNull(limits, "limits");
     Objects.requireNonNull(tuning, "tuning");
+    Objects.requireNonNull(kafkaProperties, "kafkaProperties");
     if (bootstrapServers.isBlank()) {
       throw new IllegalArgumentException("bootstrapServers was blank; give HOST:PORT of a broker");
     }
@@ -66,6 +70,14 @@ public record WorkerConfig(String bootstrapServers, String groupId, String worke
     }
   }
 
+  /** Without Kafka client properties. */
+  public WorkerConfig(String bootstrapServers, String groupId, String workerId, Topics topics, NodeDirectory nodes,
+      Limits limits, TaskTuning tuning, Duration grace, Duration startTimeout, Duration nodeTimeout,
+      TrustedKeys trustedKeys, Duration sweepInterval, AdminSecret nodeSecret) {
+    this(bootstrapServers, groupId, workerId, topics, nodes, limits, tuning, grace, startTimeout, nodeTimeout,
+        trustedKeys, sweepInterval, nodeSecret, KafkaProperties.none());
+  }
+
   /**
    * The defaults: group {@value #DEFAULT_GROUP_ID}, standard topics, default limits and tuning, 10 min grace,
    * 60 s to start, 2 min per node call.
@@ -78,55 +90,55 @@ public record WorkerConfig(String bootstrapServers, String groupId, String worke
 
   public WorkerConfig withGroupId(String id) {
     return new WorkerConfig(bootstrapServers, id, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret, kafkaProperties);
   }
 
   public WorkerConfig withTopics(Topics t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, t, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret, kafkaProperties);
   }
 
   public WorkerConfig withLimits(Limits l) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, l,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret, kafkaProperties);
   }
 
   public WorkerConfig withTuning(TaskTuning t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        t, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
+        t, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret, kafkaProperties);
   }
 
   public WorkerConfig withGrace(Duration g) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, g, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
+        tuning, g, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret, kafkaProperties);
   }
 
   public WorkerConfig withStartTimeout(Duration t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, t, nodeTimeout, trustedKeys, sweepInterval, nodeSecret);
+        tuning, grace, t, nodeTimeout, trustedKeys, sweepInterval, nodeSecret, kafkaProperties);
   }
 
   public WorkerConfig withNodeTimeout(Duration t) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, t, trustedKeys, sweepInterval, nodeSecret);
+        tuning, grace, startTimeout, t, trustedKeys, sweepInterval, nodeSecret, kafkaProperties);
   }
 
   /** The publisher keys whose PUBLISHED records open the cleanup gate. */
   public WorkerConfig withTrustedKeys(TrustedKeys keys) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, keys, sweepInterval, nodeSecret);
+        tuning, grace, startTimeout, nodeTimeout, keys, sweepInterval, nodeSecret, kafkaProperties);
   }
 
   /** How often the worker sweeps the epochs it is done with. */
   public WorkerConfig withSweepInterval(Duration interval) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys, interval, nodeSecret);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, interval, nodeSecret, kafkaProperties);
   }
 
   /** The admin secret the nodes' admin listeners check. */
   public WorkerConfig withNodeSecret(AdminSecret secret) {
     return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
-        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, secret);
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, secret, kafkaProperties);
   }
 
   private static void checkId(String name, String value) {
@@ -134,5 +146,10 @@ public record WorkerConfig(String bootstrapServers, String groupId, String worke
       throw new IllegalArgumentException(name + " was \"" + value + "\"; it must be 1 to 200 letters, digits, '.', "
           + "'_' or '-'");
     }
+  }
+
+  public WorkerConfig withKafkaProperties(KafkaProperties properties) {
+    return new WorkerConfig(bootstrapServers, groupId, workerId, topics, nodes, limits,
+        tuning, grace, startTimeout, nodeTimeout, trustedKeys, sweepInterval, nodeSecret, properties);
   }
 }

@@ -1,9 +1,14 @@
 package io.ringshift.orchestrator;
 
+import io.ringshift.protocol.TopicReplication;
+import io.ringshift.protocol.Topics;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.streams.CloseOptions;
@@ -20,6 +25,8 @@ public final class Orchestrator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
 
   private final OrchestratorConfig config;
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+  private final AtomicReference<Throwable> processingError = new AtomicReference<>();
   private KafkaStreams streams;
 
   public Orchestrator(OrchestratorConfig config) {
@@ -34,20 +41,25 @@ public final class Orchestrator implements AutoCloseable {
    *     within {@code timeout}
    */
   public Orchestrator start(Duration timeout) {
-    createTopics(config, timeout);
+    TopicReplication replication = createTopics(config, timeout);
     streams = new KafkaStreams(
         OrchestratorTopology.build(config.topics(), config.clusterBytes(), config.partitions()),
-        config.streamsProperties());
+        config.streamsProperties(replication));
     // An error in processing (a stored state that no longer rebuilds to its checksum, a bug) must not be lost in
     // a dying thread: log it and stop this instance, so that it is seen and nothing is planned from bad state.
     streams.setUncaughtExceptionHandler(e -> {
       LOG.error("orchestrator stopped by an error in processing", e);
+      processingError.compareAndSet(null, e);
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
     });
     CountDownLatch running = new CountDownLatch(1);
     streams.setStateListener((next, previous) -> {
       if (next == KafkaStreams.State.RUNNING) {
         running.countDown();
+      } else if (next == KafkaStreams.State.ERROR) {
+        Throwable cause = processingError.get();
+        terminated.completeExceptionally(cause != null ? cause
+            : new IllegalStateException("the orchestrator's Kafka Streams application went to state ERROR"));
       }
     });
     streams.start();
@@ -63,6 +75,14 @@ public final class Orchestrator implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Completes when the orchestrator stops: normally after {@link #close()}, exceptionally with the error when
+   * processing stopped it (the instance then plans nothing more; a restart rebuilds its state from the topics).
+   */
+  public CompletionStage<Void> terminated() {
+    return terminated;
+  }
+
   public KafkaStreams.State state() {
     return streams == null ? KafkaStreams.State.CREATED : streams.state();
   }
@@ -70,15 +90,21 @@ public final class Orchestrator implements AutoCloseable {
   /**
    * Creates the missing topics of {@code config} with their configs; a topic that already exists is kept as
    * it is. Idempotent.
+   *
+   * @return the replication the topics are created with: {@code config}'s replication factor, or when that is 0,
+   *     the one {@link TopicReplication#forBrokers} picks for the cluster
    */
-  public static void createTopics(OrchestratorConfig config, Duration timeout) {
-    Properties p = new Properties();
+  public static TopicReplication createTopics(OrchestratorConfig config, Duration timeout) {
+    Properties p = config.kafkaProperties().applyTo(new Properties());
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
     // The admin client refuses a default API timeout below the request timeout (30 s unless set).
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 30_000));
     try (Admin admin = Admin.create(p)) {
-      config.topics().createMissing(admin, config.partitions(), config.replicationFactor(), timeout);
+      TopicReplication replication = config.replicationFactor() == OrchestratorConfig.REPLICATION_FROM_CLUSTER
+          ? Topics.replicationFor(admin, timeout) : TopicReplication.ofFactor(config.replicationFactor());
+      config.topics().createMissing(admin, config.partitions(), replication, timeout);
+      return replication;
     } catch (IllegalStateException e) {
       throw new IllegalStateException(e.getMessage() + " (bootstrap " + config.bootstrapServers() + ")", e);
     }
@@ -93,5 +119,6 @@ public final class Orchestrator implements AutoCloseable {
           .withTimeout(Duration.ofSeconds(30)));
       streams = null;
     }
+    terminated.complete(null);
   }
 }

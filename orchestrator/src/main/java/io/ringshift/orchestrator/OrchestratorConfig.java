@@ -1,10 +1,13 @@
 package io.ringshift.orchestrator;
 
+import io.ringshift.protocol.KafkaProperties;
+import io.ringshift.protocol.TopicReplication;
 import io.ringshift.protocol.Topics;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -16,8 +19,10 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param stateDir Kafka Streams state directory
  * @param topics the topics to read and write
  * @param partitions partitions of the topics it creates
- * @param replicationFactor replication factor of the topics it creates (3 in production, 1 on one broker)
+ * @param replicationFactor replication factor of the topics it creates, or {@link #REPLICATION_FROM_CLUSTER} to
+ *     pick it from the broker count (3 with {@code min.insync.replicas=2} on 3 brokers or more)
  * @param clusterBytes estimated logical bytes of a cluster, for the tasks' byte estimates; 0 when unknown
+ * @param kafkaProperties client properties for every Kafka client of the orchestrator (security, SASL, SSL)
  */
 public record OrchestratorConfig(
     String bootstrapServers,
@@ -26,25 +31,36 @@ public record OrchestratorConfig(
     Topics topics,
     int partitions,
     short replicationFactor,
-    long clusterBytes) {
+    long clusterBytes,
+    KafkaProperties kafkaProperties) {
 
   public static final String DEFAULT_APPLICATION_ID = "ringshift-orchestrator";
+  /** A {@code replicationFactor} of 0: chosen by {@link TopicReplication#forBrokers} when the orchestrator starts. */
+  public static final short REPLICATION_FROM_CLUSTER = 0;
 
   public OrchestratorConfig {
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     Objects.requireNonNull(applicationId, "applicationId");
     Objects.requireNonNull(stateDir, "stateDir");
     Objects.requireNonNull(topics, "topics");
+    Objects.requireNonNull(kafkaProperties, "kafkaProperties");
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions was " + partitions + "; partitions must be >= 1");
     }
-    if (replicationFactor < 1) {
-      throw new IllegalArgumentException(
-          "replicationFactor was " + replicationFactor + "; replicationFactor must be >= 1");
+    if (replicationFactor < 0) {
+      throw new IllegalArgumentException("replicationFactor was " + replicationFactor
+          + "; replicationFactor must be >= 1, or 0 to pick it from the number of brokers");
     }
     if (clusterBytes < 0) {
       throw new IllegalArgumentException("clusterBytes was " + clusterBytes + "; clusterBytes must be >= 0");
     }
+  }
+
+  /** Without client properties. */
+  public OrchestratorConfig(String bootstrapServers, String applicationId, Path stateDir, Topics topics,
+      int partitions, short replicationFactor, long clusterBytes) {
+    this(bootstrapServers, applicationId, stateDir, topics, partitions, replicationFactor, clusterBytes,
+        KafkaProperties.none());
   }
 
   /** Defaults for one local broker: standard topics, 3 partitions, replication factor 1. */
@@ -55,22 +71,31 @@ public record OrchestratorConfig(
 
   public OrchestratorConfig withApplicationId(String id) {
     return new OrchestratorConfig(bootstrapServers, id, stateDir, topics, partitions, replicationFactor,
-        clusterBytes);
+        clusterBytes, kafkaProperties);
   }
 
   public OrchestratorConfig withTopics(Topics newTopics) {
     return new OrchestratorConfig(bootstrapServers, applicationId, stateDir, newTopics, partitions,
-        replicationFactor, clusterBytes);
+        replicationFactor, clusterBytes, kafkaProperties);
   }
 
-  /** Kafka Streams properties: exactly_once_v2, explicit serdes everywhere, internal topics at our RF. */
-  public Properties streamsProperties() {
-    Properties p = new Properties();
+  public OrchestratorConfig withKafkaProperties(KafkaProperties properties) {
+    return new OrchestratorConfig(bootstrapServers, applicationId, stateDir, topics, partitions,
+        replicationFactor, clusterBytes, properties);
+  }
+
+  /**
+   * Kafka Streams properties: the client properties first, then exactly_once_v2, explicit serdes everywhere,
+   * internal topics (changelogs, repartition) replicated as the control plane's topics are.
+   */
+  public Properties streamsProperties(TopicReplication replication) {
+    Properties p = kafkaProperties.applyTo(new Properties());
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) replicationFactor);
+    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) replication.factor());
+    p.put(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG), String.valueOf(replication.minInSync()));
     p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
     p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
     // Commit often: an operator waits for the epoch a change produces (EOS output is visible at commit).

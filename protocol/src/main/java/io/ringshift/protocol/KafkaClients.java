@@ -17,10 +17,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 public final class KafkaClients {
   private KafkaClients() {}
 
-  /** Timeouts short enough that no call outlives {@code timeout} by much. */
-  public static Properties boundedProperties(String bootstrap, Duration timeout, String clientId) {
+  /**
+   * {@code properties} (the operator's security settings), then timeouts short enough that no call outlives {@code
+   * timeout} by much.
+   */
+  public static Properties boundedProperties(String bootstrap, KafkaProperties properties, Duration timeout,
+      String clientId) {
     int ms = (int) timeout.toMillis();
-    Properties p = new Properties();
+    Properties p = properties.applyTo(new Properties());
     p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
     p.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, ms);
@@ -37,9 +41,9 @@ public final class KafkaClients {
    *
    * @throws org.apache.kafka.common.KafkaException when the client cannot be created (an unresolvable address)
    */
-  public static KafkaConsumer<byte[], byte[]> readCommittedConsumer(String bootstrap, Duration timeout,
-      String clientId) {
-    Properties p = boundedProperties(bootstrap, timeout, clientId);
+  public static KafkaConsumer<byte[], byte[]> readCommittedConsumer(String bootstrap, KafkaProperties properties,
+      Duration timeout, String clientId) {
+    Properties p = boundedProperties(bootstrap, properties, timeout, clientId);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString());
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

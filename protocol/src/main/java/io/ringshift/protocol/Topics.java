@@ -7,13 +7,20 @@ import io.ringshift.schemas.avro.TaskStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.Serdes;
@@ -80,43 +87,131 @@ public record Topics(
   }
 
   /**
-   * Creates the topics that do not exist yet, each with its configs; a topic that exists is left as it is, and one
-   * created concurrently by another process counts as created. Idempotent.
+   * Creates the topics that do not exist yet with {@link TopicReplication#ofFactor}{@code (replicationFactor)}.
+   *
+   * @see #createMissing(Admin, int, TopicReplication, Duration)
+   */
+  public void createMissing(Admin admin, int partitions, short replicationFactor, Duration timeout) {
+    createMissing(admin, partitions, TopicReplication.ofFactor(replicationFactor), timeout);
+  }
+
+  /**
+   * Creates the topics that do not exist yet, each with its configs and {@code min.insync.replicas}; a topic that
+   * exists is left as it is ({@code ringshift topics check} reports one that differs), and one created concurrently
+   * by another process counts as created. Idempotent.
    *
    * @throws IllegalStateException when the topics cannot be listed or one cannot be created within {@code timeout}
    */
-  public void createMissing(Admin admin, int partitions, short replicationFactor, Duration timeout) {
-    try {
-      Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      List<NewTopic> missing = new ArrayList<>();
-      for (Topic<?, ?> topic : all()) {
-        if (!existing.contains(topic.name())) {
-          missing.add(new NewTopic(topic.name(), partitions, replicationFactor).configs(Map.copyOf(topic.configs())));
+  public void createMissing(Admin admin, int partitions, TopicReplication replication, Duration timeout) {
+    Set<String> existing = Kafka.get(admin.listTopics().names(), timeout, "list topics");
+    List<NewTopic> missing = new ArrayList<>();
+    for (Topic<?, ?> topic : all()) {
+      if (!existing.contains(topic.name())) {
+        Map<String, String> configs = new TreeMap<>(topic.configs());
+        configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, String.valueOf(replication.minInSync()));
+        missing.add(new NewTopic(topic.name(), partitions, replication.factor()).configs(configs));
+      }
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
+    admin.createTopics(missing).values().forEach((name, future) -> {
+      try {
+        future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw new IllegalStateException("could not create topic " + name + ": " + e.getCause(), e);
         }
+        // Created concurrently by another instance: exactly what we wanted.
+      } catch (TimeoutException e) {
+        throw new IllegalStateException("creating topic " + name + " timed out after " + timeout, e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while creating topic " + name, e);
       }
-      if (missing.isEmpty()) {
-        return;
+    });
+  }
+
+  /**
+   * The replication for topics created on the cluster {@code admin} talks to: {@link
+   * TopicReplication#forBrokers} of its broker count.
+   *
+   * @throws IllegalStateException when the cluster does not answer within {@code timeout}
+   */
+  public static TopicReplication replicationFor(Admin admin, Duration timeout) {
+    return TopicReplication.forBrokers(Kafka.get(admin.describeCluster().nodes(), timeout, "describe the cluster")
+        .size());
+  }
+
+  /**
+   * What differs between the topics on the cluster and what the roles need: a topic that is missing; a cleanup
+   * policy, retention or compaction lag other than {@link Topic#configs()}; a replication factor or {@code
+   * min.insync.replicas} below {@code expected}. Each difference is one line naming the topic, the config, what it
+   * is and what it must be. Empty when everything is as the roles need it.
+   *
+   * @param expected the replication the topics should have on this cluster ({@link #replicationFor})
+   * @throws IllegalStateException when the cluster does not answer within {@code timeout}
+   */
+  public List<String> differences(Admin admin, TopicReplication expected, Duration timeout) {
+    Set<String> existing = Kafka.get(admin.listTopics().names(), timeout, "list topics");
+    List<String> found = new ArrayList<>();
+    List<Topic<?, ?>> present = new ArrayList<>();
+    for (Topic<?, ?> topic : all()) {
+      if (existing.contains(topic.name())) {
+        present.add(topic);
+      } else {
+        found.add(topic.name() + ": does not exist (the orchestrator creates it at start)");
       }
-      admin.createTopics(missing).values().forEach((name, future) -> {
-        try {
-          future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof TopicExistsException)) {
-            throw new IllegalStateException("could not create topic " + name + ": " + e.getCause(), e);
-          }
-          // Created concurrently by another instance: exactly what we wanted.
-        } catch (TimeoutException e) {
-          throw new IllegalStateException("creating topic " + name + " timed out after " + timeout, e);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while creating topic " + name, e);
+    }
+    if (present.isEmpty()) {
+      return found;
+    }
+    List<String> names = present.stream().map(Topic::name).toList();
+    Map<String, TopicDescription> descriptions =
+        Kafka.get(admin.describeTopics(names).allTopicNames(), timeout, "describe topics");
+    Map<ConfigResource, Config> configs = Kafka.get(admin.describeConfigs(names.stream()
+        .map(name -> new ConfigResource(ConfigResource.Type.TOPIC, name)).toList()).all(), timeout,
+        "describe topic configs");
+    for (Topic<?, ?> topic : present) {
+      Config config = configs.get(new ConfigResource(ConfigResource.Type.TOPIC, topic.name()));
+      TreeMap<String, String> needed = new TreeMap<>(topic.configs());
+      needed.forEach((key, value) -> {
+        ConfigEntry entry = config == null ? null : config.get(key);
+        String actual = entry == null ? null : entry.value();
+        if (!value.equals(actual)) {
+          found.add(String.format(Locale.ROOT, "%s: %s is %s, the roles need %s", topic.name(), key, actual, value));
         }
       });
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("could not list topics: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while listing topics", e);
+      TopicDescription description = descriptions.get(topic.name());
+      int factor = description.partitions().stream().mapToInt(p -> p.replicas().size()).min().orElse(0);
+      if (factor < expected.factor()) {
+        found.add(String.format(Locale.ROOT, "%s: replication factor is %d, this cluster should have %d "
+            + "(a broker lost loses what only it held)", topic.name(), factor, expected.factor()));
+      }
+      ConfigEntry minInSync = config == null ? null : config.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
+      int actualMinInSync = minInSync == null ? 1 : Integer.parseInt(minInSync.value());
+      if (actualMinInSync < Math.min(expected.minInSync(), factor)) {
+        found.add(String.format(Locale.ROOT, "%s: min.insync.replicas is %d, this cluster should have %d "
+            + "(an acknowledged record may be on one broker only)", topic.name(), actualMinInSync,
+            expected.minInSync()));
+      }
+    }
+    return found;
+  }
+
+  /** Waiting on an admin result within a deadline, with the operator-facing message when it fails. */
+  private static final class Kafka {
+    static <T> T get(KafkaFuture<T> future, Duration timeout, String what) {
+      try {
+        return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("could not " + what + ": " + e.getCause(), e);
+      } catch (TimeoutException e) {
+        throw new IllegalStateException("could not " + what + " within " + timeout, e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while trying to " + what, e);
+      }
     }
   }
 }

@@ -1,7 +1,8 @@
 package io.ringshift.publisher;
 
-import io.ringshift.protocol.Topics;
+import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.TrustedKeys;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,13 +23,15 @@ import java.util.Objects;
  *     the one it replaces; one per deployment (two publishers with different ids would both publish)
  * @param clock gives the written records' {@code timestampMillis}
  * @param partitions partitions of {@code ring.snapshots} when the publisher has to create it
- * @param replicationFactor replication factor of {@code ring.snapshots} when the publisher has to create it
+ * @param replicationFactor replication factor of {@code ring.snapshots} when the publisher has to create it, or
+ *     {@link #REPLICATION_FROM_CLUSTER} to pick it from the broker count as the orchestrator does
  * @param timeout how long to wait for Kafka: connecting, each request, and a read of a topic to its end that makes
  *     no progress
  * @param previousKeys public keys of earlier signing keys whose PUBLISHED records the log holds (after a key
  *     rotation): the publisher builds its history only from PUBLISHED records signed by its own key or one of these,
  *     and ignores, with an error, any other (a record forged by someone else who can write {@code ring.epochs}); 3 x the timeout is how long a READY epoch whose tasks do not add up yet waits for them before
  *     it is rejected
+ * @param kafkaProperties client properties for the publisher's Kafka clients (security, SASL, SSL)
  */
 public record PublisherConfig(
     String bootstrapServers,
@@ -39,7 +42,11 @@ public record PublisherConfig(
     int partitions,
     short replicationFactor,
     Duration timeout,
-    List<PublicKey> previousKeys) {
+    List<PublicKey> previousKeys,
+    KafkaProperties kafkaProperties) {
+
+  /** A {@code replicationFactor} of 0: {@link io.ringshift.protocol.TopicReplication#forBrokers} of the cluster. */
+  public static final short REPLICATION_FROM_CLUSTER = 0;
 
   /** The transactional id of a deployment's publisher unless configured otherwise. */
   public static final String DEFAULT_TRANSACTIONAL_ID = "ringshift-publisher";
@@ -58,19 +65,27 @@ public record PublisherConfig(
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(timeout, "timeout");
     previousKeys = List.copyOf(previousKeys);
+    Objects.requireNonNull(kafkaProperties, "kafkaProperties");
     if (transactionalId.isBlank()) {
       throw new IllegalArgumentException("transactionalId was \"" + transactionalId + "\"; it must not be blank");
     }
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions was " + partitions + "; partitions must be >= 1");
     }
-    if (replicationFactor < 1) {
+    if (replicationFactor < 0) {
       throw new IllegalArgumentException("replicationFactor was " + replicationFactor
-          + "; replicationFactor must be >= 1");
+          + "; replicationFactor must be >= 1, or 0 to pick it from the number of brokers");
     }
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout was " + timeout + "; it must be positive");
     }
+  }
+
+  /** Without Kafka client properties. */
+  public PublisherConfig(String bootstrapServers, Topics topics, SigningKey signingKey, String transactionalId,
+      Clock clock, int partitions, short replicationFactor, Duration timeout, List<PublicKey> previousKeys) {
+    this(bootstrapServers, topics, signingKey, transactionalId, clock, partitions, replicationFactor, timeout,
+        previousKeys, KafkaProperties.none());
   }
 
   /**
@@ -94,29 +109,29 @@ public record PublisherConfig(
 
   public PublisherConfig withTopics(Topics newTopics) {
     return new PublisherConfig(bootstrapServers, newTopics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, timeout, previousKeys);
+        replicationFactor, timeout, previousKeys, kafkaProperties);
   }
 
   public PublisherConfig withTransactionalId(String id) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, id, clock, partitions, replicationFactor,
-        timeout, previousKeys);
+        timeout, previousKeys, kafkaProperties);
   }
 
   public PublisherConfig withClock(Clock newClock) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, newClock, partitions,
-        replicationFactor, timeout, previousKeys);
+        replicationFactor, timeout, previousKeys, kafkaProperties);
   }
 
   /** Partitions and replication factor of {@code ring.snapshots}, if the publisher creates it. */
   public PublisherConfig withTopicCreation(int newPartitions, short newReplicationFactor) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, newPartitions,
-        newReplicationFactor, timeout, previousKeys);
+        newReplicationFactor, timeout, previousKeys, kafkaProperties);
   }
 
   /** The earlier keys whose PUBLISHED records the publisher accepts as its history (see {@code previousKeys}). */
   public PublisherConfig withPreviousKeys(List<PublicKey> keys) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, timeout, keys);
+        replicationFactor, timeout, keys, kafkaProperties);
   }
 
   /** The keys a PUBLISHED record of the log must be signed by: this publisher's own and the previous ones. */
@@ -126,8 +141,13 @@ public record PublisherConfig(
     return TrustedKeys.of(all);
   }
 
+  public PublisherConfig withKafkaProperties(KafkaProperties properties) {
+    return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
+        replicationFactor, timeout, previousKeys, properties);
+  }
+
   public PublisherConfig withTimeout(Duration newTimeout) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, newTimeout, previousKeys);
+        replicationFactor, newTimeout, previousKeys, kafkaProperties);
   }
 }

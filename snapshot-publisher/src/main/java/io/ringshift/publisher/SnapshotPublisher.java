@@ -1,6 +1,8 @@
 package io.ringshift.publisher;
 
 import io.ringshift.protocol.Topic;
+import io.ringshift.protocol.TopicReplication;
+import io.ringshift.protocol.Topics;
 import io.ringshift.publisher.internal.PublishingSession;
 import io.ringshift.schemas.avro.EpochRecord;
 import java.time.Duration;
@@ -9,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -19,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -140,7 +144,8 @@ public final class SnapshotPublisher implements AutoCloseable {
   }
 
   private void run() {
-    PublishingSession.Settings settings = new PublishingSession.Settings(config.bootstrapServers(), config.topics(),
+    PublishingSession.Settings settings = new PublishingSession.Settings(config.bootstrapServers(),
+        config.kafkaProperties(), config.topics(),
         config.transactionalId(), config.signingKey(), config.clock(), config.timeout(), config.historyKeys());
     PublishingSession.Outcomes outcomes = new PublishingSession.Outcomes() {
       @Override
@@ -245,7 +250,7 @@ public final class SnapshotPublisher implements AutoCloseable {
   private void createSnapshotsTopic() {
     Topic<?, ?> topic = config.topics().snapshots();
     long timeout = config.timeout().toMillis();
-    Properties p = new Properties();
+    Properties p = config.kafkaProperties().applyTo(new Properties());
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     // The admin client refuses an API timeout below its request timeout: lower both.
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout);
@@ -255,8 +260,12 @@ public final class SnapshotPublisher implements AutoCloseable {
       if (existing.contains(topic.name())) {
         return;
       }
-      admin.createTopics(List.of(new NewTopic(topic.name(), config.partitions(), config.replicationFactor())
-          .configs(Map.copyOf(topic.configs())))).all().get(timeout, TimeUnit.MILLISECONDS);
+      TopicReplication replication = config.replicationFactor() == PublisherConfig.REPLICATION_FROM_CLUSTER
+          ? Topics.replicationFor(admin, config.timeout()) : TopicReplication.ofFactor(config.replicationFactor());
+      Map<String, String> configs = new TreeMap<>(topic.configs());
+      configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, String.valueOf(replication.minInSync()));
+      admin.createTopics(List.of(new NewTopic(topic.name(), config.partitions(), replication.factor())
+          .configs(configs))).all().get(timeout, TimeUnit.MILLISECONDS);
       LOG.info("publisher {}: created topic {}", config.transactionalId(), topic.name());
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {

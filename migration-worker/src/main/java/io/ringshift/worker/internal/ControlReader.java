@@ -1,5 +1,6 @@
 package io.ringshift.worker.internal;
 
+import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.Topics;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.RangeCopyTask;
@@ -49,10 +50,11 @@ public final class ControlReader implements AutoCloseable {
   private volatile boolean started;
   private volatile Throwable failure;
 
-  public ControlReader(String bootstrapServers, Topics topics, ControlState state, String clientId) {
+  public ControlReader(String bootstrapServers, KafkaProperties kafkaProperties, Topics topics, ControlState state,
+      String clientId) {
     this.topics = topics;
     this.state = state;
-    Properties p = new Properties();
+    Properties p = kafkaProperties.applyTo(new Properties());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -6,6 +6,7 @@ import io.ringshift.protocol.Topic;
 import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.KafkaClients;
+import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.ReadToEnd;
 import io.ringshift.protocol.RecordKeys;
 import io.ringshift.protocol.RecordSerdes;
@@ -62,14 +63,17 @@ public final class ControlPlaneAdmin implements AutoCloseable {
   private static final Duration CLOSE = Duration.ofSeconds(2);
 
   private final String bootstrap;
+  private final KafkaProperties properties;
   private final Topics topics;
   private final Duration timeout;
   private final Admin admin;
   private KafkaConsumer<byte[], byte[]> consumer;
   private KafkaProducer<byte[], byte[]> producer;
 
-  private ControlPlaneAdmin(String bootstrap, Topics topics, Duration timeout, Admin admin) {
+  private ControlPlaneAdmin(String bootstrap, KafkaProperties properties, Topics topics, Duration timeout,
+      Admin admin) {
     this.bootstrap = bootstrap;
+    this.properties = properties;
     this.topics = topics;
     this.timeout = timeout;
     this.admin = admin;
@@ -83,13 +87,24 @@ public final class ControlPlaneAdmin implements AutoCloseable {
    *     or a different topic prefix)
    */
   public static ControlPlaneAdmin connect(String bootstrap, Topics topics, Duration timeout) {
+    return connect(bootstrap, KafkaProperties.none(), topics, timeout);
+  }
+
+  /**
+   * Connects with the operator's client {@code properties} (security, SASL, SSL) and checks that the control
+   * plane's topics exist.
+   *
+   * @see #connect(String, Topics, Duration)
+   */
+  public static ControlPlaneAdmin connect(String bootstrap, KafkaProperties properties, Topics topics,
+      Duration timeout) {
     Admin admin;
     try {
-      admin = Admin.create(KafkaClients.boundedProperties(bootstrap, timeout, CLIENT_ID));
+      admin = Admin.create(KafkaClients.boundedProperties(bootstrap, properties, timeout, CLIENT_ID));
     } catch (KafkaException e) {
       throw AdminException.unavailable("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
     }
-    ControlPlaneAdmin client = new ControlPlaneAdmin(bootstrap, topics, timeout, admin);
+    ControlPlaneAdmin client = new ControlPlaneAdmin(bootstrap, properties, topics, timeout, admin);
     try {
       client.checkTopics();
       return client;
@@ -400,7 +415,7 @@ public final class ControlPlaneAdmin implements AutoCloseable {
   private KafkaConsumer<byte[], byte[]> consumer() {
     if (consumer == null) {
       try {
-        consumer = KafkaClients.readCommittedConsumer(bootstrap, timeout, CLIENT_ID);
+        consumer = KafkaClients.readCommittedConsumer(bootstrap, properties, timeout, CLIENT_ID);
       } catch (KafkaException e) {
         throw AdminException.unavailable("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
       }
@@ -410,7 +425,7 @@ public final class ControlPlaneAdmin implements AutoCloseable {
 
   private KafkaProducer<byte[], byte[]> producer() {
     if (producer == null) {
-      Properties p = KafkaClients.boundedProperties(bootstrap, timeout, CLIENT_ID);
+      Properties p = KafkaClients.boundedProperties(bootstrap, properties, timeout, CLIENT_ID);
       int ms = (int) timeout.toMillis();
       p.put(ProducerConfig.ACKS_CONFIG, "all");
       p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

@@ -1,6 +1,7 @@
 package io.ringshift.publisher.internal;
 
 import io.ringshift.protocol.AvroBytes;
+import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.ReadToEnd;
 import io.ringshift.protocol.RingSnapshotCodec;
@@ -61,10 +62,11 @@ public final class PublishingSession implements AutoCloseable {
   static final int PATIENCE_TIMEOUTS = 3;
 
   /** What a session needs. */
-  public record Settings(String bootstrapServers, Topics topics, String transactionalId, SigningKey key,
-      Clock clock, Duration timeout, TrustedKeys historyKeys) {
+  public record Settings(String bootstrapServers, KafkaProperties kafkaProperties, Topics topics,
+      String transactionalId, SigningKey key, Clock clock, Duration timeout, TrustedKeys historyKeys) {
     public Settings {
       Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+      Objects.requireNonNull(kafkaProperties, "kafkaProperties");
       Objects.requireNonNull(topics, "topics");
       Objects.requireNonNull(transactionalId, "transactionalId");
       Objects.requireNonNull(key, "key");
@@ -297,7 +299,7 @@ public final class PublishingSession implements AutoCloseable {
   }
 
   private Properties producerProperties() {
-    Properties p = new Properties();
+    Properties p = settings.kafkaProperties().applyTo(new Properties());
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, settings.transactionalId() + "-producer");
     p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.transactionalId());
@@ -311,7 +313,7 @@ public final class PublishingSession implements AutoCloseable {
   }
 
   private Properties consumerProperties(String role) {
-    Properties p = new Properties();
+    Properties p = settings.kafkaProperties().applyTo(new Properties());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.transactionalId() + "-" + role);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -108,7 +108,8 @@ public final class AuditCommand implements Callable<Integer> {
   private Contents read(String bootstrap, String only) {
     KafkaConsumer<byte[], byte[]> consumer;
     try {
-      consumer = KafkaClients.readCommittedConsumer(bootstrap, kafka.timeout(), "ringshift-audit");
+      consumer = KafkaClients.readCommittedConsumer(bootstrap, kafka.kafkaProperties(), kafka.timeout(),
+          "ringshift-audit");
     } catch (KafkaException e) {
       throw new KafkaUnavailableException("cannot connect to Kafka at " + bootstrap + ": "
           + KafkaClients.rootMessage(e), e);

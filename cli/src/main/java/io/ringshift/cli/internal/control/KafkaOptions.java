@@ -5,8 +5,10 @@ import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Contents;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.cli.BadInputException;
+import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.Topics;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
@@ -18,10 +20,19 @@ public final class KafkaOptions {
   /** HOST:PORT, the host a name, an IPv4 address or a bracketed IPv6 address. */
   private static final Pattern ADDRESS = Pattern.compile("(\\[[0-9a-fA-F:.]+]|[A-Za-z0-9._-]+):(\\d{1,5})");
 
-  @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT",
+  /** The environment variable that gives {@code --bootstrap} when the option is left out. */
+  public static final String BOOTSTRAP_VARIABLE = "RINGSHIFT_BOOTSTRAP";
+
+  @Option(names = "--bootstrap", paramLabel = "HOST:PORT", defaultValue = "${env:" + BOOTSTRAP_VARIABLE + "}",
       description = "Kafka bootstrap address(es), comma-separated, for example 127.0.0.1:9092 (what `ringshift "
-          + "dev` prints).")
+          + "dev` prints). Default: the environment variable " + BOOTSTRAP_VARIABLE + ".")
   String bootstrap;
+
+  @Option(names = "--kafka-config", paramLabel = "FILE",
+      description = "Kafka client properties (a Java properties file, as Kafka's tools take with --command-config) "
+          + "for every Kafka client of the command: security.protocol, sasl.*, ssl.* and the like. The properties "
+          + "ringshift sets itself (serializers, groups, transactions, isolation) are refused.")
+  Path kafkaConfig;
 
   @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "5",
       description = "How long to wait for Kafka (connecting, each request, each write; a read gives up when it "
@@ -35,6 +46,10 @@ public final class KafkaOptions {
 
   /** The validated bootstrap address list. */
   public String bootstrap() {
+    if (bootstrap == null) {
+      throw new BadInputException("no Kafka bootstrap address: give --bootstrap HOST:PORT (for example "
+          + "127.0.0.1:9092) or set " + BOOTSTRAP_VARIABLE);
+    }
     String value = bootstrap.strip();
     if (value.isEmpty()) {
       throw new BadInputException("--bootstrap was empty; give HOST:PORT, for example 127.0.0.1:9092");
@@ -52,6 +67,22 @@ public final class KafkaOptions {
       }
     }
     return value;
+  }
+
+  /**
+   * The client properties of {@code --kafka-config}, none without it.
+   *
+   * @throws BadInputException naming the file when it cannot be read, or the property that is not allowed
+   */
+  public KafkaProperties kafkaProperties() {
+    if (kafkaConfig == null) {
+      return KafkaProperties.none();
+    }
+    try {
+      return KafkaProperties.load(kafkaConfig);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException("--kafka-config: " + e.getMessage());
+    }
   }
 
   public Duration timeout() {
@@ -97,6 +128,6 @@ public final class KafkaOptions {
   ControlPlaneAdmin connect() {
     String address = bootstrap();
     Duration timeout = timeout();
-    return ControlPlaneAdmin.connect(address, topics(), timeout);
+    return ControlPlaneAdmin.connect(address, kafkaProperties(), topics(), timeout);
   }
 }

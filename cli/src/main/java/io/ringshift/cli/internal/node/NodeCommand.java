@@ -1,6 +1,8 @@
 package io.ringshift.cli.internal.node;
 
 import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.internal.control.KafkaOptions;
+import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
@@ -108,8 +110,14 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
 
   @Option(names = "--bootstrap", paramLabel = "HOST:PORT",
       description = "Kafka bootstrap servers: follow the cluster's published ring and check ownership of writes "
-          + "(default: none; every write is checked against fences only).")
+          + "(default: the environment variable " + KafkaOptions.BOOTSTRAP_VARIABLE + ", else none: every write is "
+          + "checked against fences only).")
   private String bootstrap;
+
+  @Option(names = "--kafka-config", paramLabel = "FILE",
+      description = "Kafka client properties (security.protocol, sasl.*, ssl.*) for the consumer that follows the "
+          + "published ring.")
+  private Path kafkaConfig;
 
   @Option(names = "--cluster", paramLabel = "ID", defaultValue = RingBuilder.DEFAULT_CLUSTER,
       description = "The cluster the node belongs to (default: ${DEFAULT-VALUE}).")
@@ -170,13 +178,27 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
       throw new BadInputException("--admin-secret-file " + adminSecretFile + " is not a file; give the file "
           + "holding the fleet's admin secret, or leave the option out to use admin.secret in --data-dir");
     }
-    if (bootstrap == null && !trustedKeys.isEmpty()) {
+    String fromEnvironment = System.getenv(KafkaOptions.BOOTSTRAP_VARIABLE);
+    String kafka = bootstrap != null ? bootstrap
+        : fromEnvironment != null && !fromEnvironment.isBlank() ? fromEnvironment.strip() : null;
+    String kafkaOption = bootstrap != null || kafka == null ? "--bootstrap"
+        : "--bootstrap (here " + KafkaOptions.BOOTSTRAP_VARIABLE + "=" + kafka + ")";
+    if (kafka == null && !trustedKeys.isEmpty()) {
       throw new BadInputException("--trusted-key needs --bootstrap: a node follows the published ring only from "
           + "Kafka");
     }
-    if (bootstrap != null && trustedKeys.isEmpty()) {
-      throw new BadInputException("--bootstrap needs at least one --trusted-key: the node accepts only snapshots "
-          + "signed by a publisher key it trusts (ringshift dev writes publisher.pub)");
+    if (kafka != null && trustedKeys.isEmpty()) {
+      throw new BadInputException(kafkaOption + " needs at least one --trusted-key: the node accepts only "
+          + "snapshots signed by a publisher key it trusts (ringshift dev writes publisher.pub)");
+    }
+    if (kafka == null && kafkaConfig != null) {
+      throw new BadInputException("--kafka-config needs --bootstrap: without Kafka the node has no Kafka client");
+    }
+    KafkaProperties kafkaProperties;
+    try {
+      kafkaProperties = kafkaConfig == null ? KafkaProperties.none() : KafkaProperties.load(kafkaConfig);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException("--kafka-config: " + e.getMessage(), e);
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
@@ -193,14 +215,19 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
     }
     PublishedRingView ring;
     try {
-      ring = bootstrap == null ? PublishedRingView.none() : PublishedRingView.follow(RingClientConfig.builder()
-          .bootstrapServers(bootstrap)
-          .clusterId(cluster)
-          .topic(topicPrefix + RingClientConfig.DEFAULT_TOPIC)
-          .epochsTopic(topicPrefix + RingClientConfig.DEFAULT_EPOCHS_TOPIC)
-          .trustedKeyFiles(trustedKeys.toArray(Path[]::new))
-          .persistFile(ringFile != null ? ringFile : dataDir.resolve("ring-snapshot.bin"))
-          .build());
+      if (kafka == null) {
+        ring = PublishedRingView.none();
+      } else {
+        RingClientConfig.Builder client = RingClientConfig.builder()
+            .bootstrapServers(kafka)
+            .clusterId(cluster)
+            .topic(topicPrefix + RingClientConfig.DEFAULT_TOPIC)
+            .epochsTopic(topicPrefix + RingClientConfig.DEFAULT_EPOCHS_TOPIC)
+            .trustedKeyFiles(trustedKeys.toArray(Path[]::new))
+            .persistFile(ringFile != null ? ringFile : dataDir.resolve("ring-snapshot.bin"));
+        kafkaProperties.values().forEach(client::consumerProperty);
+        ring = PublishedRingView.follow(client.build());
+      }
     } catch (IllegalArgumentException e) {
       store.close();
       throw new BadInputException(e.getMessage(), e);

@@ -5,6 +5,7 @@ import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.KafkaOptions;
+import io.ringshift.cli.internal.control.TopicCreationOptions;
 import io.ringshift.publisher.PublisherConfig;
 import io.ringshift.protocol.TrustedKeys;
 import java.security.PublicKey;
@@ -63,14 +64,7 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
       description = "The producer's transactional id, the same across restarts (default: ${DEFAULT-VALUE}).")
   private String transactionalId;
 
-  @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
-      description = "Partitions of ring.snapshots, if the publisher has to create it (default: ${DEFAULT-VALUE}).")
-  private int partitions;
-
-  @Option(names = "--replication-factor", paramLabel = "R", defaultValue = "1",
-      description = "Replication factor of ring.snapshots, if the publisher has to create it (default: "
-          + "${DEFAULT-VALUE}; use 3 in production).")
-  private short replicationFactor;
+  @Mixin private TopicCreationOptions topicCreation;
 
   @Option(names = "--previous-key", paramLabel = "FILE",
       description = "The public key (PEM) of an earlier signing key whose PUBLISHED records ring.epochs holds, after "
@@ -137,12 +131,8 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
   /** The validated configuration; bad options are {@link BadInputException}s naming the option. */
   PublisherConfig config() {
     SigningKey key = readKey(signingKey);
-    if (partitions < 1) {
-      throw new BadInputException("--partitions was " + partitions + "; it must be at least 1");
-    }
-    if (replicationFactor < 1) {
-      throw new BadInputException("--replication-factor was " + replicationFactor + "; it must be at least 1");
-    }
+    int partitions = topicCreation.partitions();
+    short replicationFactor = topicCreation.replicationFactor();
     if (transactionalId.isBlank()) {
       throw new BadInputException("--transactional-id was empty; give the id every run of this publisher shares");
     }
@@ -161,6 +151,7 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
     return PublisherConfig.of(kafka.bootstrap(), key)
         .withPreviousKeys(previous)
         .withTopics(kafka.topics())
+        .withKafkaProperties(kafka.kafkaProperties())
         .withTransactionalId(transactionalId)
         .withTopicCreation(partitions, replicationFactor)
         .withTimeout(kafka.timeout());

@@ -242,6 +242,7 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
       return WorkerConfig.of(kafka.bootstrap(), workerId == null ? defaultWorkerId() : workerId, directory)
           .withGroupId(groupId)
           .withTopics(kafka.topics())
+          .withKafkaProperties(kafka.kafkaProperties())
           .withLimits(limits)
           .withTuning(tuning)
           .withGrace(Durations.parse("--grace", grace))

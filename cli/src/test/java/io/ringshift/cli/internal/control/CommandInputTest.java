@@ -32,6 +32,8 @@ class CommandInputTest {
   void writeFiles() {
     Fixtures.write(dir.resolve("members.json"), Fixtures.membersJson(6, 3));
     Fixtures.write(dir.resolve("no-zone.json"), "[{\"id\": \"a\"}]");
+    Fixtures.write(dir.resolve("group.properties"), "security.protocol=SSL\ngroup.id=mine\n");
+    Fixtures.write(dir.resolve("acks.properties"), "# a comment\nproducer.acks=1\n");
   }
 
   record Case(String name, List<String> args, String expected) {
@@ -68,7 +70,27 @@ class CommandInputTest {
             "127.0.0.1:70000"),
         c("timeout 0", "--timeout was 0; it must be between 1 and 3600 seconds", "epochs", "--bootstrap",
             "127.0.0.1:1", "--timeout", "0"),
-        new Case("missing bootstrap", List.of("status"), "Missing required option: '--bootstrap=HOST:PORT'"),
+        new Case("missing bootstrap", List.of("status"), "no Kafka bootstrap address: give --bootstrap HOST:PORT "
+            + "(for example 127.0.0.1:9092) or set RINGSHIFT_BOOTSTRAP"),
+        c("kafka config: missing file", "--kafka-config: Kafka client properties file {d}/none.properties does not "
+            + "exist", "status", "--kafka-config", "{d}/none.properties"),
+        c("kafka config: a property ringshift sets", "--kafka-config: {d}/group.properties: Kafka client property "
+            + "group.id is set by ringshift itself: a role's consumer group is its own option", "epochs",
+            "--kafka-config", "{d}/group.properties"),
+        c("kafka config: a Streams client prefix", "Kafka client property producer.acks is set by ringshift itself: "
+            + "a control-plane record counts once every in-sync replica has it (acks=all)", "orchestrator",
+            "--state-dir", "{d}/state", "--kafka-config", "{d}/acks.properties"),
+        c("orchestrator: no state dir", "Missing required option: '--state-dir=DIR'", "orchestrator"),
+        c("orchestrator: state dir is a file", "--state-dir {d}/members.json is a file; give a directory",
+            "orchestrator", "--state-dir", "{d}/members.json"),
+        c("orchestrator: bad application id", "--application-id was \"a b\"; it allows 1 to 200 letters, digits",
+            "orchestrator", "--state-dir", "{d}/state", "--application-id", "a b"),
+        c("orchestrator: replication factor", "--replication-factor was 0; give auto or a number from 1 to 32767",
+            "orchestrator", "--state-dir", "{d}/state", "--replication-factor", "0"),
+        c("orchestrator: partitions", "--partitions was 0; it must be at least 1", "orchestrator", "--state-dir",
+            "{d}/state", "--partitions", "0"),
+        c("orchestrator: start timeout", "--start-timeout was \"soon\"", "orchestrator", "--state-dir", "{d}/state",
+            "--start-timeout", "soon"),
         c("status: negative limit", "--limit and --rejected must be >= 0", "status", "--limit", "-1"),
         c("init: invalid member", "{d}/no-zone.json: line 1, column 2: member[0]: member zone was missing",
             "init", "--members", "{d}/no-zone.json"),

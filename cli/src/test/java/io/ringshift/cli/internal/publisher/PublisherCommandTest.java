@@ -71,7 +71,10 @@ class PublisherCommandTest {
         "--partitions", "0").stderr()).isEqualTo("ringshift: --partitions was 0; it must be at least 1\n");
     assertThat(Cli.run("publisher", "--bootstrap", "127.0.0.1:9", "--signing-key", key.toString(),
         "--replication-factor", "0").stderr())
-        .isEqualTo("ringshift: --replication-factor was 0; it must be at least 1\n");
+        .isEqualTo("ringshift: --replication-factor was 0; give auto or a number from 1 to 32767\n");
+    assertThat(Cli.run("publisher", "--bootstrap", "127.0.0.1:9", "--signing-key", key.toString(),
+        "--replication-factor", "three").stderr())
+        .isEqualTo("ringshift: --replication-factor was three; give auto or a number from 1 to 32767\n");
   }
 
   @Test
