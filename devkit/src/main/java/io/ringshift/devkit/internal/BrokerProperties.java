@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The configuration of a single-node KRaft broker that is its own controller (combined mode), as measured in
@@ -29,12 +30,7 @@ public final class BrokerProperties {
     p.put("process.roles", "broker,controller");
     p.put("node.id", Integer.toString(NODE_ID));
     p.put("controller.quorum.bootstrap.servers", Ports.HOST + ":" + controllerPort);
-    p.put("listeners", "PLAINTEXT://" + Ports.HOST + ":" + port + ",CONTROLLER://" + Ports.HOST + ":" + controllerPort);
-    p.put("advertised.listeners", "PLAINTEXT://" + Ports.HOST + ":" + port);
-    p.put("controller.listener.names", "CONTROLLER");
-    p.put("inter.broker.listener.name", "PLAINTEXT");
-    p.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT");
-    p.put("log.dirs", dataDir.toString());
+    common(p, port, controllerPort, dataDir, startupTimeoutMs);
 
     // One broker: every internal topic has one replica, and one in-sync replica is enough (EOS needs both).
     p.put("offsets.topic.replication.factor", "1");
@@ -46,7 +42,49 @@ public final class BrokerProperties {
     p.put("share.coordinator.state.topic.min.isr", "1");
     p.put("default.replication.factor", "1");
     p.put("min.insync.replicas", "1");
+    return properties(p, overrides);
+  }
 
+  /**
+   * Node {@code nodeId} of a cluster of {@code voters.size()} nodes, each a broker and a voter of a static
+   * controller quorum ({@code controller.quorum.voters}): internal topics are replicated on 3 brokers with 2 in
+   * sync (or on every broker of a smaller cluster), as in production.
+   *
+   * @param voters the controller port of each node, by node id
+   */
+  public static Properties ofClusterNode(int nodeId, int port, Map<Integer, Integer> voters, Path dataDir,
+      long startupTimeoutMs, Map<String, String> overrides) {
+    Map<String, String> p = new LinkedHashMap<>();
+    p.put("process.roles", "broker,controller");
+    p.put("node.id", Integer.toString(nodeId));
+    p.put("controller.quorum.voters", voters.entrySet().stream()
+        .map(v -> v.getKey() + "@" + Ports.HOST + ":" + v.getValue()).collect(Collectors.joining(",")));
+    common(p, port, voters.get(nodeId), dataDir, startupTimeoutMs);
+    String replicas = Integer.toString(Math.min(3, voters.size()));
+    String inSync = voters.size() >= 3 ? "2" : "1";
+    p.put("offsets.topic.replication.factor", replicas);
+    p.put("offsets.topic.num.partitions", "3");
+    p.put("transaction.state.log.replication.factor", replicas);
+    p.put("transaction.state.log.min.isr", inSync);
+    p.put("transaction.state.log.num.partitions", "3");
+    p.put("share.coordinator.state.topic.replication.factor", replicas);
+    p.put("share.coordinator.state.topic.min.isr", inSync);
+    p.put("default.replication.factor", replicas);
+    p.put("min.insync.replicas", inSync);
+    // A stopped broker is noticed within seconds, not the default 9 s of missed heartbeats plus elections.
+    p.put("broker.session.timeout.ms", "6000");
+    p.put("replica.lag.time.max.ms", "10000");
+    return properties(p, overrides);
+  }
+
+  private static void common(Map<String, String> p, int port, int controllerPort, Path dataDir,
+      long startupTimeoutMs) {
+    p.put("listeners", "PLAINTEXT://" + Ports.HOST + ":" + port + ",CONTROLLER://" + Ports.HOST + ":" + controllerPort);
+    p.put("advertised.listeners", "PLAINTEXT://" + Ports.HOST + ":" + port);
+    p.put("controller.listener.names", "CONTROLLER");
+    p.put("inter.broker.listener.name", "PLAINTEXT");
+    p.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT");
+    p.put("log.dirs", dataDir.toString());
     // Tests and the dev command wait on the first rebalance; nobody else is joining.
     p.put("group.initial.rebalance.delay.ms", "0");
     // ringshift creates its topics explicitly; auto-creation would hide a missing or misnamed topic.
@@ -58,7 +96,9 @@ public final class BrokerProperties {
     p.put("log.cleaner.dedupe.buffer.size", Integer.toString(16 * 1024 * 1024));
     // Bounds KafkaRaftServer.startup() itself, which otherwise waits forever to be unfenced.
     p.put("server.max.startup.time.ms", Long.toString(startupTimeoutMs));
+  }
 
+  private static Properties properties(Map<String, String> p, Map<String, String> overrides) {
     p.putAll(overrides);
     Properties properties = new Properties();
     properties.putAll(p);

@@ -29,8 +29,18 @@ public final class KraftStorage {
     }
   }
 
+  /** Formats the directory of a single node that is its own controller quorum ({@code --standalone}). */
   public static void format(Properties brokerProperties, String clusterId, boolean alreadyFormatted)
       throws FormatException, IOException {
+    format(brokerProperties, clusterId, alreadyFormatted, true);
+  }
+
+  /**
+   * Formats the directory of one node; {@code standalone} for a node that is the whole controller quorum, false for
+   * a node of a static quorum ({@code controller.quorum.voters} in its properties, which then needs no flag).
+   */
+  public static void format(Properties brokerProperties, String clusterId, boolean alreadyFormatted,
+      boolean standalone) throws FormatException, IOException {
     // StorageTool reads its configuration from a file only.
     Path config = Files.createTempFile("ringshift-kafka-", ".properties");
     ByteArrayOutputStream output = new ByteArrayOutputStream();
@@ -38,8 +48,10 @@ public final class KraftStorage {
       try (OutputStream out = Files.newOutputStream(config)) {
         brokerProperties.store(out, "written by ringshift devkit for kafka-storage format");
       }
-      List<String> args = new ArrayList<>(
-          List.of("format", "-t", clusterId, "-c", config.toString(), "--standalone"));
+      List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", config.toString()));
+      if (standalone) {
+        args.add("--standalone");
+      }
       if (alreadyFormatted) {
         args.add("--ignore-formatted");
       }
