@@ -32,6 +32,10 @@ import java.util.Objects;
  *     and ignores, with an error, any other (a record forged by someone else who can write {@code ring.epochs}); 3 x the timeout is how long a READY epoch whose tasks do not add up yet waits for them before
  *     it is rejected
  * @param kafkaProperties client properties for the publisher's Kafka clients (security, SASL, SSL)
+ * @param leaseTimeout publishers with the same transactional id elect the one that publishes through a consumer
+ *     group; the others stand by and one takes over this long after the active one stopped answering (at once
+ *     when it stops cleanly). {@link Duration#ZERO} turns the election off: every instance publishes, and a new
+ *     one fences the one before, which stops
  */
 public record PublisherConfig(
     String bootstrapServers,
@@ -43,10 +47,14 @@ public record PublisherConfig(
     short replicationFactor,
     Duration timeout,
     List<PublicKey> previousKeys,
-    KafkaProperties kafkaProperties) {
+    KafkaProperties kafkaProperties,
+    Duration leaseTimeout) {
 
   /** A {@code replicationFactor} of 0: {@link io.ringshift.protocol.TopicReplication#forBrokers} of the cluster. */
   public static final short REPLICATION_FROM_CLUSTER = 0;
+
+  /** How long after the active publisher stopped answering a standby takes over, unless configured otherwise. */
+  public static final Duration DEFAULT_LEASE_TIMEOUT = Duration.ofSeconds(10);
 
   /** The transactional id of a deployment's publisher unless configured otherwise. */
   public static final String DEFAULT_TRANSACTIONAL_ID = "ringshift-publisher";
@@ -66,6 +74,11 @@ public record PublisherConfig(
     Objects.requireNonNull(timeout, "timeout");
     previousKeys = List.copyOf(previousKeys);
     Objects.requireNonNull(kafkaProperties, "kafkaProperties");
+    Objects.requireNonNull(leaseTimeout, "leaseTimeout");
+    if (leaseTimeout.isNegative() || (!leaseTimeout.isZero() && leaseTimeout.toMillis() < 1000)) {
+      throw new IllegalArgumentException("leaseTimeout was " + leaseTimeout + "; it must be 0 (no election) or at "
+          + "least 1 s");
+    }
     if (transactionalId.isBlank()) {
       throw new IllegalArgumentException("transactionalId was \"" + transactionalId + "\"; it must not be blank");
     }
@@ -85,7 +98,7 @@ public record PublisherConfig(
   public PublisherConfig(String bootstrapServers, Topics topics, SigningKey signingKey, String transactionalId,
       Clock clock, int partitions, short replicationFactor, Duration timeout, List<PublicKey> previousKeys) {
     this(bootstrapServers, topics, signingKey, transactionalId, clock, partitions, replicationFactor, timeout,
-        previousKeys, KafkaProperties.none());
+        previousKeys, KafkaProperties.none(), DEFAULT_LEASE_TIMEOUT);
   }
 
   /**
@@ -109,29 +122,29 @@ public record PublisherConfig(
 
   public PublisherConfig withTopics(Topics newTopics) {
     return new PublisherConfig(bootstrapServers, newTopics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, timeout, previousKeys, kafkaProperties);
+        replicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout);
   }
 
   public PublisherConfig withTransactionalId(String id) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, id, clock, partitions, replicationFactor,
-        timeout, previousKeys, kafkaProperties);
+        timeout, previousKeys, kafkaProperties, leaseTimeout);
   }
 
   public PublisherConfig withClock(Clock newClock) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, newClock, partitions,
-        replicationFactor, timeout, previousKeys, kafkaProperties);
+        replicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout);
   }
 
   /** Partitions and replication factor of {@code ring.snapshots}, if the publisher creates it. */
   public PublisherConfig withTopicCreation(int newPartitions, short newReplicationFactor) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, newPartitions,
-        newReplicationFactor, timeout, previousKeys, kafkaProperties);
+        newReplicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout);
   }
 
   /** The earlier keys whose PUBLISHED records the publisher accepts as its history (see {@code previousKeys}). */
   public PublisherConfig withPreviousKeys(List<PublicKey> keys) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, timeout, keys, kafkaProperties);
+        replicationFactor, timeout, keys, kafkaProperties, leaseTimeout);
   }
 
   /** The keys a PUBLISHED record of the log must be signed by: this publisher's own and the previous ones. */
@@ -143,11 +156,17 @@ public record PublisherConfig(
 
   public PublisherConfig withKafkaProperties(KafkaProperties properties) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, timeout, previousKeys, properties);
+        replicationFactor, timeout, previousKeys, properties, leaseTimeout);
+  }
+
+  /** How long a standby waits for an unresponsive active publisher; {@link Duration#ZERO}: no election. */
+  public PublisherConfig withLeaseTimeout(Duration timeout) {
+    return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
+        replicationFactor, this.timeout, previousKeys, kafkaProperties, timeout);
   }
 
   public PublisherConfig withTimeout(Duration newTimeout) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, newTimeout, previousKeys, kafkaProperties);
+        replicationFactor, newTimeout, previousKeys, kafkaProperties, leaseTimeout);
   }
 }

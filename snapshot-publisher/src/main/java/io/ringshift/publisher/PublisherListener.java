@@ -27,4 +27,10 @@ public interface PublisherListener {
    * the REJECTED record would say now.
    */
   default void waiting(EpochRecord ready, String reason, Duration patience) { }
+
+  /**
+   * This publisher became the one that publishes ({@code true}: it holds the lease of its transactional id) or
+   * stands by ({@code false}: another publisher with the same id holds it). Called on the lease's thread.
+   */
+  default void activeChanged(boolean active) { }
 }

@@ -3,6 +3,7 @@ package io.ringshift.publisher;
 import io.ringshift.protocol.Topic;
 import io.ringshift.protocol.TopicReplication;
 import io.ringshift.protocol.Topics;
+import io.ringshift.publisher.internal.PublisherLease;
 import io.ringshift.publisher.internal.PublishingSession;
 import io.ringshift.schemas.avro.EpochRecord;
 import java.time.Duration;
@@ -60,6 +61,8 @@ import org.slf4j.LoggerFactory;
 public final class SnapshotPublisher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotPublisher.class);
   private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
+  /** How often a standby looks whether it took the lease. */
+  private static final Duration LEASE_CHECK = Duration.ofMillis(100);
 
   private final PublisherConfig config;
   private final PublisherListener listener;
@@ -71,6 +74,9 @@ public final class SnapshotPublisher implements AutoCloseable {
   private volatile boolean running;
   private volatile PublishingSession session;
   private Thread thread;
+  private PublisherLease lease;
+  /** Set when {@link #start()} has returned: a first catch-up that fails after that (a standby's) is retried. */
+  private volatile boolean startReturned;
 
   public SnapshotPublisher(PublisherConfig config) {
     this(config, PublisherListener.NONE);
@@ -97,10 +103,34 @@ public final class SnapshotPublisher implements AutoCloseable {
     }
     createSnapshotsTopic();
     running = true;
+    CompletableFuture<?> started = caughtUp;
+    if (!config.leaseTimeout().isZero()) {
+      lease = new PublisherLease(config.bootstrapServers(), config.kafkaProperties(), config.topics().snapshots().name(),
+          config.transactionalId() + ".lease", config.transactionalId(), config.leaseTimeout(),
+          new PublisherLease.Listener() {
+            @Override
+            public void taken() {
+              listener.activeChanged(true);
+            }
+
+            @Override
+            public void lost() {
+              // Stop publishing at once: another publisher is about to start, and would fence this one.
+              PublishingSession s = session;
+              if (s != null) {
+                s.wakeup();
+              }
+              listener.activeChanged(false);
+            }
+          }).start();
+      // A standby is started once it knows another publisher holds the lease; it catches up when it takes over.
+      started = CompletableFuture.anyOf(caughtUp, lease.firstAssignment().thenCompose(held -> held
+          ? caughtUp : CompletableFuture.completedFuture(null)));
+    }
     thread = new Thread(this::run, "ringshift-publisher");
     thread.start();
     try {
-      caughtUp.get(config.timeout().multipliedBy(4).toMillis(), TimeUnit.MILLISECONDS);
+      started.get(config.timeout().multipliedBy(4).plus(config.leaseTimeout()).toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       close();
       throw new IllegalStateException("the publisher could not start against Kafka at " + config.bootstrapServers()
@@ -114,9 +144,20 @@ public final class SnapshotPublisher implements AutoCloseable {
       close();
       throw new IllegalStateException("interrupted while starting the publisher", e);
     }
-    LOG.info("publisher {} started: key {}, topics {} -> {}", config.transactionalId(), config.signingKey().id(),
-        config.topics().epochs().name(), config.topics().snapshots().name());
+    LOG.info("publisher {} started{}: key {}, topics {} -> {}", config.transactionalId(),
+        active() ? "" : " as a standby", config.signingKey().id(), config.topics().epochs().name(),
+        config.topics().snapshots().name());
+    startReturned = true;
     return this;
+  }
+
+  /**
+   * Whether this instance is the one that publishes: it holds the lease of its transactional id (always, when the
+   * election is off). A standby takes over when the active publisher stops.
+   */
+  public boolean active() {
+    PublisherLease l = lease;
+    return l == null || l.held();
   }
 
   public PublisherConfig config() {
@@ -189,19 +230,34 @@ public final class SnapshotPublisher implements AutoCloseable {
   private RuntimeException runSessions(PublishingSession.Settings settings, PublishingSession.Outcomes outcomes) {
     RuntimeException fatal = null;
     while (running) {
+      if (!active()) {
+        Throwable leaseFailure = lease.failure();
+        if (leaseFailure != null) {
+          running = false;
+          return new IllegalStateException("the publisher's lease group failed: " + leaseFailure, leaseFailure);
+        }
+        awaitStop(LEASE_CHECK);
+        continue;
+      }
       PublishingSession s = new PublishingSession(settings, outcomes);
       session = s;
       try {
         s.open();
         s.catchUp();
         caughtUp.complete(null);
-        while (running) {
+        while (running && active()) {
           s.step();
         }
       } catch (WakeupException e) {
-        LOG.debug("publisher {}: woken to stop", config.transactionalId());
+        LOG.debug("publisher {}: woken to stop{}", config.transactionalId(), active() ? "" : " (lease lost)");
       } catch (RuntimeException e) {
-        if (isFatal(e) || !caughtUp.isDone()) {
+        if (lease != null && isFenced(e) && leaseLostWithin(config.leaseTimeout())) {
+          // With the election, the instance that took the lease fenced this one: stand by again. (Fenced while
+          // still holding the lease means a publisher outside the election took the id: stop, as without it, or
+          // the two would take it from each other in turn.)
+          LOG.info("publisher {}: fenced by the publisher that took the lease ({}); standing by",
+              config.transactionalId(), e.toString());
+        } else if (isFatal(e) || (!caughtUp.isDone() && !startReturned)) {
           // Fenced, refused, or unable to start at all: retrying would not help.
           fatal = e;
           running = false;
@@ -228,6 +284,24 @@ public final class SnapshotPublisher implements AutoCloseable {
    * both mean "fenced". (The other cause, the coordinator aborting a transaction that outlived its 10 s timeout,
    * cannot be told apart and is as rare as it is harmless to stop for.)
    */
+  /** Waits up to {@code d} for the lease to be lost (a fence may arrive before the group says so). */
+  private boolean leaseLostWithin(Duration d) {
+    long deadline = System.nanoTime() + d.toNanos();
+    while (lease.held() && running && System.nanoTime() - deadline < 0) {
+      awaitStop(LEASE_CHECK);
+    }
+    return !lease.held();
+  }
+
+  private static boolean isFenced(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static boolean isFatal(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException
@@ -307,6 +381,11 @@ public final class SnapshotPublisher implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+    }
+    // Only now, with nothing left in flight, may a standby take over.
+    PublisherLease l = lease;
+    if (l != null) {
+      l.close();
     }
   }
 }

@@ -227,13 +227,17 @@ class SnapshotPublisherIT {
 
     // Written while no publisher runs; the restarted one publishes it, and nothing it published before.
     kafka.write(script.join("node-08", "az-2"));
-    SnapshotPublisher second = start();
+    SnapshotPublisher second = start(PublisherListener.NONE, PublisherConfig.of(KAFKA.bootstrapServers(), KEY)
+        .timeout(), Duration.ZERO);
     awaitPublished(3);
     assertThat(second.publishedCount()).isEqualTo(1);
 
-    // A third instance fences the second, which learns it when it next tries to commit, and stops. (It does not
-    // try if it reads the READY record together with the third's PUBLISHED record; another epoch is then written.)
-    SnapshotPublisher third = start();
+    // Without the election (lease timeout 0), a third instance fences the second, which learns it when it next
+    // tries to commit, and stops. (It does not try if it reads the READY record together with the third's PUBLISHED
+    // record; another epoch is then written.) This is what still protects the log when a publisher that lost the
+    // lease without noticing (a long pause) tries to publish.
+    SnapshotPublisher third = start(PublisherListener.NONE, PublisherConfig.of(KAFKA.bootstrapServers(), KEY).timeout(),
+        Duration.ZERO);
     CompletableFuture<Void> fenced = second.terminated().toCompletableFuture();
     long epoch = 3;
     while (!fenced.isDone() && epoch < 8) {
@@ -256,6 +260,39 @@ class SnapshotPublisherIT {
     assertThat(kafka.epochs(EpochState.REJECTED)).isEmpty();
   }
 
+  @Test
+  void shouldLetAStandbyTakeOverWhenTheActivePublisherStops() {
+    kafka.createTopics(true);
+    List<Boolean> secondActive = new java.util.concurrent.CopyOnWriteArrayList<>();
+    SnapshotPublisher first = start();
+    kafka.write(script.init(6));
+    awaitPublished(1);
+    SnapshotPublisher second = start(new PublisherListener() {
+      @Override
+      public void activeChanged(boolean active) {
+        secondActive.add(active);
+      }
+    });
+    assertThat(first.active()).isTrue();
+    assertThat(second.active()).as("a second publisher with the same id stands by").isFalse();
+    kafka.write(script.join("node-07", "az-1"));
+    awaitPublished(2);
+    assertThat(second.publishedCount()).isZero();
+
+    long stopped = System.nanoTime();
+    first.close();
+    await("the standby takes over").atMost(WAIT).until(second::active);
+    Duration takeOver = Duration.ofNanos(System.nanoTime() - stopped);
+    kafka.write(script.join("node-08", "az-2"));
+    awaitPublished(3);
+    assertThat(second.publishedCount()).isEqualTo(1);
+    assertThat(secondActive).containsExactly(true);
+    assertThat(takeOver).as("a clean stop hands the lease over at once, not after the lease timeout")
+        .isLessThan(PublisherConfig.DEFAULT_LEASE_TIMEOUT);
+    assertThat(snapshots()).extracting(PublishedSnapshot::epoch).containsExactly(1L, 2L, 3L);
+    assertThat(kafka.epochs(EpochState.PUBLISHED)).extracting(EpochRecord::getEpoch).containsExactly(1L, 2L, 3L);
+  }
+
   private SnapshotPublisher start() {
     return start(PublisherListener.NONE);
   }
@@ -265,10 +302,15 @@ class SnapshotPublisherIT {
   }
 
   private SnapshotPublisher start(PublisherListener listener, Duration timeout) {
+    return start(listener, timeout, PublisherConfig.DEFAULT_LEASE_TIMEOUT);
+  }
+
+  private SnapshotPublisher start(PublisherListener listener, Duration timeout, Duration leaseTimeout) {
     PublisherConfig config = PublisherConfig.of(KAFKA.bootstrapServers(), KEY)
         .withTopics(kafka.topics())
         .withTransactionalId(KAFKA.applicationId())
-        .withTimeout(timeout);
+        .withTimeout(timeout)
+        .withLeaseTimeout(leaseTimeout);
     SnapshotPublisher publisher = new SnapshotPublisher(config, listener);
     publishers.add(publisher);
     return publisher.start();

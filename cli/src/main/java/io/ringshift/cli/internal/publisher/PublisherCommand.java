@@ -2,6 +2,7 @@ package io.ringshift.cli.internal.publisher;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
+import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.KafkaOptions;
@@ -20,11 +21,13 @@ import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -66,6 +69,13 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
 
   @Mixin private TopicCreationOptions topicCreation;
 
+  @Option(names = "--lease-timeout", paramLabel = "DURATION", defaultValue = "10s",
+      description = "Publishers with the same --transactional-id elect one to publish; the others stand by. A "
+          + "standby takes over at once when the active one stops, and this long after it stopped answering (a "
+          + "kill, a lost host). 0 turns the election off: each new publisher fences the one before, which stops "
+          + "(default: ${DEFAULT-VALUE}; at least the brokers' group.min.session.timeout.ms, 6 s by default).")
+  private String leaseTimeout;
+
   @Option(names = "--previous-key", paramLabel = "FILE",
       description = "The public key (PEM) of an earlier signing key whose PUBLISHED records ring.epochs holds, after "
           + "a key rotation; repeat for several. PUBLISHED records signed by any other key are ignored.")
@@ -80,6 +90,7 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
   @Override
   public Integer call() throws InterruptedException {
     PublisherConfig config = config();
+    AtomicBoolean bannerPrinted = new AtomicBoolean();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     SnapshotPublisher publisher = new SnapshotPublisher(config, new PublisherListener() {
@@ -95,6 +106,16 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
       public void rejected(EpochRecord r) {
         out.printf(Locale.ROOT, "REJECTED epoch %d of cluster %s: %s%n", r.getEpoch(), r.getClusterId(),
             r.getReason());
+        out.flush();
+      }
+
+      @Override
+      public void activeChanged(boolean active) {
+        if (!bannerPrinted.get()) {
+          return; // the banner says which it is
+        }
+        out.println(active ? "active: this publisher holds the lease of " + config.transactionalId() + " and publishes"
+            : "standing by: another publisher holds the lease of " + config.transactionalId());
         out.flush();
       }
     });
@@ -116,8 +137,13 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
     out.printf(Locale.ROOT, "ringshift publisher: signing with key %s (%s), transactional id %s, Kafka at %s; "
             + "%s -> %s%n", config.signingKey().id(), signingKey, config.transactionalId(), config.bootstrapServers(),
         config.topics().epochs().name(), config.topics().snapshots().name());
+    if (!publisher.active()) {
+      out.println("standing by: another publisher holds the lease of " + config.transactionalId()
+          + "; this one takes over when it stops.");
+    }
     out.println("Ctrl-C stops it.");
     out.flush();
+    bannerPrinted.set(true);
     Optional<Throwable> failure = run.await(publisher.terminated());
     if (failure.isPresent()) {
       err.println("ringshift publisher: stopped by an error: " + failure.get()
@@ -154,7 +180,22 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
         .withKafkaProperties(kafka.kafkaProperties())
         .withTransactionalId(transactionalId)
         .withTopicCreation(partitions, replicationFactor)
-        .withTimeout(kafka.timeout());
+        .withTimeout(kafka.timeout())
+        .withLeaseTimeout(leaseTimeout());
+  }
+
+  private Duration leaseTimeout() {
+    Duration d;
+    try {
+      d = Durations.parse("--lease-timeout", leaseTimeout);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage(), e);
+    }
+    if (d.isNegative() || (!d.isZero() && d.toMillis() < 1000)) {
+      throw new BadInputException("--lease-timeout was " + leaseTimeout + "; it must be 0 (no election) or at least "
+          + "1s");
+    }
+    return d;
   }
 
   /** The key of a key file; an unreadable or wrong file is a {@link BadInputException} naming it. */
