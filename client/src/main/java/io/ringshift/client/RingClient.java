@@ -182,6 +182,29 @@ public final class RingClient implements AutoCloseable {
     SnapshotFile.write(file, new RingSnapshotCodec().encode(snapshot), publishedAt.toEpochMilli());
   }
 
+  /** What a persist file holds: the snapshot (its ring verified, its signature not) and when it was published. */
+  public record PersistedSnapshot(PublishedSnapshot snapshot, Instant publishedAt) {}
+
+  /**
+   * Reads a persist file, as a node's {@code ring-snapshot.bin} or a client's {@code persistFile}: for tools that
+   * show or query it. The ring is rebuilt and its checksum verified; the signature is not checked (that needs the
+   * trusted keys: {@link io.ringshift.protocol.TrustedKeys#verify}).
+   *
+   * @throws IOException naming the file when it cannot be read or its frame is broken (not a persist file,
+   *     truncated, a CRC mismatch)
+   * @throws io.ringshift.protocol.CodecException when the snapshot in it does not decode or verify
+   */
+  public static PersistedSnapshot readPersistFile(Path file) throws IOException {
+    SnapshotFile.Contents contents = SnapshotFile.read(file);
+    return new PersistedSnapshot(new RingSnapshotCodec().decodePublished(contents.snapshot()),
+        Instant.ofEpochMilli(contents.publishedAtMillis()));
+  }
+
+  /** Whether {@code bytes} start like a persist file (its magic), rather than like a bare snapshot. */
+  public static boolean looksLikePersistFile(byte[] bytes) {
+    return SnapshotFile.hasMagic(bytes);
+  }
+
   // ---- lookups: no Kafka, no lock, no allocation ----
 
   /**

@@ -4,6 +4,7 @@ import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.TopicReplication;
 import io.ringshift.protocol.Topics;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -35,6 +36,11 @@ public record OrchestratorConfig(
     KafkaProperties kafkaProperties) {
 
   public static final String DEFAULT_APPLICATION_ID = "ringshift-orchestrator";
+  /**
+   * How long an instance that stopped answering keeps its partitions before another instance takes them over (its
+   * consumers' {@code session.timeout.ms}; {@code consumer.session.timeout.ms} in the client properties changes it).
+   */
+  public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
   /** A {@code replicationFactor} of 0: chosen by {@link TopicReplication#forBrokers} when the orchestrator starts. */
   public static final short REPLICATION_FROM_CLUSTER = 0;
 
@@ -89,7 +95,15 @@ public record OrchestratorConfig(
    * internal topics (changelogs, repartition) replicated as the control plane's topics are.
    */
   public Properties streamsProperties(TopicReplication replication) {
-    Properties p = kafkaProperties.applyTo(new Properties());
+    Properties p = new Properties();
+    // Defaults an operator may change with the client properties: an instance that is killed or cut off hands its
+    // partitions to another after 10 s (Kafka's default is 45 s), and each instance keeps a warm copy of another's
+    // state, so a standby takes over without restoring it from the changelogs first.
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), (int) SESSION_TIMEOUT.toMillis());
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG),
+        (int) SESSION_TIMEOUT.toMillis() / 5);
+    p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
+    kafkaProperties.applyTo(p);
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());

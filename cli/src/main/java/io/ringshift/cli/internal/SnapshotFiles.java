@@ -2,6 +2,7 @@ package io.ringshift.cli.internal;
 
 import io.ringshift.protocol.AtomicFiles;
 import io.ringshift.cli.BadInputException;
+import io.ringshift.client.RingClient;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.RingSnapshotCodec;
@@ -20,8 +21,22 @@ final class SnapshotFiles {
   /** A snapshot read, decoded and verified (checksum rebuilt), with its size on disk. */
   record Loaded(RingSnapshot ring, int bytes) {}
 
+  /**
+   * Reads a snapshot file ({@code ring build}'s) or a ring file that nodes and clients persist (a {@code
+   * ring-snapshot.bin}: the published snapshot in a frame with its publish time), recognised by its first bytes.
+   */
   static Loaded read(Path path) {
     byte[] bytes = InputFiles.read(path, "snapshot file");
+    if (RingClient.looksLikePersistFile(bytes)) {
+      try {
+        return new Loaded(RingClient.readPersistFile(path).snapshot().ring(), bytes.length);
+      } catch (IOException e) {
+        throw new BadInputException(e.getMessage(), e);
+      } catch (CodecException e) {
+        throw new BadInputException(path + " is a persisted ring file whose snapshot is not valid: " + e.getMessage(),
+            e);
+      }
+    }
     try {
       return new Loaded(CODEC.decode(bytes), bytes.length);
     } catch (CodecException e) {

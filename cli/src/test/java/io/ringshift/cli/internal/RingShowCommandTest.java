@@ -8,7 +8,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.client.RingClient;
+import io.ringshift.protocol.PublishedSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -16,6 +22,39 @@ import org.junit.jupiter.api.io.TempDir;
 
 class RingShowCommandTest {
   @TempDir Path dir;
+
+  @Test
+  void shouldReadTheRingFileNodesAndClientsPersist() throws Exception {
+    RingSnapshot ring = Fixtures.ring(6, 3).clusterId("persisted").epoch(4).build();
+    Path file = dir.resolve("ring-snapshot.bin");
+    RingClient.writePersistFile(file, PublishedSnapshot.unsigned(ring, null, List.of()),
+        Instant.parse("2026-12-02T01:00:00Z"));
+
+    Cli.Result show = Cli.run("ring", "show", file.toString());
+    assertThat(show.exitCode()).as(show.toString()).isZero();
+    JsonNode json = new ObjectMapper().readTree(show.stdout());
+    assertThat(json.get("cluster").asText()).isEqualTo("persisted");
+    assertThat(json.get("epoch").asLong()).isEqualTo(4);
+    assertThat(json.get("checksum").asText()).isEqualTo(ring.checksumHex());
+
+    Cli.Result lookup = Cli.run("user:42\n".getBytes(StandardCharsets.UTF_8), "ring", "lookup", "--snapshot",
+        file.toString());
+    assertThat(lookup.exitCode()).as(lookup.toString()).isZero();
+    assertThat(lookup.stdout()).startsWith("user:42\t" + String.join(",", ring.replicasOf("user:42").ids()));
+  }
+
+  @Test
+  void shouldNameTheFileWhenAPersistedRingFileIsBroken() throws Exception {
+    RingSnapshot ring = Fixtures.ring(6, 3).build();
+    Path file = dir.resolve("ring-snapshot.bin");
+    RingClient.writePersistFile(file, PublishedSnapshot.unsigned(ring, null, List.of()), Instant.EPOCH);
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, Arrays.copyOf(bytes, bytes.length - 10));
+
+    Cli.Result show = Cli.run("ring", "show", file.toString());
+    assertThat(show.exitCode()).isEqualTo(2);
+    assertThat(show.stderr()).startsWith("ringshift: cold-start file " + file);
+  }
 
   @Test
   void shouldPrintParametersMembersAndRealisedShares() throws Exception {

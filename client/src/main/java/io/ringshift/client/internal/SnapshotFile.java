@@ -45,6 +45,11 @@ public final class SnapshotFile {
     }
   }
 
+  /** Whether {@code bytes} begin with this file's magic. */
+  public static boolean hasMagic(byte[] bytes) {
+    return bytes.length >= 4 && ByteBuffer.wrap(bytes, 0, 4).getInt() == MAGIC;
+  }
+
   /** Writes the snapshot and its publish time to {@code file}, atomically. */
   public static void write(Path file, byte[] snapshot, long publishedAtMillis) throws IOException {
     ByteBuffer buffer = ByteBuffer.allocate(HEADER + snapshot.length + 4);
