@@ -4,6 +4,9 @@ import io.ringshift.cli.internal.LogSettings;
 import io.ringshift.cli.internal.RingCommand;
 import io.ringshift.cli.internal.audit.AuditCommand;
 import io.ringshift.cli.internal.control.ChangeCommands;
+import io.ringshift.cli.internal.data.GetCommand;
+import io.ringshift.cli.internal.data.LoadCommand;
+import io.ringshift.cli.internal.data.PutCommand;
 import io.ringshift.cli.internal.control.DevCommand;
 import io.ringshift.cli.internal.control.EpochsCommand;
 import io.ringshift.cli.internal.control.InitCommand;
@@ -47,6 +50,9 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       OrchestratorCommand.class,
       TopicsCommand.class,
+      PutCommand.class,
+      GetCommand.class,
+      LoadCommand.class,
       NodeCommand.class,
       WorkerCommand.class,
       PublisherCommand.class,

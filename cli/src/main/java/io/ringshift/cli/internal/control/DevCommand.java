@@ -98,7 +98,8 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
 
   public DevCommand() {}
 
-  DevCommand(CountDownLatch stopRequested, boolean trapSignals) {
+  /** Runs until {@code stopRequested} opens (tests in other packages start dev in-process). */
+  public DevCommand(CountDownLatch stopRequested, boolean trapSignals) {
     super(stopRequested, trapSignals);
   }
 

@@ -1,0 +1,118 @@
+package io.ringshift.cli.internal.data;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.ringshift.cli.internal.Cli;
+import io.ringshift.cli.internal.control.DevCommand;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code put}, {@code get} and {@code load --verify} against {@code ringshift dev --nodes 6}: the real client path
+ * (published ring, routed writes to every replica in parallel, reads from a read-eligible replica).
+ */
+class DataCommandsIT {
+  private static final Pattern BOOTSTRAP = Pattern.compile("Kafka at (127\\.0\\.0\\.1:\\d+)");
+
+  @TempDir static Path dir;
+
+  private static final ExecutorService EXECUTOR = Executors.newSingleThreadExecutor();
+  private static final CountDownLatch STOP = new CountDownLatch(1);
+  private static Future<Integer> dev;
+  private static String bootstrap;
+  private static Path data;
+
+  @BeforeAll
+  static void startDevWithNodes() {
+    data = dir.resolve("dev");
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = new CommandLine(new DevCommand(STOP, false));
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    dev = EXECUTOR.submit(() -> cli.execute("--port", "0", "--nodes", "6", "--node-port", "0", "--data-dir",
+        data.toString()));
+    await("dev prints its banner").atMost(Duration.ofSeconds(120))
+        .until(() -> out.toString().contains("Ctrl-C stops it.") || dev.isDone());
+    assertThat(dev.isDone()).as("dev ended early: %s %s", out, err).isFalse();
+    Matcher m = BOOTSTRAP.matcher(out.toString());
+    assertThat(m.find()).as(out.toString()).isTrue();
+    bootstrap = m.group(1);
+    Cli.Result init = Cli.run("init", "--members", data.resolve("members.json").toString(), "--vnodes", "16",
+        "--bootstrap", bootstrap, "--wait", "60");
+    assertThat(init.exitCode()).as(init.toString()).isZero();
+    await("epoch 1 published").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+        .until(() -> Cli.run("status", "--bootstrap", bootstrap).stdout().contains("epoch 1 PUBLISHED"));
+  }
+
+  @AfterAll
+  static void stopDev() throws Exception {
+    STOP.countDown();
+    dev.get(60, TimeUnit.SECONDS);
+    EXECUTOR.shutdownNow();
+  }
+
+  @Test
+  void shouldPutAKeyOnEveryReplicaAndGetItBack() {
+    Cli.Result put = data("put", "user:42", "hello ringshift");
+    assertThat(put.exitCode()).as(put.toString()).isZero();
+    assertThat(put.stdout()).matches("put user:42 at epoch 1 on node-0\\d, node-0\\d, node-0\\d\\n");
+
+    Cli.Result get = data("get", "user:42");
+    assertThat(get.exitCode()).as(get.toString()).isZero();
+    assertThat(get.stdout()).isEqualTo("hello ringshift\n");
+    assertThat(get.stderr()).startsWith("epoch 1; replicas ").contains("; read from node-0");
+
+    Cli.Result missing = data("get", "user:absent");
+    assertThat(missing.exitCode()).as(missing.toString()).isEqualTo(GetCommand.EXIT_NOT_FOUND);
+    assertThat(missing.stderr()).endsWith("ringshift: user:absent has no value\n");
+  }
+
+  @Test
+  void shouldLoadAndVerifyEveryAcknowledgedWriteOnEveryReplica() {
+    Cli.Result load = data("load", "--keys", "300", "--rate", "300", "--duration", "3s", "--threads", "4",
+        "--verify", "--seed", "7");
+    assertThat(load.exitCode()).as(load.toString()).isZero();
+    assertThat(load.stdout()).contains("load: 300 keys, 300 writes/s, 100-byte values, 4 threads")
+        .containsPattern("load: \\d+ writes acknowledged in \\d+\\.\\d s: \\d+/s; latency p50 ")
+        .containsPattern("verify: \\d+ keys read from every replica of epoch 1 \\(\\d+ reads\\): each holds its "
+            + "last acknowledged write");
+  }
+
+  @Test
+  void shouldRefuseDataCommandsWithoutNodesOrKeys() {
+    Cli.Result noNodes = Cli.run("put", "k", "v", "--bootstrap", bootstrap, "--trusted-key",
+        data.resolve("publisher.pub").toString());
+    assertThat(noNodes.exitCode()).isEqualTo(2);
+    assertThat(noNodes.stderr()).startsWith("ringshift: no storage node given");
+    Cli.Result noKey = Cli.run("get", "k", "--bootstrap", bootstrap, "--nodes",
+        data.resolve("client-ports.txt").toString());
+    assertThat(noKey.exitCode()).isEqualTo(2);
+    assertThat(noKey.stderr()).startsWith("ringshift: Missing required option: '--trusted-key=FILE'");
+  }
+
+  private static Cli.Result data(String... args) {
+    List<String> all = new ArrayList<>(Arrays.asList(args));
+    all.addAll(List.of("--bootstrap", bootstrap, "--trusted-key", data.resolve("publisher.pub").toString(),
+        "--nodes", data.resolve("client-ports.txt").toString()));
+    return Cli.run(all.toArray(String[]::new));
+  }
+}
