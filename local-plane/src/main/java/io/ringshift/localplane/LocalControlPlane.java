@@ -109,6 +109,7 @@ public final class LocalControlPlane implements AutoCloseable {
     private boolean withNodes;
     private int nodeCount;
     private int nodePort;
+    private int spareCount;
     private boolean withWorker;
     private Duration grace = WorkerConfig.DEFAULT_GRACE;
     private boolean withPublisher = true;
@@ -173,6 +174,19 @@ public final class LocalControlPlane implements AutoCloseable {
       withNodes = true;
       nodeCount = count;
       nodePort = basePort;
+      return this;
+    }
+
+    /**
+     * Run {@code count} more numbered nodes after the {@link #nodes} ones, left out of {@code members.json}: spares
+     * to join.
+     */
+    public Builder spares(int count) {
+      if (count < 0 || count > LocalNodes.MAX_NODES) {
+        throw new IllegalArgumentException("spares was " + count + "; it must be 0.." + LocalNodes.MAX_NODES
+            + " (with the nodes, at most " + LocalNodes.MAX_NODES + " in all)");
+      }
+      spareCount = count;
       return this;
     }
 
@@ -335,7 +349,7 @@ public final class LocalControlPlane implements AutoCloseable {
       ring = PublishedRingView.follow(follow.build());
     }
     try {
-      p.nodes = s.nodeCount > 0 ? LocalNodes.startNumbered(s.nodeCount, s.nodePort, s.dataDir, ring)
+      p.nodes = s.nodeCount > 0 ? LocalNodes.startNumbered(s.nodeCount, s.spareCount, s.nodePort, s.dataDir, ring)
           : LocalNodes.in(s.dataDir, ring);
     } catch (io.ringshift.storage.StoreException e) {
       throw new LocalPlaneException(LocalPlaneException.Reason.START_FAILED, "the storage nodes did not start: "

@@ -44,6 +44,8 @@ public final class LocalNodes implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
   private static final int ZONES = 3;
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(10);
+  /** Ids of the nodes started as spares, left out of {@code members.json}. */
+  private final java.util.Set<String> spares = new java.util.HashSet<>();
 
   /**
    * One running node: its store, its server, a client of its client port ({@link #remote}, key reads and writes)
@@ -112,13 +114,26 @@ public final class LocalNodes implements AutoCloseable {
    * @throws StoreException when RocksDB cannot open a store
    */
   public static LocalNodes startNumbered(int count, int basePort, Path dir, PublishedRingView ring) {
-    if (count < 1 || count > MAX_NODES) {
-      throw new IllegalArgumentException("count was " + count + "; it must be 1.." + MAX_NODES);
+    return startNumbered(count, 0, basePort, dir, ring);
+  }
+
+  /**
+   * {@link #startNumbered(int, int, Path, PublishedRingView)} with {@code spares} more nodes after the {@code count}
+   * members, numbered on: they run and serve, but {@code members.json} leaves them out, so that they can join.
+   */
+  public static LocalNodes startNumbered(int count, int spares, int basePort, Path dir, PublishedRingView ring) {
+    if (count < 1 || spares < 0 || count + spares > MAX_NODES) {
+      throw new IllegalArgumentException("count was " + count + " and spares " + spares + "; count must be at least "
+          + "1 and both together at most " + MAX_NODES);
     }
     LocalNodes nodes = in(dir, ring);
     try {
-      for (int i = 1; i <= count; i++) {
-        nodes.start(id(i, count), zone(i), basePort == 0 ? 0 : basePort + i - 1);
+      int all = count + spares;
+      for (int i = 1; i <= all; i++) {
+        if (i > count) {
+          nodes.spares.add(id(i, all));
+        }
+        nodes.start(id(i, all), zone(i), basePort == 0 ? 0 : basePort + i - 1);
       }
       return nodes;
     } catch (RuntimeException e) {
@@ -199,12 +214,15 @@ public final class LocalNodes implements AutoCloseable {
         + "and writes); rewritten at every start\n");
     StringBuilder json = new StringBuilder("[\n");
     List<Node> all = new ArrayList<>(nodes.values());
-    for (int i = 0; i < all.size(); i++) {
-      Node n = all.get(i);
+    for (Node n : all) {
       txt.append(n.id()).append(' ').append(n.adminHostPort()).append('\n');
       clients.append(n.id()).append(' ').append(n.hostPort()).append('\n');
+    }
+    List<Node> members = all.stream().filter(n -> !spares.contains(n.id())).toList();
+    for (int i = 0; i < members.size(); i++) {
+      Node n = members.get(i);
       json.append("  {\"id\": \"").append(n.id()).append("\", \"zone\": \"").append(n.zone()).append("\"}")
-          .append(i + 1 < all.size() ? ",\n" : "\n");
+          .append(i + 1 < members.size() ? ",\n" : "\n");
     }
     json.append("]\n");
     try {
@@ -220,6 +238,11 @@ public final class LocalNodes implements AutoCloseable {
   /** The running nodes, in the order they started. */
   public synchronized List<Node> nodes() {
     return List.copyOf(nodes.values());
+  }
+
+  /** The running nodes started as spares: not in {@code members.json}, ready to join. */
+  public synchronized List<Node> spares() {
+    return nodes.values().stream().filter(n -> spares.contains(n.id())).toList();
   }
 
   /**

@@ -96,6 +96,11 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
       description = "Prefix of the ring.* topic names.")
   private String topicPrefix;
 
+  @Option(names = "--spares", paramLabel = "K", defaultValue = "0",
+      description = "With --nodes N, also run K spare nodes, numbered after them and left out of members.json, so "
+          + "that a join has a node to bring in (default: ${DEFAULT-VALUE}).")
+  private int spares;
+
   public DevCommand() {}
 
   /** Runs until {@code stopRequested} opens (tests in other packages start dev in-process). */
@@ -113,8 +118,8 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
     }
     LocalControlPlane.Builder settings = LocalControlPlane.builder().port(port).dataDir(dataDir)
         .clusterBytes(clusterBytes).topicPrefix(topicPrefix);
-    if (nodes != 0 || matched("--node-port") || matched("--grace")) {
-      settings.nodes(checkNodes(), checkNodePort()).worker(checkGrace());
+    if (nodes != 0 || matched("--node-port") || matched("--grace") || matched("--spares")) {
+      settings.nodes(checkNodes(), checkNodePort()).spares(checkSpares()).worker(checkGrace());
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
@@ -155,17 +160,26 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
   private int checkNodes() {
     if (nodes < 1 || nodes > LocalNodes.MAX_NODES) {
       throw new BadInputException("--nodes was " + nodes + "; it must be 1.." + LocalNodes.MAX_NODES
-          + " (--node-port and --grace need it)");
+          + " (--node-port, --spares and --grace need it)");
     }
     return nodes;
   }
 
+  private int checkSpares() {
+    if (spares < 0 || nodes + spares > LocalNodes.MAX_NODES) {
+      throw new BadInputException("--spares was " + spares + "; with --nodes " + nodes + " it must be 0.."
+          + (LocalNodes.MAX_NODES - nodes) + " (" + LocalNodes.MAX_NODES + " nodes in all at most)");
+    }
+    return spares;
+  }
+
   private int checkNodePort() {
     // Node i listens on BASE + i - 1 and its admin listener 100 above.
-    int last = nodePort + nodes - 1 + LocalNodes.ADMIN_PORT_OFFSET;
+    int count = nodes + Math.max(0, spares);
+    int last = nodePort + count - 1 + LocalNodes.ADMIN_PORT_OFFSET;
     if (nodePort < 0 || (nodePort > 0 && last > 65_535)) {
-      throw new BadInputException("--node-port was " + nodePort + "; with --nodes " + nodes + " it must be 0 (free "
-          + "ports) or 1.." + (65_536 - nodes - LocalNodes.ADMIN_PORT_OFFSET) + ", so that the last node's admin "
+      throw new BadInputException("--node-port was " + nodePort + "; with --nodes " + count + " it must be 0 (free "
+          + "ports) or 1.." + (65_536 - count - LocalNodes.ADMIN_PORT_OFFSET) + ", so that the last node's admin "
           + "listener (its port + " + LocalNodes.ADMIN_PORT_OFFSET + ") is at most 65535");
     }
     return nodePort;
@@ -196,32 +210,55 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
     lines.add("  publisher: signs with key " + plane.publisher().orElseThrow().config().signingKey().id() + " (" + plane.keyFile()
         + "); clients trust " + plane.publicKeyFile());
     if (nodes.isEmpty()) {
+      String cmd = launcher();
       lines.add("Try, in another terminal:");
-      lines.add("  ringshift init --members members.json --bootstrap " + b + " --wait");
-      lines.add("  ringshift join node-100 --zone az-1 --bootstrap " + b + " --wait");
-      lines.add("  ringshift status --bootstrap " + b);
+      lines.add("  " + cmd + " init --members members.json --bootstrap " + b + " --wait");
+      lines.add("  " + cmd + " join node-100 --zone az-1 --bootstrap " + b + " --wait");
+      lines.add("  " + cmd + " status --bootstrap " + b);
       lines.add("Ctrl-C stops it.");
       return lines;
     }
     LocalNodes n = nodes.get();
+    List<LocalNodes.Node> spareNodes = n.spares();
     for (LocalNodes.Node node : n.nodes()) {
       lines.add("  node:   " + node.id() + " (" + node.zone() + ") at " + node.hostPort() + ", admin listener "
-          + node.adminHostPort());
+          + node.adminHostPort() + (spareNodes.contains(node) ? " (spare: not in members.json)" : ""));
     }
     WorkerConfig worker = plane.worker().orElseThrow().config();
     lines.add("  worker: " + worker.workerId() + ", unlimited copy rates, cleanup grace " + shortDuration(worker.grace())
         + ", nodes file " + n.nodesFile() + ", admin secret " + n.secretFile());
-    int count = n.nodes().size();
+    int count = n.nodes().size() - spareNodes.size();
     String replicas = count < RingBuilder.DEFAULT_REPLICAS ? " --replicas " + count : "";
+    String cmd = launcher();
     lines.add("Try, in another terminal:");
-    lines.add("  ringshift init --members " + n.membersFile() + replicas + " --bootstrap " + b + " --wait");
+    lines.add("  " + cmd + " init --members " + n.membersFile() + replicas + " --bootstrap " + b + " --wait");
+    if (!spareNodes.isEmpty()) {
+      LocalNodes.Node spare = spareNodes.get(0);
+      lines.add("  " + cmd + " join " + spare.id() + " --zone " + spare.zone() + " --bootstrap " + b + " --wait");
+    }
     if (count > RingBuilder.DEFAULT_REPLICAS) {
       LocalNodes.Node last = n.nodes().get(count - 1);
-      lines.add("  ringshift drain " + last.id() + " --bootstrap " + b + " --wait");
+      lines.add("  " + cmd + " drain " + last.id() + " --bootstrap " + b + " --wait");
     }
-    lines.add("  ringshift status --bootstrap " + b);
+    lines.add("  " + cmd + " status --bootstrap " + b);
     lines.add("Ctrl-C stops it.");
     return lines;
+  }
+
+  /**
+   * How to run the CLI in the printed commands: {@code ringshift} when a {@code ringshift} is on the PATH, else
+   * {@code ./ringshift}, the launcher at the repository root.
+   */
+  static String launcher() {
+    String path = System.getenv("PATH");
+    if (path != null) {
+      for (String dir : path.split(java.io.File.pathSeparator)) {
+        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "ringshift"))) {
+          return "ringshift";
+        }
+      }
+    }
+    return "./ringshift";
   }
 
   /** {@code 10min}, {@code 30s}, {@code 2h}, {@code 500ms}: as {@code --grace} takes it. */

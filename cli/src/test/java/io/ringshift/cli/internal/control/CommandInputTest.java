@@ -114,14 +114,18 @@ class CommandInputTest {
             "{d}/members.json"),
         c("dev: too many nodes", "--nodes was 65; it must be 1..64", "dev", "--nodes", "65"),
         c("dev: negative nodes", "--nodes was -1; it must be 1..64", "dev", "--nodes", "-1"),
-        c("dev: node port without nodes", "--nodes was 0; it must be 1..64 (--node-port and --grace need it)", "dev",
+        c("dev: node port without nodes", "--nodes was 0; it must be 1..64 (--node-port, --spares and --grace need it)", "dev",
             "--node-port", "7201"),
-        c("dev: grace without nodes", "--nodes was 0; it must be 1..64 (--node-port and --grace need it)", "dev",
+        c("dev: grace without nodes", "--nodes was 0; it must be 1..64 (--node-port, --spares and --grace need it)", "dev",
             "--grace", "1min"),
         c("dev: last node port out of range", "--node-port was 65535; with --nodes 2 it must be 0 (free ports) or "
             + "1..65434, so that the last node's admin listener (its port + 100) is at most 65535", "dev", "--nodes", "2", "--node-port",
             "65535"),
         c("dev: negative node port", "--node-port was -1", "dev", "--nodes", "2", "--node-port", "-1"),
+        c("dev: spares without nodes", "--nodes was 0; it must be 1..64 (--node-port, --spares and --grace need it)",
+            "dev", "--spares", "1"),
+        c("dev: too many spares", "--spares was 5; with --nodes 60 it must be 0..4 (64 nodes in all at most)", "dev",
+            "--nodes", "60", "--spares", "5"),
         c("dev: bad grace", "--grace was \"soon\"; write a duration such as 500ms, 30s, 10min or 2h", "dev",
             "--nodes", "2", "--grace", "soon"));
   }

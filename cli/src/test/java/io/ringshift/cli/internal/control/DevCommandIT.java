@@ -99,7 +99,7 @@ class DevCommandIT {
     String bootstrap = first.bootstrap();
     assertThat(first.out().toString()).contains("  data:   " + data.resolve("kafka").toAbsolutePath() + " (broker), "
         + data.resolve("streams").toAbsolutePath() + " (orchestrator): kept",
-        "  ringshift status --bootstrap " + bootstrap);
+        "  " + DevCommand.launcher() + " status --bootstrap " + bootstrap);
     String keyId = SigningKey.read(data.resolve("publisher.key")).id();
     assertThat(first.out().toString()).contains("  publisher: signs with key " + keyId + " ("
         + data.resolve("publisher.key").toAbsolutePath() + "); clients trust "
@@ -160,9 +160,9 @@ class DevCommandIT {
         "  worker: dev-worker, unlimited copy rates, cleanup grace 1h, nodes file "
             + data.resolve("nodes.txt").toAbsolutePath() + ", admin secret "
             + data.resolve("admin.secret").toAbsolutePath(),
-        "  ringshift init --members " + data.resolve("members.json").toAbsolutePath() + " --bootstrap " + bootstrap
+        "  " + DevCommand.launcher() + " init --members " + data.resolve("members.json").toAbsolutePath() + " --bootstrap " + bootstrap
             + " --wait",
-        "  ringshift drain node-05 --bootstrap " + bootstrap + " --wait");
+        "  " + DevCommand.launcher() + " drain node-05 --bootstrap " + bootstrap + " --wait");
     for (String id : directory.nodes().keySet()) {
       assertThat(data.resolve("nodes").resolve(id)).as("%s keeps its store under the data dir", id).isDirectory();
     }
@@ -282,7 +282,7 @@ class DevCommandIT {
       assertThat(key).isRegularFile();
       assertThat(plane.publicKeyFile()).isRegularFile();
       assertThat(DevCommand.banner(plane)).contains("  data:   temporary, deleted on exit (--data-dir DIR keeps it)",
-          "  ringshift init --members " + nodes.resolve("members.json") + " --replicas 2 --bootstrap "
+          "  " + DevCommand.launcher() + " init --members " + nodes.resolve("members.json") + " --replicas 2 --bootstrap "
               + plane.bootstrapServers() + " --wait")
           .noneMatch(line -> line.contains("drain"));
       assertThat(brokerData).isDirectory();

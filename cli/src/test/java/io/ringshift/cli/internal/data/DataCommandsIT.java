@@ -7,6 +7,7 @@ import io.ringshift.cli.internal.Cli;
 import io.ringshift.cli.internal.control.DevCommand;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +22,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -29,6 +33,7 @@ import picocli.CommandLine;
  * {@code put}, {@code get} and {@code load --verify} against {@code ringshift dev --nodes 6}: the real client path
  * (published ring, routed writes to every replica in parallel, reads from a read-eligible replica).
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DataCommandsIT {
   private static final Pattern BOOTSTRAP = Pattern.compile("Kafka at (127\\.0\\.0\\.1:\\d+)");
 
@@ -39,6 +44,7 @@ class DataCommandsIT {
   private static Future<Integer> dev;
   private static String bootstrap;
   private static Path data;
+  private static String banner;
 
   @BeforeAll
   static void startDevWithNodes() {
@@ -48,14 +54,15 @@ class DataCommandsIT {
     CommandLine cli = new CommandLine(new DevCommand(STOP, false));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
-    dev = EXECUTOR.submit(() -> cli.execute("--port", "0", "--nodes", "6", "--node-port", "0", "--data-dir",
-        data.toString()));
+    dev = EXECUTOR.submit(() -> cli.execute("--port", "0", "--nodes", "6", "--spares", "1", "--node-port", "0",
+        "--data-dir", data.toString()));
     await("dev prints its banner").atMost(Duration.ofSeconds(120))
         .until(() -> out.toString().contains("Ctrl-C stops it.") || dev.isDone());
     assertThat(dev.isDone()).as("dev ended early: %s %s", out, err).isFalse();
     Matcher m = BOOTSTRAP.matcher(out.toString());
     assertThat(m.find()).as(out.toString()).isTrue();
     bootstrap = m.group(1);
+    banner = out.toString();
     Cli.Result init = Cli.run("init", "--members", data.resolve("members.json").toString(), "--vnodes", "16",
         "--bootstrap", bootstrap, "--wait", "60");
     assertThat(init.exitCode()).as(init.toString()).isZero();
@@ -107,6 +114,22 @@ class DataCommandsIT {
         data.resolve("client-ports.txt").toString());
     assertThat(noKey.exitCode()).isEqualTo(2);
     assertThat(noKey.stderr()).startsWith("ringshift: Missing required option: '--trusted-key=FILE'");
+  }
+
+  @Test
+  @Order(Integer.MAX_VALUE)
+  void shouldPrintAJoinOfTheSpareThatWorks() throws Exception {
+    assertThat(Files.readString(data.resolve("members.json"))).contains("node-06").doesNotContain("node-07");
+    assertThat(banner).contains("node-07 (az-1) at ").contains("(spare: not in members.json)");
+    Matcher join = Pattern.compile("  \\S*ringshift (join node-07 --zone az-1 --bootstrap \\S+ --wait)").matcher(banner);
+    assertThat(join.find()).as(banner).isTrue();
+
+    Cli.Result joined = Cli.run(join.group(1).split(" "));
+    assertThat(joined.exitCode()).as(joined.toString()).isZero();
+    await("epoch 2 published").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
+        .until(() -> Cli.run("status", "--bootstrap", bootstrap).stdout().contains("epoch 2 PUBLISHED"));
+    Cli.Result get = data("get", "user:42");
+    assertThat(get.stderr()).as(get.toString()).startsWith("epoch 2; ");
   }
 
   private static Cli.Result data(String... args) {
