@@ -251,12 +251,18 @@ public final class SnapshotPublisher implements AutoCloseable {
       } catch (WakeupException e) {
         LOG.debug("publisher {}: woken to stop{}", config.transactionalId(), active() ? "" : " (lease lost)");
       } catch (RuntimeException e) {
-        if (lease != null && isFenced(e) && leaseLostWithin(config.leaseTimeout())) {
-          // With the election, the instance that took the lease fenced this one: stand by again. (Fenced while
-          // still holding the lease means a publisher outside the election took the id: stop, as without it, or
-          // the two would take it from each other in turn.)
-          LOG.info("publisher {}: fenced by the publisher that took the lease ({}); standing by",
-              config.transactionalId(), e.toString());
+        if (lease != null && isFenced(e)) {
+          // With the election only a lease holder opens a session, so whoever fenced this one took the lease, or
+          // held it a moment ago and has not noticed losing it yet: stand by if the lease is gone, else take the id
+          // back a second later (the old holder stops opening sessions as soon as it notices).
+          if (leaseLostWithin(config.leaseTimeout())) {
+            LOG.info("publisher {}: fenced by the publisher that took the lease ({}); standing by",
+                config.transactionalId(), e.toString());
+          } else {
+            LOG.warn("publisher {}: fenced while it holds the lease ({}); opening a new session in {} ms",
+                config.transactionalId(), e.toString(), RETRY_AFTER.toMillis());
+            awaitStop(RETRY_AFTER);
+          }
         } else if (isFatal(e) || (!caughtUp.isDone() && !startReturned)) {
           // Fenced, refused, or unable to start at all: retrying would not help.
           fatal = e;
