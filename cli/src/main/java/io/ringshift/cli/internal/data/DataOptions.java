@@ -2,8 +2,8 @@ package io.ringshift.cli.internal.data;
 
 import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.Durations;
+import io.ringshift.cli.internal.NodeAddresses;
 import io.ringshift.worker.NodeDirectory;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,31 +43,8 @@ public final class DataOptions {
 
   /** The client ports of the nodes. @throws BadInputException when none is given or one is malformed */
   NodeDirectory directory() {
-    NodeDirectory directory = NodeDirectory.empty();
-    if (nodesFile != null) {
-      try {
-        directory = NodeDirectory.read(nodesFile);
-      } catch (UncheckedIOException | IllegalArgumentException e) {
-        throw new BadInputException("--nodes: " + e.getMessage(), e);
-      }
-    }
-    for (String node : nodes) {
-      String[] parts = node.split("=", 2);
-      if (parts.length != 2) {
-        throw new BadInputException("--node was \"" + node + "\"; write ID=HOST:PORT, for example "
-            + "node-1=127.0.0.1:7101");
-      }
-      try {
-        directory = directory.with(parts[0].strip(), NodeDirectory.Address.parse(parts[1]));
-      } catch (IllegalArgumentException e) {
-        throw new BadInputException("--node " + node + ": " + e.getMessage(), e);
-      }
-    }
-    if (directory.nodes().isEmpty()) {
-      throw new BadInputException("no storage node given; list their client ports with --nodes FILE (ringshift dev "
-          + "writes client-ports.txt) or --node ID=HOST:PORT");
-    }
-    return directory;
+    return NodeAddresses.read(nodesFile, nodes, "no storage node given; list their client ports with --nodes FILE "
+        + "(ringshift dev writes client-ports.txt) or --node ID=HOST:PORT");
   }
 
   Duration ringTimeout() {

@@ -5,6 +5,7 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
+import io.ringshift.cli.internal.NodeAddresses;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.TrustedKeyFiles;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
@@ -17,7 +18,6 @@ import io.ringshift.worker.NodeDirectory;
 import io.ringshift.worker.TaskTuning;
 import io.ringshift.worker.WorkerConfig;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -186,29 +186,8 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
 
   /** The validated configuration; bad options are {@link BadInputException}s naming the option. */
   WorkerConfig config() {
-    NodeDirectory directory = NodeDirectory.empty();
-    if (nodesFile != null) {
-      try {
-        directory = NodeDirectory.read(nodesFile);
-      } catch (UncheckedIOException | IllegalArgumentException e) {
-        throw new BadInputException("--nodes: " + e.getMessage(), e);
-      }
-    }
-    for (String node : nodes) {
-      String[] parts = node.split("=", 2);
-      if (parts.length != 2) {
-        throw new BadInputException("--node was \"" + node + "\"; write ID=HOST:PORT, for example "
-            + "node-1=127.0.0.1:7001");
-      }
-      try {
-        directory = directory.with(parts[0].strip(), NodeDirectory.Address.parse(parts[1]));
-      } catch (IllegalArgumentException e) {
-        throw new BadInputException("--node " + node + ": " + e.getMessage(), e);
-      }
-    }
-    if (directory.nodes().isEmpty()) {
-      throw new BadInputException("no storage node given; list them with --nodes FILE or --node ID=HOST:PORT");
-    }
+    NodeDirectory directory = NodeAddresses.read(nodesFile, nodes,
+        "no storage node given; list them with --nodes FILE or --node ID=HOST:PORT");
     if (nodeSecretFile == null) {
       throw new BadInputException("no --node-secret-file given: the nodes' admin listeners answer only calls that "
           + "carry their admin secret; give the file the nodes use (their --admin-secret-file; by default "
