@@ -1,6 +1,9 @@
 package io.ringshift.storage;
 
 import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ringshift.storage.internal.http.NodeMetrics;
 import io.ringshift.storage.internal.http.NodeHandler;
 import java.io.IOException;
 import java.net.BindException;
@@ -41,14 +44,17 @@ public final class NodeServer implements AutoCloseable {
   private final InetSocketAddress address;
   private final InetSocketAddress adminAddress;
   private final AdminSecret secret;
+  private final NodeMetrics metrics;
 
-  private NodeServer(HttpServer server, HttpServer admin, ExecutorService handlers, AdminSecret secret) {
+  private NodeServer(HttpServer server, HttpServer admin, ExecutorService handlers, AdminSecret secret,
+      NodeMetrics metrics) {
     this.server = server;
     this.admin = admin;
     this.handlers = handlers;
     this.address = server.getAddress();
     this.adminAddress = admin.getAddress();
     this.secret = secret;
+    this.metrics = metrics;
   }
 
   /**
@@ -79,6 +85,16 @@ public final class NodeServer implements AutoCloseable {
    */
   public static NodeServer start(Store store, InetSocketAddress bind, InetSocketAddress adminBind, AdminSecret secret,
       int threads) {
+    return start(store, bind, adminBind, secret, threads, new SimpleMeterRegistry());
+  }
+
+  /**
+   * As {@link #start(Store, InetSocketAddress, InetSocketAddress, AdminSecret, int)}, with the node's meters
+   * (writes, reads, refusals by reason, fences held, range deletes: docs/metrics.md) on {@code registry}; they are
+   * removed from it when the server closes.
+   */
+  public static NodeServer start(Store store, InetSocketAddress bind, InetSocketAddress adminBind, AdminSecret secret,
+      int threads, MeterRegistry registry) {
     if (store == null || bind == null || adminBind == null) {
       throw new IllegalArgumentException("a node server needs a store and an address to bind for each listener");
     }
@@ -91,6 +107,9 @@ public final class NodeServer implements AutoCloseable {
     }
     if (threads < 1) {
       throw new IllegalArgumentException("threads was " + threads + "; a node server needs at least 1");
+    }
+    if (registry == null) {
+      throw new IllegalArgumentException("a node server needs a meter registry for its meters");
     }
     HttpServer server = bind(bind, "the client port");
     HttpServer admin;
@@ -107,15 +126,16 @@ public final class NodeServer implements AutoCloseable {
           t.setDaemon(true);
           return t;
         });
+    NodeMetrics metrics = new NodeMetrics(registry, store);
     server.createContext("/", new NodeHandler(store, NodeHandler.Listener.CLIENT, secret,
-        () -> admin.getAddress().getPort()));
+        () -> admin.getAddress().getPort(), metrics));
     admin.createContext("/", new NodeHandler(store, NodeHandler.Listener.ADMIN, secret,
-        () -> server.getAddress().getPort()));
+        () -> server.getAddress().getPort(), metrics));
     server.setExecutor(handlers);
     admin.setExecutor(handlers);
     server.start();
     admin.start();
-    return new NodeServer(server, admin, handlers, secret);
+    return new NodeServer(server, admin, handlers, secret, metrics);
   }
 
   private static HttpServer bind(InetSocketAddress bind, String what) {
@@ -176,6 +196,7 @@ public final class NodeServer implements AutoCloseable {
   public void close() {
     server.stop(0);
     admin.stop(0);
+    metrics.close();
     handlers.shutdownNow();
     try {
       if (!handlers.awaitTermination(10, TimeUnit.SECONDS)) {

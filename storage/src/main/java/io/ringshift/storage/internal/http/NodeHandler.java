@@ -62,21 +62,24 @@ public final class NodeHandler implements HttpHandler {
   private final Listener listener;
   private final AdminSecret secret;
   private final IntSupplier otherPort;
+  private final NodeMetrics metrics;
 
   /** A handler serving every endpoint without authentication (tests of the API itself). */
   public NodeHandler(Store store) {
-    this(store, Listener.ADMIN, null, () -> -1);
+    this(store, Listener.ADMIN, null, () -> -1, NodeMetrics.none(store));
   }
 
   /**
    * @param secret the admin secret every request must carry on {@link Listener#ADMIN}; null: none checked (tests)
    * @param otherPort the port of the node's other listener, named in refusals
+   * @param metrics where the answers are counted; both listeners of a node share one
    */
-  public NodeHandler(Store store, Listener listener, AdminSecret secret, IntSupplier otherPort) {
+  public NodeHandler(Store store, Listener listener, AdminSecret secret, IntSupplier otherPort, NodeMetrics metrics) {
     this.store = store;
     this.listener = listener;
     this.secret = secret;
     this.otherPort = otherPort;
+    this.metrics = metrics;
   }
 
   /** A request whose method, path or parameters the API does not know. */
@@ -180,6 +183,7 @@ public final class NodeHandler implements HttpHandler {
     Outcome outcome = outcome(e);
     int status = outcome.status();
     String code = outcome.code();
+    metrics.failed(code);
     if (code.equals(HttpApi.STORE_ERROR)) {
       LOG.warn("{} {} failed in the store", exchange.getRequestMethod(), exchange.getRequestURI(), e);
     } else if (code.equals(HttpApi.INTERNAL)) {
@@ -309,6 +313,7 @@ public final class NodeHandler implements HttpHandler {
   private void get(Call call, byte[] key) throws IOException {
     call.params(Set.of());
     Optional<byte[]> value = store.get(key);
+    metrics.read(value.isPresent());
     if (value.isEmpty()) {
       json(call.exchange, 404, error(HttpApi.NO_SUCH_KEY, "the store holds no key " + Checks.preview(key)));
       return;
@@ -321,13 +326,17 @@ public final class NodeHandler implements HttpHandler {
     call.params(Set.of("epoch"));
     long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
     byte[] value = readValue(call.exchange);
-    written(call, store.put(key, value, epoch));
+    WriteResult result = store.put(key, value, epoch);
+    metrics.written(false, result);
+    written(call, result);
   }
 
   private void delete(Call call, byte[] key) throws IOException {
     call.params(Set.of("epoch"));
     long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
-    written(call, store.delete(key, epoch));
+    WriteResult result = store.delete(key, epoch);
+    metrics.written(true, result);
+    written(call, result);
   }
 
   /**
@@ -343,10 +352,13 @@ public final class NodeHandler implements HttpHandler {
     DataOutputStream out = new DataOutputStream(buffer);
     for (Frames.WriteFrame w : writes) {
       try {
-        Frames.writeResult(out, w.value() == null ? store.delete(w.key(), w.epoch())
-            : store.put(w.key(), w.value(), w.epoch()));
+        WriteResult result = w.value() == null ? store.delete(w.key(), w.epoch())
+            : store.put(w.key(), w.value(), w.epoch());
+        metrics.written(w.value() == null, result);
+        Frames.writeResult(out, result);
       } catch (RuntimeException e) {
         Outcome outcome = outcome(e);
+        metrics.failed(outcome.code());
         if (outcome.status() >= 500) {
           LOG.warn("a write of {} {} failed", call.method, call.path, e);
         }
@@ -466,6 +478,7 @@ public final class NodeHandler implements HttpHandler {
     List<Entry> entries = readEntries(call.exchange.getRequestBody());
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("sequence", store.apply(entries));
+    metrics.applied(entries.size());
     json(call.exchange, 200, body);
   }
 
@@ -534,6 +547,7 @@ public final class NodeHandler implements HttpHandler {
     call.params(Set.of("start", "end", "epoch"));
     long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
     long deleted = store.deleteRange(range(call), epoch);
+    metrics.rangeDeleted(deleted);
     json(call.exchange, 200, Map.of("deleted", deleted));
   }
 
