@@ -1,8 +1,13 @@
 package io.ringshift.orchestrator;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ringshift.orchestrator.internal.OrchestratorMetrics;
 import io.ringshift.protocol.TopicReplication;
 import io.ringshift.protocol.Topics;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -25,12 +30,25 @@ public final class Orchestrator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Orchestrator.class);
 
   private final OrchestratorConfig config;
+  private final MeterRegistry registry;
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private final AtomicReference<Throwable> processingError = new AtomicReference<>();
   private KafkaStreams streams;
+  private KafkaStreamsMetrics streamsMetrics;
 
+  /** An orchestrator whose meters nobody reads. */
   public Orchestrator(OrchestratorConfig config) {
+    this(config, new SimpleMeterRegistry());
+  }
+
+  /**
+   * An orchestrator with its meters on {@code registry} (docs/metrics.md): the topology's
+   * {@code ringshift.orchestrator.*} meters and Micrometer's Kafka Streams binder ({@code kafka.stream.*},
+   * {@code kafka.consumer.*}, {@code kafka.producer.*} of its clients). {@link #close()} removes them.
+   */
+  public Orchestrator(OrchestratorConfig config, MeterRegistry registry) {
     this.config = config;
+    this.registry = Objects.requireNonNull(registry, "registry");
   }
 
   /**
@@ -43,8 +61,10 @@ public final class Orchestrator implements AutoCloseable {
   public Orchestrator start(Duration timeout) {
     TopicReplication replication = createTopics(config, timeout);
     streams = new KafkaStreams(
-        OrchestratorTopology.build(config.topics(), config.clusterBytes(), config.partitions()),
+        OrchestratorTopology.build(config.topics(), config.clusterBytes(), config.partitions(), registry),
         config.streamsProperties(replication));
+    streamsMetrics = new KafkaStreamsMetrics(streams);
+    streamsMetrics.bindTo(registry);
     // An error in processing (a stored state that no longer rebuilds to its checksum, a bug) must not be lost in
     // a dying thread: log it and stop this instance, so that it is seen and nothing is planned from bad state.
     streams.setUncaughtExceptionHandler(e -> {
@@ -119,6 +139,11 @@ public final class Orchestrator implements AutoCloseable {
           .withTimeout(Duration.ofSeconds(30)));
       streams = null;
     }
+    if (streamsMetrics != null) {
+      streamsMetrics.close();
+      streamsMetrics = null;
+    }
+    OrchestratorMetrics.removeAll(registry);
     terminated.complete(null);
   }
 }

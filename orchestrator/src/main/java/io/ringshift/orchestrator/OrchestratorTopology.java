@@ -4,10 +4,13 @@ import io.ringshift.orchestrator.internal.AvroMapping;
 import io.ringshift.orchestrator.internal.Command;
 import io.ringshift.protocol.KafkaSerdes;
 import io.ringshift.protocol.Topics;
+import io.ringshift.orchestrator.internal.OrchestratorMetrics;
 import io.ringshift.orchestrator.internal.Output;
 import io.ringshift.orchestrator.internal.Processors;
 import io.ringshift.orchestrator.internal.Routed;
 import io.ringshift.protocol.RecordSerdes;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -46,6 +49,16 @@ public final class OrchestratorTopology {
    *     since it decides which task owns which cluster's state
    */
   public static Topology build(Topics topics, long clusterBytes, int partitions) {
+    return build(topics, clusterBytes, partitions, new SimpleMeterRegistry());
+  }
+
+  /**
+   * Builds the topology with its meters on {@code registry} (docs/metrics.md): epoch records by state, rejects by
+   * reason, and each cluster's epochs and tasks in flight, all named {@code ringshift.orchestrator.*}. The meters are
+   * registered now and stay until the registry drops them ({@link Orchestrator#close()} does).
+   */
+  public static Topology build(Topics topics, long clusterBytes, int partitions, MeterRegistry registry) {
+    OrchestratorMetrics metrics = new OrchestratorMetrics(registry);
     StreamsBuilder builder = new StreamsBuilder();
     builder.addStateStore(Stores.keyValueStoreBuilder(
         Stores.persistentKeyValueStore(STORE), Serdes.String(), KafkaSerdes.of(RecordSerdes.clusterState())));
@@ -75,6 +88,8 @@ public final class OrchestratorTopology {
 
     // Refused before any state is read: malformed bytes, blank ids, unknown actions, bad weights.
     decoded.get("decoded-rejected")
+        .peek((key, routed) -> metrics.rejected(OrchestratorMetrics.early(((Routed.Reject) routed).record()
+            .getReason())), Named.as("count-early-rejects"))
         .mapValues(routed -> ((Routed.Reject) routed).record(), Named.as("early-reject-record"))
         .to(topics.rejected().name(), Produced.with(topics.rejected().keySerde(), topics.rejected().valueSerde())
             .withName("early-rejects-sink"));
@@ -84,7 +99,8 @@ public final class OrchestratorTopology {
         .mapValues(routed -> ((Routed.Valid) routed).command(), Named.as("command"))
         .repartition(Repartitioned.with(Serdes.String(), Command.serde()).withName("by-cluster")
             .withNumberOfPartitions(partitions))
-        .process(Processors.cluster(STORE, topics.membership().name(), new AvroMapping(clusterBytes)),
+        .process(Processors.cluster(STORE, topics.membership().name(), new AvroMapping(clusterBytes),
+                metrics),
             Named.as("cluster"), STORE);
 
     outputs.split(Named.as("emit-"))

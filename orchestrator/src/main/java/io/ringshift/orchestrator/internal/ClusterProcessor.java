@@ -31,13 +31,15 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
   private final String storeName;
   private final String membershipTopic;
   private final AvroMapping mapping;
+  private final OrchestratorMetrics metrics;
   private ProcessorContext<String, Output> context;
   private KeyValueStore<String, ClusterState> store;
 
-  ClusterProcessor(String storeName, String membershipTopic, AvroMapping mapping) {
+  ClusterProcessor(String storeName, String membershipTopic, AvroMapping mapping, OrchestratorMetrics metrics) {
     this.storeName = storeName;
     this.membershipTopic = membershipTopic;
     this.mapping = mapping;
+    this.metrics = metrics;
   }
 
   @Override
@@ -60,6 +62,7 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       transition = onMembership(aggregate, event);
     } else if (command.kind() == Command.Kind.EPOCH) {
       EpochRecord epoch = RecordSerdes.epochRecord().deserialize(command.value());
+      metrics.answer(epoch.getState().name());
       byte[] checksum = AvroBytes.toArray(epoch.getTargetChecksum());
       transition = epoch.getState() == EpochState.PUBLISHED
           ? aggregate.onPublished(epoch.getEpoch(), checksum, epoch.getFilling() != null
@@ -74,6 +77,7 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
     long ts = record.timestamp();
     for (ClusterAggregate.Effect effect : transition.effects()) {
       if (effect instanceof EpochEvent e) {
+        metrics.epoch(e.state());
         context.forward(new Record<>(clusterId, new Output.Epoch(AvroMapping.epochRecord(e, ts)), ts));
       } else if (effect instanceof TaskEvent t) {
         context.forward(new Record<>(t.task().taskId(),
@@ -81,12 +85,17 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       } else if (effect instanceof TaskCancelled c) {
         context.forward(new Record<>(c.taskId(), new Output.Task(null), ts));
       } else if (effect instanceof Rejection r) {
+        metrics.rejected(OrchestratorMetrics.refusal(r.reason(), command.kind() == Command.Kind.EPOCH));
         context.forward(rejectRecord(r, command, clusterId, requestId, ts));
       }
     }
     ClusterState next = mapping.state(transition.next());
     if (!Objects.equals(next, stored)) {
       store.put(clusterId, next);
+    }
+    if (transition.next().initialised() || stored != null) {
+      // Only clusters that exist get gauges: a change for an unknown cluster id must not add a series.
+      metrics.cluster(clusterId, transition.next());
     }
     if (transition.next().initialised()) {
       ClusterAggregate.InFlight inFlight = transition.next().inFlight();

@@ -11,7 +11,7 @@ public final class Processors {
   }
 
   public static ProcessorSupplier<String, Command, String, Output> cluster(String store, String membershipTopic,
-      AvroMapping mapping) {
-    return () -> new ClusterProcessor(store, membershipTopic, mapping);
+      AvroMapping mapping, OrchestratorMetrics metrics) {
+    return () -> new ClusterProcessor(store, membershipTopic, mapping, metrics);
   }
 }
