@@ -1,5 +1,8 @@
 package io.ringshift.worker;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.worker.internal.ControlReader;
@@ -8,10 +11,13 @@ import io.ringshift.worker.internal.Slots;
 import io.ringshift.worker.internal.StatusSink;
 import io.ringshift.worker.internal.TaskContext;
 import io.ringshift.worker.internal.TaskDispatcher;
+import io.ringshift.worker.internal.TaskRun;
 import io.ringshift.worker.internal.Throttles;
 import io.ringshift.worker.internal.Ticker;
+import io.ringshift.worker.internal.WorkerMetrics;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -75,6 +81,9 @@ public final class MigrationWorker implements AutoCloseable {
   private final ControlState control;
   private final Throttles throttles;
   private final Slots slots;
+  private final MeterRegistry registry;
+  private final WorkerMetrics metrics;
+  private final List<KafkaClientMetrics> clientMetrics = new ArrayList<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private volatile Limits limits;
@@ -89,7 +98,18 @@ public final class MigrationWorker implements AutoCloseable {
 
   /** A worker reaching the nodes of {@code config.nodes()} over their HTTP API, on the system clock. */
   public MigrationWorker(WorkerConfig config) {
-    this(config, NodeStores.remote(config.nodes(), config.nodeSecret(), config.nodeTimeout()), Clock.systemUTC());
+    this(config, new SimpleMeterRegistry());
+  }
+
+  /**
+   * A worker reaching the nodes of {@code config.nodes()} over their HTTP API, on the system clock, with its meters on
+   * {@code registry} (docs/metrics.md): {@code ringshift.worker.*} and Micrometer's Kafka client binders
+   * ({@code kafka.producer.*}, {@code kafka.consumer.*}) of its status producer and task consumer. {@link #close()}
+   * removes them.
+   */
+  public MigrationWorker(WorkerConfig config, MeterRegistry registry) {
+    this(config, NodeStores.remote(config.nodes(), config.nodeSecret(), config.nodeTimeout()), Clock.systemUTC(),
+        registry);
   }
 
   /**
@@ -98,6 +118,13 @@ public final class MigrationWorker implements AutoCloseable {
    * @param stores the nodes' stores; the worker closes them when it closes
    */
   public MigrationWorker(WorkerConfig config, NodeStores stores, Clock clock) {
+    this(config, stores, clock, new SimpleMeterRegistry());
+  }
+
+  /** As {@link #MigrationWorker(WorkerConfig, NodeStores, Clock)}, with its meters on {@code registry}. */
+  public MigrationWorker(WorkerConfig config, NodeStores stores, Clock clock, MeterRegistry registry) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.metrics = new WorkerMetrics(registry);
     this.config = Objects.requireNonNull(config, "config");
     this.stores = Objects.requireNonNull(stores, "stores");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -121,6 +148,7 @@ public final class MigrationWorker implements AutoCloseable {
     try {
       producer = new KafkaProducer<>(producerProperties(), new StringSerializer(),
           config.topics().taskStatus().valueSerde().serializer());
+      bind(new KafkaClientMetrics(producer));
       reader = new ControlReader(config.bootstrapServers(), config.kafkaProperties(), config.topics(), control,
           config.workerId() + "-control");
       reader.start(timeout);
@@ -128,9 +156,22 @@ public final class MigrationWorker implements AutoCloseable {
       executor = Executors.newCachedThreadPool(taskThreads(config.workerId()));
       StatusSink sink = this::send;
       TaskContext ctx = new TaskContext(config.workerId(), stores, throttles, slots, sink, control, clock,
-          Ticker.system(), config.tuning(), config.grace());
-      dispatcher = new TaskDispatcher(ctx, executor);
+          Ticker.system(), config.tuning(), config.grace(), metrics);
+      TaskDispatcher tasks = new TaskDispatcher(ctx, executor);
+      dispatcher = tasks;
+      metrics.view(new WorkerMetrics.View() {
+        @Override
+        public List<TaskRun> runs() {
+          return tasks.runs();
+        }
+
+        @Override
+        public long highestPublished(String clusterId) {
+          return control.highestPublished(clusterId);
+        }
+      });
       consumer = new KafkaConsumer<>(consumerProperties(), new StringDeserializer(), new ByteArrayDeserializer());
+      bind(new KafkaClientMetrics(consumer));
     } catch (RuntimeException e) {
       // Nothing runs yet: release what was opened, so a failed start leaks no client or thread.
       close();
@@ -142,6 +183,11 @@ public final class MigrationWorker implements AutoCloseable {
     LOG.info("worker {} started: group {}, topic {}, limits {}", config.workerId(), config.groupId(),
         config.topics().tasks().name(), limits);
     return this;
+  }
+
+  private void bind(KafkaClientMetrics binder) {
+    binder.bindTo(registry);
+    clientMetrics.add(binder);
   }
 
   /** The byte rates and caps in force. */
@@ -343,6 +389,10 @@ public final class MigrationWorker implements AutoCloseable {
       executor = null;
     }
     stores.close();
+    clientMetrics.forEach(KafkaClientMetrics::close);
+    clientMetrics.clear();
+    metrics.view(null);
+    metrics.close();
     terminated.complete(null);
     LOG.info("worker {} closed", config.workerId());
   }

@@ -287,6 +287,7 @@ final class CopyRun extends TaskRun {
       long changes = pass(source);
       long latest = call(source, NodeDown.Role.SOURCE, s -> s.latestSequence());
       long lag = latest - progress.caughtUpPosition;
+      catchUpLag(lag);
       if (lag <= ctx.tuning().catchUpLag() || changes < ctx.tuning().catchUpMinChanges()) {
         return;
       }

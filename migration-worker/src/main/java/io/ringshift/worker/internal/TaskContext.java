@@ -11,6 +11,14 @@ import java.time.Duration;
  *
  * @param clock wall time: status timestamps, checkpoint intervals, the cleanup grace period
  * @param ticker monotonic time for the token buckets
+ * @param metrics the worker's meters (bytes copied)
  */
 public record TaskContext(String workerId, NodeStores stores, Throttles throttles, Slots slots, StatusSink sink,
-    ControlState control, Clock clock, Ticker ticker, TaskTuning tuning, Duration grace) {}
+    ControlState control, Clock clock, Ticker ticker, TaskTuning tuning, Duration grace, WorkerMetrics metrics) {
+
+  /** A context whose meters nobody reads. */
+  public TaskContext(String workerId, NodeStores stores, Throttles throttles, Slots slots, StatusSink sink,
+      ControlState control, Clock clock, Ticker ticker, TaskTuning tuning, Duration grace) {
+    this(workerId, stores, throttles, slots, sink, control, clock, ticker, tuning, grace, WorkerMetrics.none());
+  }
+}

@@ -188,6 +188,13 @@ public final class TaskDispatcher {
     return r == null ? null : r.run();
   }
 
+  /** Every run it holds now, finished ones included (until their tombstone). */
+  public List<TaskRun> runs() {
+    List<TaskRun> runs = new ArrayList<>(tasks.size());
+    tasks.values().forEach(r -> runs.add(r.run()));
+    return runs;
+  }
+
   /** Tasks not finished yet. */
   public int active() {
     return (int) tasks.values().stream().filter(r -> !r.run().finished()).count();

@@ -34,6 +34,8 @@ public abstract class TaskRun implements Runnable {
   private long lastPublishNanos;
   private long throttledNanos;
   private String throttledBy;
+  /** The change-log lag its last catch-up pass left, in source sequence numbers; read by the metrics. */
+  private volatile long catchUpLag;
 
   protected TaskRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     this.task = task;
@@ -189,8 +191,18 @@ public abstract class TaskRun implements Runnable {
     }
   }
 
+  /** The change-log lag its last catch-up pass left (0 before any), in source sequence numbers. */
+  public long catchUpLag() {
+    return catchUpLag;
+  }
+
+  protected void catchUpLag(long lag) {
+    catchUpLag = Math.max(0, lag);
+  }
+
   /** Counts applied bytes and publishes a checkpoint when enough bytes or time have passed. */
   protected void applied(long bytes) {
+    ctx.metrics().copied(bytes);
     bytesSinceCheckpoint += bytes;
     if (bytesSinceCheckpoint >= ctx.tuning().checkpointBytes()
         || ctx.clock().millis() - lastCheckpointMillis >= ctx.tuning().checkpointInterval().toMillis()) {

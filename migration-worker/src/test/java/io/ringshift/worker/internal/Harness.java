@@ -3,6 +3,8 @@ package io.ringshift.worker.internal;
 import static org.awaitility.Awaitility.await;
 
 import io.ringshift.protocol.RecordKeys;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.TrustedKeys;
@@ -49,6 +51,8 @@ final class Harness implements AutoCloseable {
   final Throttles throttles;
   final Slots slots;
   final TaskContext ctx;
+  final MeterRegistry registry = new SimpleMeterRegistry();
+  final WorkerMetrics metrics = new WorkerMetrics(registry);
   private final ExecutorService executor = Executors.newCachedThreadPool();
 
   Harness(NodeStores stores, Limits limits, TaskTuning tuning, Clock clock, Duration grace) {
@@ -62,7 +66,7 @@ final class Harness implements AutoCloseable {
       control.onStatus(s.getTaskId(), s);
     };
     ctx = new TaskContext("worker-test", stores, throttles, slots, sink, control, clock, Ticker.system(), tuning,
-        grace);
+        grace, metrics);
   }
 
   Harness(NodeStores stores) {
