@@ -1,9 +1,12 @@
 package io.ringshift.publisher;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ringshift.protocol.Topic;
 import io.ringshift.protocol.TopicReplication;
 import io.ringshift.protocol.Topics;
 import io.ringshift.publisher.internal.PublisherLease;
+import io.ringshift.publisher.internal.PublisherMetrics;
 import io.ringshift.publisher.internal.PublishingSession;
 import io.ringshift.schemas.avro.EpochRecord;
 import java.time.Duration;
@@ -66,6 +69,8 @@ public final class SnapshotPublisher implements AutoCloseable {
 
   private final PublisherConfig config;
   private final PublisherListener listener;
+  private final MeterRegistry registry;
+  private final PublisherMetrics metrics;
   private final CountDownLatch stopRequested = new CountDownLatch(1);
   private final CompletableFuture<Void> caughtUp = new CompletableFuture<>();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
@@ -84,8 +89,19 @@ public final class SnapshotPublisher implements AutoCloseable {
 
   /** A publisher that tells {@code listener} of every decision it commits. */
   public SnapshotPublisher(PublisherConfig config, PublisherListener listener) {
+    this(config, listener, new SimpleMeterRegistry());
+  }
+
+  /**
+   * A publisher that tells {@code listener} of every decision it commits, with its meters on {@code registry}
+   * (docs/metrics.md): {@code ringshift.publisher.*} and Micrometer's Kafka client binders ({@code kafka.producer.*},
+   * {@code kafka.consumer.*}) of each session's clients. {@link #close()} removes them.
+   */
+  public SnapshotPublisher(PublisherConfig config, PublisherListener listener, MeterRegistry registry) {
     this.config = Objects.requireNonNull(config, "config");
     this.listener = Objects.requireNonNull(listener, "listener");
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.metrics = new PublisherMetrics(registry, config.clock(), this::active);
   }
 
   /**
@@ -187,23 +203,32 @@ public final class SnapshotPublisher implements AutoCloseable {
   private void run() {
     PublishingSession.Settings settings = new PublishingSession.Settings(config.bootstrapServers(),
         config.kafkaProperties(), config.topics(),
-        config.transactionalId(), config.signingKey(), config.clock(), config.timeout(), config.historyKeys());
+        config.transactionalId(), config.signingKey(), config.clock(), config.timeout(), config.historyKeys(),
+        registry);
     PublishingSession.Outcomes outcomes = new PublishingSession.Outcomes() {
       @Override
       public void published(EpochRecord record) {
         published.incrementAndGet();
+        metrics.published(record);
         listener.published(record);
       }
 
       @Override
       public void rejected(EpochRecord record) {
         rejected.incrementAndGet();
+        metrics.rejected(record);
         listener.rejected(record);
       }
 
       @Override
       public void waiting(EpochRecord ready, String reason, Duration patience) {
+        metrics.waiting();
         listener.waiting(ready, reason, patience);
+      }
+
+      @Override
+      public void history(EpochRecord published) {
+        metrics.seen(published);
       }
     };
     Throwable fatal = null;
@@ -393,5 +418,6 @@ public final class SnapshotPublisher implements AutoCloseable {
     if (l != null) {
       l.close();
     }
+    metrics.close();
   }
 }

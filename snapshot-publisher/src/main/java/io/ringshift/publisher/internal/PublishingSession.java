@@ -1,5 +1,7 @@
 package io.ringshift.publisher.internal;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.ringshift.protocol.AvroBytes;
 import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.Topics;
@@ -8,6 +10,7 @@ import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskStatus;
 import java.time.Clock;
@@ -63,7 +66,8 @@ public final class PublishingSession implements AutoCloseable {
 
   /** What a session needs. */
   public record Settings(String bootstrapServers, KafkaProperties kafkaProperties, Topics topics,
-      String transactionalId, SigningKey key, Clock clock, Duration timeout, TrustedKeys historyKeys) {
+      String transactionalId, SigningKey key, Clock clock, Duration timeout, TrustedKeys historyKeys,
+      MeterRegistry registry) {
     public Settings {
       Objects.requireNonNull(bootstrapServers, "bootstrapServers");
       Objects.requireNonNull(kafkaProperties, "kafkaProperties");
@@ -73,6 +77,7 @@ public final class PublishingSession implements AutoCloseable {
       Objects.requireNonNull(clock, "clock");
       Objects.requireNonNull(timeout, "timeout");
       Objects.requireNonNull(historyKeys, "historyKeys");
+      Objects.requireNonNull(registry, "registry");
     }
   }
 
@@ -84,6 +89,9 @@ public final class PublishingSession implements AutoCloseable {
 
     /** {@code ready} fails a check on its tasks as read so far; it waits for up to {@code patience}. */
     void waiting(EpochRecord ready, String reason, Duration patience);
+
+    /** A PUBLISHED record read from {@code ring.epochs} that the cluster's history now ends with. */
+    default void history(EpochRecord published) { }
   }
 
   private final Settings settings;
@@ -102,6 +110,7 @@ public final class PublishingSession implements AutoCloseable {
   // Volatile: wakeup() reads them from another thread.
   private volatile KafkaConsumer<String, byte[]> epochs;
   private volatile KafkaConsumer<String, byte[]> control;
+  private final List<KafkaClientMetrics> clientMetrics = new ArrayList<>();
 
   public PublishingSession(Settings settings, Outcomes outcomes) {
     this.settings = Objects.requireNonNull(settings, "settings");
@@ -123,14 +132,22 @@ public final class PublishingSession implements AutoCloseable {
    */
   public void open() {
     producer = new KafkaProducer<>(producerProperties(), new StringSerializer(), new ByteArraySerializer());
+    bind(new KafkaClientMetrics(producer));
     producer.initTransactions();
     Topics topics = settings.topics();
     epochs = new KafkaConsumer<>(consumerProperties("epochs"), new StringDeserializer(),
         new ByteArrayDeserializer());
+    bind(new KafkaClientMetrics(epochs));
     assignFromBeginning(epochs, List.of(topics.epochs().name()));
     control = new KafkaConsumer<>(consumerProperties("tasks"), new StringDeserializer(),
         new ByteArrayDeserializer());
+    bind(new KafkaClientMetrics(control));
     assignFromBeginning(control, List.of(topics.tasks().name(), topics.taskStatus().name()));
+  }
+
+  private void bind(KafkaClientMetrics binder) {
+    binder.bindTo(settings.registry());
+    clientMetrics.add(binder);
   }
 
   /** Reads {@code ring.epochs} to its end as of now, then decides the READY records no one has answered yet. */
@@ -259,6 +276,9 @@ public final class PublishingSession implements AutoCloseable {
       return;
     }
     state.onRecord(record);
+    if (record.getState() == EpochState.PUBLISHED && state.lastPublished(record.getClusterId()) == record.getEpoch()) {
+      outcomes.history(record);
+    }
   }
 
   private void onControlRecord(ConsumerRecord<String, byte[]> r) {
@@ -327,6 +347,8 @@ public final class PublishingSession implements AutoCloseable {
   /** Closes the clients; an open transaction is left to the next session's {@code initTransactions}. */
   @Override
   public void close() {
+    clientMetrics.forEach(KafkaClientMetrics::close);
+    clientMetrics.clear();
     if (epochs != null) {
       epochs.close(CloseOptions.timeout(Duration.ofSeconds(5)));
       epochs = null;
