@@ -5,6 +5,8 @@ import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
+import io.ringshift.cli.internal.MetricsEndpoint;
+import io.ringshift.cli.internal.MetricsOptions;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.NodeServer;
@@ -29,6 +31,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -137,6 +140,8 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
       description = "Prefix of the ring.* topic names (tests).")
   private String topicPrefix;
 
+  @Mixin private MetricsOptions metricsOptions;
+
   public NodeCommand() {}
 
   NodeCommand(CountDownLatch stopRequested, boolean trapSignals) {
@@ -202,13 +207,16 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    MetricsEndpoint metrics = metricsOptions.start();
     RocksStore.Options options = new RocksStore.Options(walRetention, walSizeLimitMb, syncWrites);
     Store store;
     try {
       store = RocksStore.open(dataDir, id, zone, options);
     } catch (StoreException.BadRequest e) {
+      metrics.close();
       throw new BadInputException(e.getMessage(), e);
     } catch (StoreException e) {
+      metrics.close();
       err.println("ringshift: node: cannot open the store: " + e.getMessage());
       err.flush();
       return 1;
@@ -224,12 +232,14 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
             .topic(topicPrefix + RingClientConfig.DEFAULT_TOPIC)
             .epochsTopic(topicPrefix + RingClientConfig.DEFAULT_EPOCHS_TOPIC)
             .trustedKeyFiles(trustedKeys.toArray(Path[]::new))
-            .persistFile(ringFile != null ? ringFile : dataDir.resolve("ring-snapshot.bin"));
+            .persistFile(ringFile != null ? ringFile : dataDir.resolve("ring-snapshot.bin"))
+            .meterRegistry(metrics.registry());
         kafkaProperties.values().forEach(client::consumerProperty);
         ring = PublishedRingView.follow(client.build());
       }
     } catch (IllegalArgumentException e) {
       store.close();
+      metrics.close();
       throw new BadInputException(e.getMessage(), e);
     }
     AdminSecret secret;
@@ -238,15 +248,17 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
     } catch (IllegalArgumentException e) {
       ring.close();
       store.close();
+      metrics.close();
       throw new BadInputException(e.getMessage(), e);
     }
     NodeServer server;
     try {
       server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(address, port),
-          new InetSocketAddress(adminAddress, admin), secret, threads);
+          new InetSocketAddress(adminAddress, admin), secret, threads, metrics.registry());
     } catch (StoreException e) {
       ring.close();
       store.close();
+      metrics.close();
       if (e.getCause() instanceof BindException) {
         boolean adminTaken = e.getMessage() != null && e.getMessage().contains("admin listener");
         throw new BadInputException(adminTaken
@@ -265,15 +277,16 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
       } finally {
         // Closing the store also ends a handler still reading it, had the server given up waiting for one.
         store.close();
+        metrics.close();
         err.println("ringshift node: " + id + " stopped");
         err.flush();
       }
     });
     out.printf(Locale.ROOT, "ringshift node: %s admin listener (migration and admin endpoints) on %s; admin secret "
         + "in %s%n", id, server.adminHostPort(), secretFile.toAbsolutePath().normalize());
-    out.printf(Locale.ROOT, "ringshift node: %s (zone %s) serves %s on %s (latest sequence %d); %s; Ctrl-C stops "
+    out.printf(Locale.ROOT, "ringshift node: %s (zone %s) serves %s on %s (latest sequence %d); %s%s; Ctrl-C stops "
         + "it.%n", id, zone, dataDir.toAbsolutePath().normalize(), server.hostPort(), store.latestSequence(),
-        ring.describe());
+        ring.describe(), metrics.banner());
     out.flush();
     run.await();
     return 0;

@@ -4,6 +4,8 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
+import io.ringshift.cli.internal.MetricsEndpoint;
+import io.ringshift.cli.internal.MetricsOptions;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
 import io.ringshift.cli.internal.control.KafkaOptions;
@@ -59,6 +61,8 @@ public final class OrchestratorCommand extends LongRunningCommand implements Cal
 
   @Mixin private TopicCreationOptions topicCreation;
 
+  @Mixin private MetricsOptions metricsOptions;
+
   @Option(names = "--cluster-bytes", paramLabel = "SIZE", defaultValue = "0", converter = ByteSizeConverter.class,
       description = "Logical data size assumed per cluster for the tasks' byte estimates, for example 24TiB "
           + "(default 0: the estimates are 0).")
@@ -80,11 +84,13 @@ public final class OrchestratorCommand extends LongRunningCommand implements Cal
     Duration timeout = startTimeout();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Orchestrator orchestrator = new Orchestrator(config);
+    MetricsEndpoint metrics = metricsOptions.start();
+    Orchestrator orchestrator = new Orchestrator(config, metrics.registry());
     try {
       orchestrator.start(timeout);
     } catch (IllegalStateException | KafkaException e) {
       orchestrator.close();
+      metrics.close();
       throw new KafkaUnavailableException("the orchestrator could not start against Kafka at "
           + config.bootstrapServers() + ": " + e.getMessage(), e);
     }
@@ -95,11 +101,11 @@ public final class OrchestratorCommand extends LongRunningCommand implements Cal
       err.flush();
     });
     out.printf(Locale.ROOT, "ringshift orchestrator: application %s running on %s; state in %s; topics with %d "
-            + "partitions, replication %s; cluster size estimate %s.%n", config.applicationId(),
+            + "partitions, replication %s; cluster size estimate %s%s.%n", config.applicationId(),
         config.bootstrapServers(), config.stateDir(), config.partitions(),
         config.replicationFactor() == OrchestratorConfig.REPLICATION_FROM_CLUSTER ? "chosen from the brokers"
             : String.valueOf(config.replicationFactor()),
-        config.clusterBytes() == 0 ? "none" : ByteUnits.format(config.clusterBytes()));
+        config.clusterBytes() == 0 ? "none" : ByteUnits.format(config.clusterBytes()), metrics.banner());
     out.println("Ctrl-C stops it.");
     out.flush();
     Optional<Throwable> failure = run.await(orchestrator.terminated());

@@ -4,6 +4,8 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
+import io.ringshift.cli.internal.MetricsEndpoint;
+import io.ringshift.cli.internal.MetricsOptions;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.KafkaOptions;
 import io.ringshift.cli.internal.control.TopicCreationOptions;
@@ -69,6 +71,8 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
 
   @Mixin private TopicCreationOptions topicCreation;
 
+  @Mixin private MetricsOptions metricsOptions;
+
   @Option(names = "--lease-timeout", paramLabel = "DURATION", defaultValue = "10s",
       description = "Publishers with the same --transactional-id elect one to publish; the others stand by. A "
           + "standby takes over at once when the active one stops, and this long after it stopped answering (a "
@@ -93,6 +97,7 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
     AtomicBoolean bannerPrinted = new AtomicBoolean();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    MetricsEndpoint metrics = metricsOptions.start();
     SnapshotPublisher publisher = new SnapshotPublisher(config, new PublisherListener() {
       @Override
       public void published(EpochRecord r) {
@@ -118,11 +123,12 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
             : "standing by: another publisher holds the lease of " + config.transactionalId());
         out.flush();
       }
-    });
+    }, metrics.registry());
     try {
       publisher.start();
     } catch (IllegalStateException | org.apache.kafka.common.KafkaException e) {
       publisher.close();
+      metrics.close();
       throw new KafkaUnavailableException("the publisher could not start against Kafka at "
           + config.bootstrapServers() + ": " + e.getMessage(), e);
     }
@@ -130,13 +136,15 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
     // aborts before the JVM exits (a killed one is aborted by the next publisher anyway).
     RunUntilStopped run = runUntilStopped("publisher", () -> {
       publisher.close();
+      metrics.close();
       err.printf(Locale.ROOT, "ringshift publisher: stopped after publishing %d and rejecting %d epochs%n",
           publisher.publishedCount(), publisher.rejectedCount());
       err.flush();
     });
     out.printf(Locale.ROOT, "ringshift publisher: signing with key %s (%s), transactional id %s, Kafka at %s; "
-            + "%s -> %s%n", config.signingKey().id(), signingKey, config.transactionalId(), config.bootstrapServers(),
-        config.topics().epochs().name(), config.topics().snapshots().name());
+            + "%s -> %s%s%n", config.signingKey().id(), signingKey, config.transactionalId(),
+        config.bootstrapServers(), config.topics().epochs().name(), config.topics().snapshots().name(),
+        metrics.banner());
     if (!publisher.active()) {
       out.println("standing by: another publisher holds the lease of " + config.transactionalId()
           + "; this one takes over when it stops.");

@@ -5,6 +5,8 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
+import io.ringshift.cli.internal.MetricsEndpoint;
+import io.ringshift.cli.internal.MetricsOptions;
 import io.ringshift.cli.internal.NodeAddresses;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.TrustedKeyFiles;
@@ -56,6 +58,8 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
   @Spec private CommandSpec spec;
 
   @Mixin private KafkaOptions kafka;
+
+  @Mixin private MetricsOptions metricsOptions;
 
   @Option(names = "--nodes", paramLabel = "FILE",
       description = "The storage nodes' admin listeners: one 'node-id host:port' per line ('#' starts a comment).")
@@ -143,11 +147,13 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
     WorkerConfig config = config();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    MigrationWorker worker = new MigrationWorker(config);
+    MetricsEndpoint metrics = metricsOptions.start();
+    MigrationWorker worker = new MigrationWorker(config, metrics.registry());
     try {
       worker.start();
     } catch (IllegalStateException | org.apache.kafka.common.KafkaException e) {
       worker.close();
+      metrics.close();
       throw new KafkaUnavailableException("the worker could not start against Kafka at " + config.bootstrapServers()
           + ": " + e.getMessage(), e);
     }
@@ -161,15 +167,16 @@ public final class WorkerCommand extends LongRunningCommand implements Callable<
         err.println("ringshift worker: stopping the limits file check failed: " + e);
       }
       worker.close();
+      metrics.close();
       err.println("ringshift worker: " + config.workerId() + " stopped; its tasks' last checkpoints are written");
       err.flush();
     });
     Limits limits = config.limits();
     out.printf(Locale.ROOT, "ringshift worker: %s running in group %s on %s, %d nodes; %s per worker, %s per source, "
-            + "%d tasks (%d per source, %d per target); cleanup grace %s.%n", config.workerId(), config.groupId(),
+            + "%d tasks (%d per source, %d per target); cleanup grace %s%s.%n", config.workerId(), config.groupId(),
         config.bootstrapServers(), config.nodes().nodes().size(), rate(limits.bytesPerSecond()),
         rate(limits.perSourceBytesPerSecond()), limits.maxTasks(), limits.maxTasksPerSource(),
-        limits.maxTasksPerTarget(), config.grace());
+        limits.maxTasksPerTarget(), config.grace(), metrics.banner());
     if (config.trustedKeys() == null) {
       out.println("No --trusted-key: cleanups wait, and delete nothing, until the worker trusts the publisher's key.");
     }
