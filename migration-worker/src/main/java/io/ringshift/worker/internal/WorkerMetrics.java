@@ -117,7 +117,8 @@ public final class WorkerMetrics implements AutoCloseable {
 
   public WorkerMetrics(MeterRegistry registry) {
     this.registry = registry;
-    bytesCopied = Counter.builder(BYTES_COPIED).baseUnit("bytes")
+    // No base unit: the name says bytes (ringshift_worker_bytes_copied_total).
+    bytesCopied = Counter.builder(BYTES_COPIED)
         .description("bytes applied to targets: snapshot copies, catch-up and re-copies after a digest mismatch")
         .register(registry);
     meters.add(bytesCopied);
