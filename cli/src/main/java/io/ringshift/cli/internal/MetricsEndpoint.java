@@ -27,6 +27,16 @@ import java.util.concurrent.Executors;
  * reads them.
  */
 public final class MetricsEndpoint implements AutoCloseable {
+  static {
+    // The JDK server writes a response's headers and body separately; without TCP_NODELAY Nagle's algorithm holds
+    // the body back until the scraper's delayed ACK, about 40 ms per scrape on Linux (measured: a 50 ms median
+    // against 20 ms). Read once, when the server classes load, which may be here, before a node's own server; a
+    // value given on the command line wins.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   /** The Prometheus text exposition format, version 0.0.4. */
   static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
