@@ -16,6 +16,7 @@ import io.ringshift.cli.internal.node.NodeCommand;
 import io.ringshift.cli.internal.orchestrator.OrchestratorCommand;
 import io.ringshift.cli.internal.publisher.KeygenCommand;
 import io.ringshift.cli.internal.publisher.PublisherCommand;
+import io.ringshift.cli.internal.health.HealthManagerCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.cli.internal.topics.TopicsCommand;
 import io.ringshift.cli.internal.worker.WorkerCommand;
@@ -56,6 +57,7 @@ import picocli.CommandLine.Command;
       NodeCommand.class,
       WorkerCommand.class,
       PublisherCommand.class,
+      HealthManagerCommand.class,
       KeygenCommand.class,
       AuditCommand.class
     })

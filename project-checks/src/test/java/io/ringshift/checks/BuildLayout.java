@@ -34,7 +34,7 @@ final class BuildLayout {
    *
    * <p>{@code storage} is not a role here, although a storage node is a process: the module is both the node and the
    * data-plane library every role drives stores through (the {@code Store} SPI, {@code RemoteStore},
-   * {@code RoutedWriter}); {@code migration-worker} uses that library and nothing else of it. Roles may therefore
+   * {@code RoutedWriter}); {@code migration-worker} and {@code health-manager} use that library and nothing else of it. Roles may therefore
    * use {@code storage}; the node's server side is guarded by its own rule
    * ({@link ArchitectureTest#STORAGE_SERVER_SIDE_IS_RUN_ONLY_BY_THE_CLI}), and {@code storage} itself may depend on
    * no role ({@link #ROLE_FREE_LIBRARIES}).
@@ -42,7 +42,8 @@ final class BuildLayout {
   static final List<ModuleId> ROLES = List.of(
       new ModuleId("orchestrator", "ringshift-orchestrator", "io.ringshift.orchestrator"),
       new ModuleId("migration-worker", "ringshift-migration-worker", "io.ringshift.worker"),
-      new ModuleId("snapshot-publisher", "ringshift-snapshot-publisher", "io.ringshift.publisher"));
+      new ModuleId("snapshot-publisher", "ringshift-snapshot-publisher", "io.ringshift.publisher"),
+      new ModuleId("health-manager", "ringshift-health-manager", "io.ringshift.health"));
 
   /** Libraries the roles use, which therefore may not depend on a role themselves (in their classes or their POM). */
   static final List<ModuleId> ROLE_FREE_LIBRARIES = List.of(

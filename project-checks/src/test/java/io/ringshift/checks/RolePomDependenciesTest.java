@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Roles do not depend on roles, checked in the POMs as well as in the classes: a role module
- * ({@link BuildLayout#ROLES}: orchestrator, migration-worker, snapshot-publisher) and the storage library
+ * ({@link BuildLayout#ROLES}: orchestrator, migration-worker, snapshot-publisher, health-manager) and the storage library
  * ({@link BuildLayout#ROLE_FREE_LIBRARIES}) may not list another role's artifact as a dependency, in any scope (a
  * test dependency on a role still builds one role against another's code), anywhere in the POM.
  *
@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link ArchitectureTest#STORAGE_SERVER_SIDE_IS_RUN_ONLY_BY_THE_CLI}.
  */
 class RolePomDependenciesTest {
-  static final String RULE = "a role (orchestrator, migration-worker, snapshot-publisher) and the storage library "
-      + "depend on no other role, in any scope: roles talk through the topics of protocol, so move what they share "
-      + "into ring, protocol or storage's SPI; only the CLI, system-tests and benchmarks combine roles";
+  static final String RULE = "a role (orchestrator, migration-worker, snapshot-publisher, health-manager) and the "
+      + "storage library depend on no other role, in any scope: roles talk through the topics of protocol, so move "
+      + "what they share into ring, protocol or storage's SPI; only the CLI, system-tests and benchmarks combine roles";
 
   @Test
   void shouldKeepEveryRolePomAndTheStoragePomFreeOfOtherRoles() {

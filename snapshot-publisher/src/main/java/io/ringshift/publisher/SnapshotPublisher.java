@@ -2,10 +2,10 @@ package io.ringshift.publisher;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.ringshift.protocol.LeaseGroup;
 import io.ringshift.protocol.Topic;
 import io.ringshift.protocol.TopicReplication;
 import io.ringshift.protocol.Topics;
-import io.ringshift.publisher.internal.PublisherLease;
 import io.ringshift.publisher.internal.PublisherMetrics;
 import io.ringshift.publisher.internal.PublishingSession;
 import io.ringshift.schemas.avro.EpochRecord;
@@ -79,7 +79,7 @@ public final class SnapshotPublisher implements AutoCloseable {
   private volatile boolean running;
   private volatile PublishingSession session;
   private Thread thread;
-  private PublisherLease lease;
+  private LeaseGroup lease;
   /** Set when {@link #start()} has returned: a first catch-up that fails after that (a standby's) is retried. */
   private volatile boolean startReturned;
 
@@ -121,9 +121,9 @@ public final class SnapshotPublisher implements AutoCloseable {
     running = true;
     CompletableFuture<?> started = caughtUp;
     if (!config.leaseTimeout().isZero()) {
-      lease = new PublisherLease(config.bootstrapServers(), config.kafkaProperties(), config.topics().snapshots().name(),
+      lease = new LeaseGroup(config.bootstrapServers(), config.kafkaProperties(), config.topics().snapshots().name(),
           config.transactionalId() + ".lease", config.transactionalId(), config.leaseTimeout(),
-          new PublisherLease.Listener() {
+          new LeaseGroup.Listener() {
             @Override
             public void taken() {
               listener.activeChanged(true);
@@ -172,7 +172,7 @@ public final class SnapshotPublisher implements AutoCloseable {
    * election is off). A standby takes over when the active publisher stops.
    */
   public boolean active() {
-    PublisherLease l = lease;
+    LeaseGroup l = lease;
     return l == null || l.held();
   }
 
@@ -414,7 +414,7 @@ public final class SnapshotPublisher implements AutoCloseable {
       }
     }
     // Only now, with nothing left in flight, may a standby take over.
-    PublisherLease l = lease;
+    LeaseGroup l = lease;
     if (l != null) {
       l.close();
     }

@@ -46,6 +46,22 @@ public final class Durations {
     }
   }
 
+  /** {@code d} as {@link #parse} reads it back: {@code 500ms}, {@code 30s}, {@code 10min}, {@code 2h}. */
+  public static String format(Duration d) {
+    long ms = d.toMillis();
+    if (ms % 1000 != 0) {
+      return ms + "ms";
+    }
+    long s = ms / 1000;
+    if (s != 0 && s % 3600 == 0) {
+      return s / 3600 + "h";
+    }
+    if (s != 0 && s % 60 == 0) {
+      return s / 60 + "min";
+    }
+    return s + "s";
+  }
+
   private static IllegalArgumentException invalid(String option, String value) {
     return new IllegalArgumentException(option + " was \"" + value + "\"; write a duration such as 500ms, 30s, "
         + "10min or 2h");

@@ -1,4 +1,4 @@
-package io.ringshift.publisher.internal;
+package io.ringshift.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

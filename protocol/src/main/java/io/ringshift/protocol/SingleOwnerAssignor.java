@@ -1,4 +1,4 @@
-package io.ringshift.publisher.internal;
+package io.ringshift.protocol;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,6 +1,5 @@
-package io.ringshift.publisher.internal;
+package io.ringshift.protocol;
 
-import io.ringshift.protocol.KafkaProperties;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -20,18 +19,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which of the publishers sharing a transactional id publishes: the one that holds the lease, every partition of
- * {@code ring.snapshots} in a consumer group of their own, given to one member by {@link SingleOwnerAssignor}. The
- * others stand by; when the holder stops (or misses its session timeout) one of them gets the lease and starts
- * publishing, and its {@code initTransactions} fences whatever the old holder still had in flight.
+ * A lease among the instances of one role that must act one at a time (the publishers sharing a transactional id,
+ * the health managers): the one that holds it has every partition of a topic in a consumer group of their own, given
+ * to one member by {@link SingleOwnerAssignor}. The others stand by; when the holder stops (or misses its session
+ * timeout) one of them gets the lease, and the listener of each hears it.
  *
- * <p>The lease only decides who should publish; it does not make publishing safe. That is the transactional id's
- * fencing: a holder that lost the lease without knowing it (a long pause) is fenced at its next commit.
+ * <p>The lease only decides who should act; it does not make acting safe. That is the role's transactional id: the
+ * new holder's {@code initTransactions} fences whatever the old holder still had in flight, and a holder that lost
+ * the lease without knowing it (a long pause) is fenced at its next commit.
  *
  * <p>The group's consumer reads nothing (its partitions are paused); its thread polls to take part in the group.
  */
-public final class PublisherLease implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(PublisherLease.class);
+public final class LeaseGroup implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseGroup.class);
   private static final Duration POLL = Duration.ofMillis(100);
 
   /** Told when the lease is taken and when it is lost, on the lease's thread. */
@@ -44,6 +44,7 @@ public final class PublisherLease implements AutoCloseable {
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final String topic;
   private final String name;
+  private final String group;
   private final Listener listener;
   private final AtomicBoolean held = new AtomicBoolean();
   private final CompletableFuture<Boolean> firstAssignment = new CompletableFuture<>();
@@ -53,13 +54,16 @@ public final class PublisherLease implements AutoCloseable {
   private boolean started;
 
   /**
-   * @param group the consumer group of the publishers that share a transactional id
+   * @param topic the topic whose partitions are the lease (any existing topic; nothing is read from it)
+   * @param group the consumer group of the instances that share the lease
+   * @param memberName this instance's name in log lines and its client id
    * @param sessionTimeout how long a holder that stopped answering keeps the lease
    */
-  public PublisherLease(String bootstrapServers, KafkaProperties kafkaProperties, String topic, String group,
+  public LeaseGroup(String bootstrapServers, KafkaProperties kafkaProperties, String topic, String group,
       String memberName, Duration sessionTimeout, Listener listener) {
     this.topic = Objects.requireNonNull(topic, "topic");
     this.name = memberName;
+    this.group = group;
     this.listener = Objects.requireNonNull(listener, "listener");
     Properties p = kafkaProperties.applyTo(new Properties());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -72,12 +76,12 @@ public final class PublisherLease implements AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    this.thread = new Thread(this::loop, "ringshift-publisher-lease");
+    this.thread = new Thread(this::loop, "ringshift-lease-" + memberName);
     this.thread.setDaemon(true);
   }
 
   /** Joins the group; the listener hears when the lease is taken. */
-  public synchronized PublisherLease start() {
+  public synchronized LeaseGroup start() {
     started = true;
     thread.start();
     return this;
@@ -108,7 +112,7 @@ public final class PublisherLease implements AutoCloseable {
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
           consumer.pause(consumer.assignment());
           if (!consumer.assignment().isEmpty() && held.compareAndSet(false, true)) {
-            LOG.info("publisher {} holds the lease ({} partitions of {})", name, consumer.assignment().size(), topic);
+            LOG.info("{} holds the lease of group {} ({} partitions of {})", name, group, consumer.assignment().size(), topic);
             listener.taken();
           }
           firstAssignment.complete(held.get());
@@ -128,11 +132,11 @@ public final class PublisherLease implements AutoCloseable {
         consumer.poll(POLL);
       }
     } catch (WakeupException e) {
-      LOG.debug("publisher {}: lease woken to stop", name);
+      LOG.debug("{}: lease woken to stop", name);
     } catch (KafkaException | IllegalStateException e) {
       failure = e;
       firstAssignment.completeExceptionally(e);
-      LOG.error("publisher {}: the lease group failed: {}", name, e.toString(), e);
+      LOG.error("{}: the lease group {} failed: {}", name, group, e.toString(), e);
     } finally {
       if (held.compareAndSet(true, false)) {
         listener.lost();
@@ -140,14 +144,14 @@ public final class PublisherLease implements AutoCloseable {
       try {
         consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
       } catch (RuntimeException e) {
-        LOG.debug("publisher {}: closing the lease consumer failed", name, e);
+        LOG.debug("{}: closing the lease consumer failed", name, e);
       }
     }
   }
 
   private void drop(Collection<TopicPartition> partitions, String how) {
     if (!partitions.isEmpty() && held.compareAndSet(true, false)) {
-      LOG.info("publisher {}: lease {}", name, how);
+      LOG.info("{}: lease of group {} {}", name, group, how);
       listener.lost();
     }
   }

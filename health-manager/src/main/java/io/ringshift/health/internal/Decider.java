@@ -1,0 +1,131 @@
+package io.ringshift.health.internal;
+
+import io.ringshift.health.HealthListener;
+import io.ringshift.health.internal.Debounce.Due;
+import io.ringshift.health.internal.Debounce.Probe;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * One health manager's rounds: probe every watched member, feed the {@link Debounce}, and, only when this manager
+ * decides (it holds the lease and has read the topics to their end since taking it), write a FAIL for each node
+ * that is due. Every manager runs rounds, the standbys too, so that one that takes over has warm suspicions.
+ *
+ * <p>Watched: the members of the cluster's current epoch ({@link MembershipView#members()}) that have an address, less
+ * the nodes already declared dead on {@code ring.membership} (by this manager, another, or an operator) and the
+ * nodes this manager failed whose FAIL it has not read back yet. So a node is failed at most once per life, also
+ * across a takeover, and never re-joined: the manager writes nothing but FAILs.
+ *
+ * <p>The majority guard: a FAIL is written only while more than half of the watched members answered the round. A
+ * manager cut off from the fleet sees everyone miss; it then fails no one and says so.
+ */
+public final class Decider {
+  /** Probes nodes: node id to the outcome, for every node asked about. */
+  public interface Prober {
+    Map<String, Probe> probe(Set<String> nodes);
+  }
+
+  /** Writes a FAIL of a node; returns its request id. Throws when the write did not happen. */
+  public interface FailSink {
+    String fail(String node);
+  }
+
+  private final MembershipView view;
+  private final Set<String> addressed;
+  private final Debounce debounce;
+  private final Clock clock;
+  private final HealthListener listener;
+  /** FAILs this manager wrote whose event it has not read back from ring.membership yet: node to request id. */
+  private final Map<String, String> written = new HashMap<>();
+  private final Set<String> reportedUnaddressed = new HashSet<>();
+  private boolean heldBack;
+
+  /** @param addressed the nodes the manager has an address for */
+  public Decider(MembershipView view, Set<String> addressed, Debounce debounce, Clock clock, HealthListener listener) {
+    this.view = view;
+    this.addressed = Set.copyOf(addressed);
+    this.debounce = debounce;
+    this.clock = clock;
+    this.listener = listener;
+  }
+
+  /** The members probed in the next round. */
+  public Set<String> watched() {
+    written.entrySet().removeIf(e -> e.getValue().equals(view.latestRequestId(e.getKey())));
+    Set<String> watched = new TreeSet<>();
+    for (String member : view.members()) {
+      if (!addressed.contains(member)) {
+        if (reportedUnaddressed.add(member)) {
+          listener.notProbed(member);
+        }
+      } else if (!view.declared(member) && !written.containsKey(member)) {
+        watched.add(member);
+      }
+    }
+    return watched;
+  }
+
+  /**
+   * One round: probes the watched members and, when {@code decides}, fails those due.
+   *
+   * @return the nodes failed in this round
+   * @throws RuntimeException what {@code sink} threw; the node stays due and is tried again next round
+   */
+  public List<String> round(Prober prober, boolean decides, FailSink sink) {
+    Set<String> watched = watched();
+    debounce.retain(watched);
+    if (watched.isEmpty()) {
+      return List.of();
+    }
+    Map<String, Probe> results = prober.probe(watched);
+    Instant now = clock.instant();
+    int answering = 0;
+    for (String node : watched) {
+      Probe probe = results.getOrDefault(node, Probe.missed("no probe result"));
+      int missesBefore = debounce.misses(node);
+      switch (debounce.observe(node, probe, now)) {
+        case SUSPECTED -> listener.suspected(node, probe.reason());
+        case RECOVERED -> listener.recovered(node, missesBefore);
+        case NONE -> { }
+      }
+      if (probe.up()) {
+        answering++;
+      }
+    }
+    List<Due> due = debounce.due();
+    if (due.isEmpty() || !decides) {
+      return List.of();
+    }
+    if (answering * 2 <= watched.size()) {
+      if (!heldBack) {
+        heldBack = true;
+        listener.heldBack(answering, watched.size());
+      }
+      return List.of();
+    }
+    heldBack = false;
+    List<String> failed = new ArrayList<>();
+    for (Due d : due) {
+      String reason = d.misses() + " consecutive probes missed over " + d.down().toMillis() + " ms (last: "
+          + d.reason() + ")";
+      String requestId = sink.fail(d.node());
+      written.put(d.node(), requestId);
+      debounce.forget(d.node());
+      listener.failed(d.node(), requestId, d.misses(), reason);
+      failed.add(d.node());
+    }
+    return failed;
+  }
+
+  /** The FAILs this manager wrote and has not read back yet. */
+  public Map<String, String> unconfirmed() {
+    return Map.copyOf(written);
+  }
+}

@@ -1,0 +1,113 @@
+package io.ringshift.health.internal;
+
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.MemberSpec;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What the health manager knows of one cluster from Kafka alone, so that a manager that takes over decides as the
+ * one before would have: who the members are ({@code ring.epochs}) and which nodes were already declared dead
+ * ({@code ring.membership}). Thread safe: the reader thread feeds it, the probing thread asks it.
+ *
+ * <p>The members are those of the orchestrator's active epoch (the latest READY, or PUBLISHED, record; after the
+ * publisher REJECTED it, the last PUBLISHED one) together with those of the plan in flight (the latest PLANNED record
+ * of a later epoch), so a draining and a joining node are watched too. A node is declared when its latest
+ * membership event (the topic is compacted per node, so it is the one that survives) is a FAIL or a REMOVE: a FAIL
+ * is written at most once per life of a node, and a later JOIN starts a new life.
+ */
+public final class MembershipView {
+  private final String clusterId;
+  private final Map<String, MembershipEvent> latestEvents = new HashMap<>();
+  private EpochRecord active;
+  private EpochRecord published;
+  private EpochRecord planned;
+
+  public MembershipView(String clusterId) {
+    this.clusterId = clusterId;
+  }
+
+  /** A record of {@code ring.epochs}, in topic order; other clusters' records are ignored. */
+  public synchronized void onEpoch(EpochRecord record) {
+    if (!clusterId.equals(record.getClusterId())) {
+      return;
+    }
+    long epoch = record.getEpoch();
+    switch (record.getState()) {
+      case PLANNED -> planned = record;
+      case READY -> active = newer(active, record);
+      case PUBLISHED -> {
+        published = newer(published, record);
+        active = newer(active, record);
+      }
+      case REJECTED -> {
+        if (active != null && active.getEpoch() == epoch) {
+          active = published;
+        }
+      }
+      default -> { } // SUPERSEDED is followed by the PLANNED record of the re-plan; UNKNOWN is from a newer writer
+    }
+    if (planned != null && active != null && planned.getEpoch() <= active.getEpoch()) {
+      planned = null;
+    }
+  }
+
+  /** An event of {@code ring.membership}, in topic order; other clusters' events and INITs are ignored. */
+  public synchronized void onMembershipEvent(MembershipEvent event) {
+    if (!clusterId.equals(event.getClusterId()) || event.getAction() == MembershipAction.INIT
+        || event.getNodeId().isEmpty()) {
+      return;
+    }
+    latestEvents.put(event.getNodeId(), event);
+  }
+
+  /** The members the manager watches: of the active epoch and of the plan in flight. */
+  public synchronized Set<String> members() {
+    Set<String> members = new TreeSet<>();
+    for (EpochRecord record : new EpochRecord[] {active, planned}) {
+      if (record != null) {
+        for (MemberSpec member : record.getMembers()) {
+          members.add(member.getId());
+        }
+      }
+    }
+    return members;
+  }
+
+  /** The epoch of the active ring, -1 before the cluster has one. */
+  public synchronized long activeEpoch() {
+    return active == null ? -1 : active.getEpoch();
+  }
+
+  /** Whether {@code node}'s latest membership event declares it dead (FAIL or REMOVE). */
+  public synchronized boolean declared(String node) {
+    MembershipEvent latest = latestEvents.get(node);
+    return latest != null && (latest.getAction() == MembershipAction.FAIL
+        || latest.getAction() == MembershipAction.REMOVE);
+  }
+
+  /** The request id of {@code node}'s latest membership event, or null. */
+  public synchronized String latestRequestId(String node) {
+    MembershipEvent latest = latestEvents.get(node);
+    return latest == null ? null : latest.getRequestId();
+  }
+
+  private static EpochRecord newer(EpochRecord current, EpochRecord candidate) {
+    return current == null || candidate.getEpoch() >= current.getEpoch() ? candidate : current;
+  }
+
+  /** For tests and messages: the states this view was built from. */
+  @Override
+  public synchronized String toString() {
+    return "MembershipView[" + clusterId + ": active " + describe(active) + ", planned " + describe(planned)
+        + ", published " + describe(published) + ", " + latestEvents.size() + " nodes with events]";
+  }
+
+  private static String describe(EpochRecord r) {
+    return r == null ? "none" : r.getEpoch() + " " + r.getState();
+  }
+}

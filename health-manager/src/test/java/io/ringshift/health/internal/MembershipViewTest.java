@@ -1,0 +1,74 @@
+package io.ringshift.health.internal;
+
+import static io.ringshift.health.internal.Records.epoch;
+import static io.ringshift.health.internal.Records.event;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.MembershipAction;
+import org.junit.jupiter.api.Test;
+
+class MembershipViewTest {
+  private final MembershipView view = new MembershipView(Records.CLUSTER);
+
+  @Test
+  void shouldWatchNobodyBeforeTheClusterHasAnEpoch() {
+    view.onEpoch(epoch(1, EpochState.PLANNED, MembershipAction.INIT, "", "a", "b", "c"));
+
+    assertThat(view.activeEpoch()).isEqualTo(-1);
+    assertThat(view.members()).containsExactly("a", "b", "c"); // the plan in flight of the first epoch
+  }
+
+  @Test
+  void shouldWatchTheActiveMembersAndThoseOfThePlanInFlight() {
+    view.onEpoch(epoch(1, EpochState.PLANNED, MembershipAction.INIT, "", "a", "b", "c"));
+    view.onEpoch(epoch(1, EpochState.READY, MembershipAction.INIT, "", "a", "b", "c"));
+    view.onEpoch(epoch(2, EpochState.PLANNED, MembershipAction.DRAIN, "c", "a", "b"));
+    view.onEpoch(epoch(1, EpochState.PUBLISHED, MembershipAction.INIT, "", "a", "b", "c"));
+
+    assertThat(view.activeEpoch()).isEqualTo(1);
+    assertThat(view.members()).as("the draining node is still watched").containsExactly("a", "b", "c");
+
+    view.onEpoch(epoch(2, EpochState.READY, MembershipAction.DRAIN, "c", "a", "b"));
+    view.onEpoch(epoch(3, EpochState.PLANNED, MembershipAction.JOIN, "d", "a", "b", "d"));
+
+    assertThat(view.activeEpoch()).isEqualTo(2);
+    assertThat(view.members()).as("drained node gone, joining node watched").containsExactly("a", "b", "d");
+  }
+
+  @Test
+  void shouldFallBackToThePublishedMembersWhenThePublisherRejectsTheActiveEpoch() {
+    view.onEpoch(epoch(1, EpochState.PUBLISHED, MembershipAction.INIT, "", "a", "b", "c"));
+    view.onEpoch(epoch(2, EpochState.READY, MembershipAction.JOIN, "d", "a", "b", "c", "d"));
+    view.onEpoch(epoch(2, EpochState.REJECTED, MembershipAction.JOIN, "d", "a", "b", "c", "d"));
+
+    assertThat(view.activeEpoch()).isEqualTo(1);
+    assertThat(view.members()).containsExactly("a", "b", "c");
+  }
+
+  @Test
+  void shouldDeclareANodeWhoseLatestEventIsAFailOrARemoveUntilItJoinsAgain() {
+    view.onMembershipEvent(event(MembershipAction.SET_WEIGHT, "a", "r1"));
+    view.onMembershipEvent(event(MembershipAction.FAIL, "b", "r2"));
+    view.onMembershipEvent(event(MembershipAction.REMOVE, "c", "r3"));
+
+    assertThat(view.declared("a")).isFalse();
+    assertThat(view.declared("b")).isTrue();
+    assertThat(view.declared("c")).isTrue();
+    assertThat(view.latestRequestId("b")).isEqualTo("r2");
+
+    view.onMembershipEvent(event(MembershipAction.JOIN, "b", "r4"));
+
+    assertThat(view.declared("b")).as("a new life after a join").isFalse();
+  }
+
+  @Test
+  void shouldIgnoreOtherClusters() {
+    MembershipView other = new MembershipView("other");
+    other.onEpoch(epoch(1, EpochState.READY, MembershipAction.INIT, "", "a"));
+    other.onMembershipEvent(event(MembershipAction.FAIL, "a", "r1"));
+
+    assertThat(other.members()).isEmpty();
+    assertThat(other.declared("a")).isFalse();
+  }
+}
