@@ -235,7 +235,10 @@ public final class AuditReplay {
     private final List<EpochResult> results = new ArrayList<>();
     private int published;
 
-    /** The highest epoch a REJECTED record names so far, -1 if none. */
+    /**
+     * The highest epoch a REJECTED or CANCELLED record names so far, -1 if none: the orchestrator never uses the
+     * number of a rolled-back or cancelled epoch again, so the next published epoch comes after it.
+     */
     private long highestRejected = -1;
     /** The last published epoch and its ring; null before the first. */
     private RingSnapshot previous;
@@ -267,7 +270,7 @@ public final class AuditReplay {
     Failure run(List<EpochRecord> records) {
       Map<Long, EpochRecord> publishedAt = new LinkedHashMap<>();
       for (EpochRecord e : records) {
-        if (e.getState() == EpochState.REJECTED) {
+        if (e.getState() == EpochState.REJECTED || e.getState() == EpochState.CANCELLED) {
           highestRejected = Math.max(highestRejected, e.getEpoch());
         }
         if (e.getState() != EpochState.PUBLISHED) {
@@ -304,12 +307,13 @@ public final class AuditReplay {
     /** Every check of one PUBLISHED record, in order; null when all pass. */
     private Failure verify(EpochRecord e) {
       long epoch = e.getEpoch();
-      // After a rejection the orchestrator rolls back and plans again under numbers above the rejected ones.
+      // After a rejection the orchestrator rolls back and plans again under numbers above the rejected ones; after a
+      // cancel the next epoch comes after the cancelled one.
       boolean afterRollback = previous != null && highestRejected > previous.epoch() && epoch > highestRejected;
       if (previous != null && epoch != previous.epoch() + 1 && !afterRollback) {
         return new Failure(cluster, epoch, Check.EPOCH_SEQUENCE,
             "epoch " + (previous.epoch() + 1) + " (the previous published epoch " + previous.epoch() + " + 1)"
-                + (highestRejected > previous.epoch() ? ", or an epoch above the rejected epoch " + highestRejected
+                + (highestRejected > previous.epoch() ? ", or an epoch above the rejected or cancelled epoch " + highestRejected
                     : ""),
             "epoch " + epoch);
       }

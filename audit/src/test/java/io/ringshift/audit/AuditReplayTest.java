@@ -256,6 +256,19 @@ class AuditReplayTest {
     assertThat(failureOf(noRejection, rolledBack.snapshots()).check()).isEqualTo(Check.EPOCH_SEQUENCE);
   }
 
+  /** A cancelled epoch's number is never used again either: the next published epoch comes after it. */
+  @Test
+  void shouldAcceptTheGapACancelledEpochLeaves() {
+    History skipped = new History(CLUSTER, key, 16, 3).init(9, 3).rejectedJoin("node-010", "az-1")
+        .join("node-010", "az-1");
+    List<EpochRecord> cancelled = skipped.epochs().stream().map(r -> r.getState() != EpochState.REJECTED ? r
+        : EpochRecord.newBuilder(r).setState(EpochState.CANCELLED).setReason("cancelled by alice").build()).toList();
+    assertThat(cancelled).extracting(EpochRecord::getState).contains(EpochState.CANCELLED)
+        .doesNotContain(EpochState.REJECTED);
+
+    assertThat(verify(cancelled, skipped.snapshots()).failure()).isNull();
+  }
+
   @Test
   void shouldFindTwoPublishedRecordsForOneEpoch() {
     List<EpochRecord> duplicated = new ArrayList<>(history.epochs());

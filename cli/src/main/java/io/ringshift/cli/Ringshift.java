@@ -3,6 +3,7 @@ package io.ringshift.cli;
 import io.ringshift.cli.internal.LogSettings;
 import io.ringshift.cli.internal.RingCommand;
 import io.ringshift.cli.internal.audit.AuditCommand;
+import io.ringshift.cli.internal.control.CancelCommand;
 import io.ringshift.cli.internal.control.ChangeCommands;
 import io.ringshift.cli.internal.data.GetCommand;
 import io.ringshift.cli.internal.data.LoadCommand;
@@ -46,6 +47,7 @@ import picocli.CommandLine.Command;
       ChangeCommands.Drain.class,
       ChangeCommands.Fail.class,
       ChangeCommands.SetWeight.class,
+      CancelCommand.class,
       StatusCommand.class,
       EpochsCommand.class,
       PlanCommand.class,

@@ -22,6 +22,9 @@ public interface NodeStores extends AutoCloseable {
    */
   Store store(String nodeId);
 
+  /** Whether {@link #store} knows {@code nodeId} (it is in the directory); an unknown node is never reachable. */
+  boolean knows(String nodeId);
+
   /** Releases the connections this opened. */
   @Override
   void close();
@@ -45,6 +48,11 @@ public interface NodeStores extends AutoCloseable {
       }
 
       @Override
+      public boolean knows(String nodeId) {
+        return directory.address(nodeId).isPresent();
+      }
+
+      @Override
       public void close() {
         open.values().forEach(Store::close);
         open.clear();
@@ -64,6 +72,11 @@ public interface NodeStores extends AutoCloseable {
               + new java.util.TreeSet<>(copy.keySet()) + ")", null);
         }
         return store;
+      }
+
+      @Override
+      public boolean knows(String nodeId) {
+        return copy.containsKey(nodeId);
       }
 
       @Override

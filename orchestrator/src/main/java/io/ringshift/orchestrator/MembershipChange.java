@@ -16,6 +16,7 @@ import java.util.Locale;
  * @param zone the zone of a joining node (required for JOIN, ignored otherwise)
  * @param weight the weight of a joining node (default 1) or the new weight (required for SET_WEIGHT)
  * @param requestId the request that asked for it, carried into the epoch record as its cause
+ * @param epoch the epoch a CANCEL cancels; null for every other action
  */
 public record MembershipChange(
     Action action,
@@ -24,7 +25,14 @@ public record MembershipChange(
     Double weight,
     String requestId,
     String requestedBy,
-    long timestampMillis) {
+    long timestampMillis,
+    Long epoch) {
+
+  /** A change that names no epoch (every action but CANCEL). */
+  public MembershipChange(Action action, String nodeId, String zone, Double weight, String requestId,
+      String requestedBy, long timestampMillis) {
+    this(action, nodeId, zone, weight, requestId, requestedBy, timestampMillis, null);
+  }
 
   /** A change with no requester or time, for tests and tools. */
   public MembershipChange(Action action, String nodeId, String zone, Double weight, String requestId) {
@@ -39,7 +47,12 @@ public record MembershipChange(
     DRAIN,
     FAIL,
     SET_WEIGHT,
-    REMOVE
+    REMOVE,
+    /**
+     * Abandons the plan of {@link #epoch()} while it is in flight; not a membership change, so it never applies to
+     * a membership ({@link #applyTo} refuses it) and is never queued.
+     */
+    CANCEL
   }
 
   /** The outcome of applying a change: the new membership, or why the change was refused. */
@@ -63,6 +76,9 @@ public record MembershipChange(
     }
     if (action == Action.INIT) {
       return refused("INIT of cluster %s: it already exists; init declares a new cluster only", clusterId);
+    }
+    if (action == Action.CANCEL) {
+      return refused("CANCEL of epoch %s: a cancel abandons the plan in flight and changes no membership", epoch);
     }
     int index = indexOf(members, nodeId);
     List<Member> next = new ArrayList<>(members);

@@ -54,6 +54,12 @@ final class Events {
         .build();
   }
 
+  static MembershipEvent cancel(String cluster, String node, long epoch) {
+    MembershipEvent e = change(cluster, MembershipAction.CANCEL, node, null, null);
+    e.setEpoch(epoch);
+    return e;
+  }
+
   static byte[] key(MembershipEvent e) {
     return RecordKeys.membershipKey(e).getBytes(StandardCharsets.UTF_8);
   }

@@ -117,6 +117,51 @@ class OrchestratorTopologyTest {
   }
 
   @Test
+  void shouldCancelAPlanInFlightTombstoneItsTasksCleanUpAndRefuseBadCancels() {
+    initTwelveNodes();
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+    epochs.readValuesToList();
+    List<RangeCopyTask> copies = tasks.readValuesToList();
+
+    MembershipEvent noEpoch = Events.change(CLUSTER, MembershipAction.CANCEL, "node-12", null, null);
+    send(noEpoch);
+    assertThat(rejected.readValuesToList()).singleElement().satisfies(r -> {
+      assertThat(r.getReason()).isEqualTo("CANCEL: epoch was null; a cancel names the epoch to cancel, >= 1");
+      assertThat(r.getRequestId()).isEqualTo(noEpoch.getRequestId());
+    });
+    send(Events.cancel(CLUSTER, "node-12", 1));
+    assertThat(rejected.readValuesToList()).singleElement().extracting(RejectedEvent::getReason).asString()
+        .startsWith("CANCEL of epoch 1: it is READY or published");
+    assertThat(epochs.isEmpty()).isTrue();
+
+    MembershipEvent cancel = Events.cancel(CLUSTER, "node-12", 2);
+    send(cancel);
+
+    assertThat(epochs.readValuesToList()).singleElement().satisfies(e -> {
+      assertThat(e.getState()).isEqualTo(EpochState.CANCELLED);
+      assertThat(e.getEpoch()).isEqualTo(2);
+      assertThat(e.getCause().getAction()).isEqualTo(MembershipAction.CANCEL);
+      assertThat(e.getCause().getRequestId()).isEqualTo(cancel.getRequestId());
+      assertThat(e.getCause().getEpoch()).isEqualTo(2L);
+      assertThat(e.getMembers()).hasSize(13);
+      assertThat(e.getReason()).contains("JOIN of node node-12 abandoned", "stays on epoch 1");
+    });
+    var out = tasks.readRecordsToList();
+    assertThat(out).filteredOn(r -> r.value() == null).extracting(r -> r.key())
+        .containsExactlyInAnyOrderElementsOf(copies.stream().map(RangeCopyTask::getTaskId).toList());
+    assertThat(out).filteredOn(r -> r.value() != null).isNotEmpty().allSatisfy(r -> {
+      assertThat(r.value().getKind()).isEqualTo(TaskKind.CLEANUP);
+      assertThat(r.value().getEpoch()).isEqualTo(1);
+      assertThat(r.value().getTarget()).isEqualTo("node-12");
+    });
+    assertThat(rejected.isEmpty()).isTrue();
+
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-13", "az-3", null));
+    assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch())
+        .containsExactly("PLANNED@3");
+  }
+
+  @Test
   void shouldBeReadyWhenEveryTaskIsVerified() {
     initTwelveNodes();
     send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));

@@ -158,6 +158,7 @@ final class SampleRecords {
         .setInitialMembers(members())
         .setVnodes(256)
         .setReplicas(3)
+        .setEpoch(7L)
         .build();
   }
 

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *       left, the old copy stays.
  * </ol>
  * The delete names the task's epoch, and the node refuses it when its own ring, of a later epoch, makes it a
- * replica of the range again (a FAIL published while this cleanup waited or ran): FAILED, nothing more deleted.
+ * replica of the range again (a FAIL published while this cleanup waited or ran): VERIFIED, nothing more deleted.
  * Until then it is BLOCKED with a reason naming what it waits for, re-checked every {@code retryInterval}.
  * Deleting is idempotent, so a worker that dies between the delete and its VERIFIED status deletes again, which
  * deletes nothing. It never deletes from a node that is itself one of the new replicas, and never when the task
@@ -36,11 +36,20 @@ final class CleanupRun extends TaskRun {
   /** A reason that only counts down (the grace period) is re-published at most this often. */
   private static final Duration COUNTDOWN_REPUBLISH = Duration.ofMinutes(1);
 
+  /**
+   * How long a cleanup planned after its epoch was published (what a cancel's cancelled tasks copied) waits from when
+   * this worker first saw it: the cancelled runs stop at their next batch, and their last writes must land before the
+   * delete, not after it. No client ever routed to such a copy, so the epoch's grace period does not apply.
+   */
+  static final Duration CANCELLED_COPY_SETTLE = Duration.ofSeconds(30);
+
+  private final long seenAtMillis;
   private String publishedCondition;
   private long publishedAtMillis;
 
   CleanupRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     super(task, previous, ctx);
+    this.seenAtMillis = ctx.clock().millis();
   }
 
   @Override
@@ -53,11 +62,14 @@ final class CleanupRun extends TaskRun {
         // nothing that will ever answer. (A node that comes back joins anew, and its first copy clears its ranges.)
         LOG.info("task {}: not deleting {} from {}: it was declared failed (epoch {})", task().getTaskId(), range(),
             task().getTarget(), failedIn.getAsLong());
-        progress.state = TaskState.FAILED;
-        progress.error = "nothing deleted: " + task().getTarget() + " was declared failed and removed by published "
-            + "epoch " + failedIn.getAsLong() + "; its data is written off";
-        progress.blockedReason = null;
-        publish();
+        nothingToDelete(task().getTarget() + " was declared failed and removed by published epoch "
+            + failedIn.getAsLong() + "; its data is written off");
+        return;
+      }
+      String unknown = unknownTarget();
+      if (unknown != null) {
+        LOG.info("task {}: not deleting {} from {}: {}", task().getTaskId(), range(), task().getTarget(), unknown);
+        nothingToDelete(unknown);
         return;
       }
       String waiting = gate();
@@ -69,10 +81,7 @@ final class CleanupRun extends TaskRun {
         if (rest.isEmpty()) {
           String handedBack = handedBack();
           LOG.info("task {}: not deleting {} from {}: {}", task().getTaskId(), range(), task().getTarget(), handedBack);
-          progress.state = TaskState.FAILED;
-          progress.error = "nothing deleted: " + handedBack;
-          progress.blockedReason = null;
-          publish();
+          nothingToDelete(handedBack);
           return;
         }
         try {
@@ -92,10 +101,7 @@ final class CleanupRun extends TaskRun {
         } catch (StoreException.Refused refused) {
           // The node's own ring makes it a replica of the range again: that epoch's copy stays, for good.
           LOG.info("task {}: {} refused the delete: {}", task().getTaskId(), task().getTarget(), refused.getMessage());
-          progress.state = TaskState.FAILED;
-          progress.error = task().getTarget() + " refused the delete: " + refused.getMessage();
-          progress.blockedReason = null;
-          publish();
+          nothingToDelete(task().getTarget() + " refused the delete: " + refused.getMessage());
           return;
         } catch (StoreException e) {
           waiting = "deleting the range on " + task().getTarget() + " failed, retrying: " + e.getMessage();
@@ -104,6 +110,39 @@ final class CleanupRun extends TaskRun {
       report(waiting);
       control.sleep(ctx.tuning().retryInterval());
     }
+  }
+
+  /**
+   * Ends the cleanup VERIFIED with nothing deleted: its range is where it must be (the target is written off, a later
+   * epoch gives the range back, the target's own ring makes it a replica again, or no copy could reach it). The
+   * status's error field says why, and readers show the task as a cleanup that had nothing to do, not a failure.
+   */
+  private void nothingToDelete(String why) {
+    progress.state = TaskState.VERIFIED;
+    progress.error = NOTHING_DELETED + why;
+    progress.blockedReason = null;
+    publish();
+  }
+
+  /** How the note of a cleanup that deleted nothing begins (TaskStatus.error of a VERIFIED CLEANUP). */
+  static final String NOTHING_DELETED = "nothing deleted: ";
+
+  /**
+   * Null when the target may hold a copy; otherwise why it cannot: it is not in this worker's node directory and the
+   * latest published ring does not place it (a join of a node nobody started, cancelled), so no task ever copied to
+   * it and nothing will ever answer a delete.
+   */
+  private String unknownTarget() {
+    String target = task().getTarget();
+    if (ctx.stores().knows(target)) {
+      return null;
+    }
+    ControlState.PublishedMembers latest = ctx.control().latestPublishedMembers(task().getClusterId()).orElse(null);
+    if (latest == null || latest.ids().contains(target)) {
+      return null;
+    }
+    return target + " is not in this worker's node directory and published epoch " + latest.epoch()
+        + " does not place it, so no copy can have reached it";
   }
 
   /** Publishes a wait reason when it changes, but a countdown of the same condition at most once a minute. */
@@ -230,8 +269,13 @@ final class CleanupRun extends TaskRun {
     List<String> waits = new ArrayList<>();
     long endsAt = published.getAsLong() + ctx.grace().toMillis(); // from when this worker saw it published
     long now = ctx.clock().millis();
+    boolean cancelledCopy = ctx.control().plannedAfterPublication(task);
+    if (cancelledCopy) {
+      endsAt = seenAtMillis + Math.min(ctx.grace().toMillis(), CANCELLED_COPY_SETTLE.toMillis());
+    }
     if (now < endsAt) {
-      waits.add("grace period ends in " + Rates.duration(Duration.ofMillis(endsAt - now)));
+      waits.add((cancelledCopy ? "the cancelled copies settle in " : "grace period ends in ")
+          + Rates.duration(Duration.ofMillis(endsAt - now)));
     }
     // The new replicas' health matters when the delete happens: asked only once the grace period is over, so a
     // fleet of cleanups waiting out a ten-minute grace does not poll every node every retry interval.

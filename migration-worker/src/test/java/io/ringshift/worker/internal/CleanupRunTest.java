@@ -19,6 +19,7 @@ import io.ringshift.protocol.EpochRecords;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.worker.FakeTime;
 import io.ringshift.worker.Limits;
+import io.ringshift.worker.NodeStores;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -213,10 +214,10 @@ class CleanupRunTest {
     clock.advance(GRACE.plusMinutes(1));
 
     TaskRun run = h.run(fromX);
-    TaskStatus failed = h.awaitState(fromX.getTaskId(), TaskState.FAILED);
+    TaskStatus failed = h.awaitState(fromX.getTaskId(), TaskState.VERIFIED);
     h.awaitFinished(run);
 
-    assertThat(failed.getError()).startsWith("node-x refused the delete: range delete of " + HALF + " for epoch 7 "
+    assertThat(failed.getError()).startsWith("nothing deleted: node-x refused the delete: range delete of " + HALF + " for epoch 7 "
         + "refused, nothing deleted: this node (node-x) routes by the ring of epoch 8, in which it is a replica of ");
     assertThat(x.contents(HALF)).as("nothing deleted").isEqualTo(before);
   }
@@ -273,7 +274,7 @@ class CleanupRunTest {
 
     h.awaitFinished(h.run(cleanup));
 
-    TaskStatus last = h.awaitState(cleanup.getTaskId(), TaskState.FAILED);
+    TaskStatus last = h.awaitState(cleanup.getTaskId(), TaskState.VERIFIED);
     assertThat(last.getError()).startsWith("nothing deleted: epoch ").contains("gives the range back to node-old")
         .endsWith(" and 1 more tasks");
     assertThat(old.contents(HALF)).as("nothing deleted").isEqualTo(before);
@@ -312,7 +313,7 @@ class CleanupRunTest {
 
     h.awaitFinished(h.run(cleanup));
 
-    TaskStatus last = h.awaitState(cleanup.getTaskId(), TaskState.FAILED);
+    TaskStatus last = h.awaitState(cleanup.getTaskId(), TaskState.VERIFIED);
     assertThat(last.getError()).isEqualTo("nothing deleted: node-old was declared failed and removed by published "
         + "epoch 8; its data is written off");
     assertThat(old.contents(HALF)).isEqualTo(before);
@@ -392,6 +393,47 @@ class CleanupRunTest {
     h.control.onEpoch(EpochRecords.signedBy(publishedWith(EPOCH + 2, "node-old", "node-9"), Harness.PUBLISHER));
     assertThat(gate()).isEqualTo("every new replica of the range [node-4, node-5] has left the ring since (published "
         + "epoch 9): the old copy on node-old stays");
+  }
+
+  /**
+   * A cancel plans CLEANUP tasks of the active epoch, long published, for what the cancelled copies wrote: they wait
+   * for the cancelled runs to stop ({@link CleanupRun#CANCELLED_COPY_SETTLE} from when the worker saw the task), not
+   * for the epoch's grace period, which is long over.
+   */
+  @Test
+  void shouldWaitOnlyForTheCancelledCopiesToSettleWhenPlannedAfterItsEpochWasPublished() {
+    verify(copyTo4, copyTo5);
+    publish();
+    clock.advance(GRACE.plusMinutes(5));
+    RangeCopyTask afterCancel = RangeCopyTask.newBuilder(cleanup)
+        .setTimestampMillis(PUBLISHED.plus(GRACE).plus(Duration.ofMinutes(4)).toEpochMilli()).build();
+    CleanupRun run = new CleanupRun(afterCancel, null, h.ctx);
+    assertThat(run.gate()).isEqualTo("the cancelled copies settle in 30 s");
+    clock.advance(CleanupRun.CANCELLED_COPY_SETTLE.minusSeconds(1));
+    assertThat(run.gate()).isEqualTo("the cancelled copies settle in 1 s");
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(run.gate()).isNull();
+    assertThat(gate()).as("a cleanup planned before the epoch was published waits for its grace only").isNull();
+  }
+
+  /**
+   * The cancel of a join of a node nobody started (not in the node directory): its copies never reached it, and a
+   * cleanup that waited for it to answer would stay BLOCKED for good.
+   */
+  @Test
+  void shouldDeleteNothingFromATargetThatIsNotInTheDirectoryNorInThePublishedRing() throws Exception {
+    try (Harness known = new Harness(NodeStores.of(java.util.Map.of("node-4", n4, "node-5", n5, "node-old", old)),
+        Limits.unlimited(), Harness.FAST, clock, GRACE)) {
+      known.control.onEpoch(EpochRecords.signedBy(publishedWith(EPOCH, "node-4", "node-5", "node-old"),
+          Harness.PUBLISHER));
+      RangeCopyTask toNobody = task(TaskKind.CLEANUP, EPOCH, HALF, List.of("node-4", "node-5"), "node-07");
+
+      known.awaitFinished(known.run(toNobody));
+
+      TaskStatus last = known.awaitState(toNobody.getTaskId(), TaskState.VERIFIED);
+      assertThat(last.getError()).isEqualTo("nothing deleted: node-07 is not in this worker's node directory and "
+          + "published epoch 7 does not place it, so no copy can have reached it");
+    }
   }
 
   private static EpochRecord publishedWith(long epoch, String... members) {

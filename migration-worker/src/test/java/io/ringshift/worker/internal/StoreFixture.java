@@ -56,6 +56,11 @@ public final class StoreFixture implements AutoCloseable {
       }
 
       @Override
+      public boolean knows(String nodeId) {
+        return true; // a node the test has not opened yet stands for one that is down, not one nobody knows
+      }
+
+      @Override
       public void close() {
         // The fixture closes the stores.
       }

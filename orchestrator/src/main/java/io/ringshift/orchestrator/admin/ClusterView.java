@@ -94,7 +94,7 @@ public record ClusterView(
       }
     }
     // An epoch that is READY is no longer in flight, even if a PLANNED record of it comes later; nor is one whose last
-    // record is SUPERSEDED with no later plan (a rollback after a rejection, docs/orchestrator.md).
+    // record is SUPERSEDED with no later plan (a rollback after a rejection, docs/orchestrator.md) or CANCELLED.
     if (inFlight != null) {
       long epoch = inFlight.getEpoch();
       EpochRecord last = null;
@@ -104,7 +104,8 @@ public record ClusterView(
         }
       }
       if (history.stream().anyMatch(e -> e.getEpoch() == epoch && isActiveState(e.getState())
-          && !rejectedIn(history, e)) || (last != null && last.getState() == EpochState.SUPERSEDED)) {
+          && !rejectedIn(history, e)) || (last != null && (last.getState() == EpochState.SUPERSEDED
+          || last.getState() == EpochState.CANCELLED))) {
         inFlight = null;
       }
     }

@@ -179,6 +179,103 @@ public final class ControlPlaneAdmin implements AutoCloseable {
         unreadable);
   }
 
+  /**
+   * Follows the chosen topics: the first {@link Follower#poll} reads them from the beginning to their current end, and
+   * each later one only what was appended since, so a watch redraws from one process without reading the history
+   * again. It has a consumer of its own; close it.
+   */
+  public Follower follow(Set<Part> parts) {
+    List<String> names = parts.stream().map(this::topicName).toList();
+    List<TopicPartition> partitions = partitionsOf(names);
+    KafkaConsumer<byte[], byte[]> c;
+    try {
+      c = KafkaClients.readCommittedConsumer(bootstrap, properties, timeout, CLIENT_ID + "-follow");
+    } catch (KafkaException e) {
+      throw AdminException.unavailable("cannot connect to Kafka at " + bootstrap + ": " + rootMessage(e), e);
+    }
+    return new Follower(c, partitions, names);
+  }
+
+  /** The decoded contents of the followed topics, kept up to date by {@link #poll}. Not thread safe. */
+  public final class Follower implements AutoCloseable {
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final List<TopicPartition> partitions;
+    private final String what;
+    private final List<EpochRecord> epochs = new ArrayList<>();
+    private final Map<String, RangeCopyTask> tasks = new LinkedHashMap<>();
+    private final Map<String, TaskStatus> statuses = new LinkedHashMap<>();
+    private final List<RejectedEvent> rejected = new ArrayList<>();
+    private final List<String> unreadable = new ArrayList<>();
+    private boolean started;
+
+    private Follower(KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> partitions, List<String> names) {
+      this.consumer = consumer;
+      this.partitions = partitions;
+      this.what = String.join(", ", names);
+    }
+
+    /**
+     * Reads what was appended since the last call (the first call: everything up to the current end), waiting up
+     * to {@code wait} for something new, and returns the contents so far.
+     */
+    public Contents poll(Duration wait) {
+      try {
+        if (!started) {
+          Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
+          List<ConsumerRecord<byte[], byte[]>> records;
+          try {
+            records = ReadToEnd.fromBeginning(consumer, end, timeout, "reading " + what + " from Kafka at "
+                + bootstrap);
+          } catch (IllegalStateException e) {
+            throw AdminException.unavailable(e.getMessage(), e);
+          }
+          records.forEach(this::apply);
+          started = true;
+        } else {
+          consumer.poll(wait).forEach(this::apply);
+        }
+      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        throw unreachable(e);
+      }
+      return new Contents(List.copyOf(epochs), List.copyOf(tasks.values()), List.copyOf(statuses.values()),
+          List.copyOf(rejected), List.copyOf(unreadable));
+    }
+
+    private void apply(ConsumerRecord<byte[], byte[]> r) {
+      String topic = r.topic();
+      String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+      try {
+        if (topic.equals(topics.epochs().name())) {
+          if (r.value() != null) {
+            epochs.add(RecordSerdes.epochRecord().deserialize(r.value()));
+          }
+        } else if (topic.equals(topics.tasks().name())) {
+          latest(tasks, key, r.value() == null ? null : RecordSerdes.rangeCopyTask().deserialize(r.value()));
+        } else if (topic.equals(topics.taskStatus().name())) {
+          latest(statuses, key, r.value() == null ? null : RecordSerdes.taskStatus().deserialize(r.value()));
+        } else if (topic.equals(topics.rejected().name()) && r.value() != null) {
+          rejected.add(RecordSerdes.rejectedEvent().deserialize(r.value()));
+        }
+      } catch (CodecException e) {
+        unreadable.add(String.format(Locale.ROOT, "%s partition %d offset %d: %s", topic, r.partition(), r.offset(),
+            e.getMessage()));
+      }
+    }
+
+    /** As {@link #latestPerKey}: the latest value of a key wins, in the order keys were last written. */
+    private <V> void latest(Map<String, V> map, String key, V value) {
+      map.remove(key);
+      if (value != null) {
+        map.put(key, value);
+      }
+    }
+
+    @Override
+    public void close() {
+      consumer.close(CloseOptions.timeout(CLOSE));
+    }
+  }
+
   private String topicName(Part part) {
     return switch (part) {
       case EPOCHS -> topics.epochs().name();

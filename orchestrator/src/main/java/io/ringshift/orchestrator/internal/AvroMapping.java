@@ -87,11 +87,12 @@ public final class AvroMapping {
       case FAIL -> Action.FAIL;
       case SET_WEIGHT -> Action.SET_WEIGHT;
       case REMOVE -> Action.REMOVE;
+      case CANCEL -> Action.CANCEL;
       default -> throw new IllegalArgumentException(
-          "action was " + e.getAction() + "; the actions are INIT, JOIN, DRAIN, FAIL, SET_WEIGHT, REMOVE");
+          "action was " + e.getAction() + "; the actions are INIT, JOIN, DRAIN, FAIL, SET_WEIGHT, REMOVE, CANCEL");
     };
     return new MembershipChange(action, e.getNodeId(), e.getZone(), e.getWeight(), e.getRequestId(),
-        e.getRequestedBy(), e.getTimestampMillis());
+        e.getRequestedBy(), e.getTimestampMillis(), e.getEpoch());
   }
 
   /** The event a change came from, for the cause of an epoch record. */
@@ -105,6 +106,7 @@ public final class AvroMapping {
         .setRequestId(c.requestId() == null ? "" : c.requestId())
         .setRequestedBy(c.requestedBy() == null ? "" : c.requestedBy())
         .setTimestampMillis(c.timestampMillis())
+        .setEpoch(c.epoch())
         .build();
   }
 

@@ -236,7 +236,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   public sealed interface Effect permits EpochEvent, TaskEvent, TaskCancelled, Rejection {}
 
   /**
-   * An epoch record: PLANNED, READY or SUPERSEDED.
+   * An epoch record: PLANNED, READY, SUPERSEDED or CANCELLED.
    *
    * @param previousChecksum checksum of the active ring the epoch follows (the hash chain); null for INIT
    * @param supersedes on the PLANNED record of a re-plan, the epoch whose earlier plan it replaces
@@ -257,7 +257,9 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     public enum State {
       PLANNED,
       READY,
-      SUPERSEDED
+      SUPERSEDED,
+      /** The plan was cancelled by a CANCEL request (its cause). */
+      CANCELLED
     }
   }
 
@@ -855,6 +857,78 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     effects.addAll(annotateFirstPlan(t.effects(), note, epoch));
     return track(new Transition(t.next(), effects));
+  }
+
+  // ---- cancel ----
+
+  /**
+   * A CANCEL of the plan in flight (docs/orchestrator.md, "Cancelling an epoch"). Only the epoch in flight can be
+   * cancelled, and only when it carries out an operator's change: a plan that repairs a failure (its cause a FAIL,
+   * or a node died while it was in flight) rebuilds replicas clients already route without, and cancelling it would
+   * leave its ranges under-replicated for good. The cancel must name the node of the change it cancels (the record's
+   * key on the compacted ring.membership topic). Then the plan is recorded CANCELLED (its cause the CANCEL request),
+   * every task of it is cancelled with a tombstone (the workers stop them and lift their fences), what its COPY and
+   * REPAIR tasks may have copied is deleted at once by CLEANUP tasks of the active epoch (with every stray of
+   * earlier re-plans), the epoch number is never used again, and the queued changes are planned from the active
+   * epoch in order. Anything else is refused with the reason and changes nothing.
+   */
+  public Transition onCancel(MembershipChange cancel, long clusterBytes) {
+    return track(cancel(cancel, clusterBytes));
+  }
+
+  private Transition cancel(MembershipChange cancel, long clusterBytes) {
+    if (!initialised()) {
+      return reject("CANCEL of epoch " + cancel.epoch() + ": the cluster is unknown", null);
+    }
+    long epoch = cancel.epoch();
+    String cluster = active.clusterId();
+    long inFlightEpoch = inFlight == null ? -1 : inFlight.plan().target().epoch();
+    if (epoch != inFlightEpoch) {
+      String now = inFlight == null ? "nothing is in flight; cluster " + cluster + " is on epoch "
+          + lastReadyRing().epoch() : "the epoch in flight is " + inFlightEpoch;
+      if (epoch <= lastReadyRing().epoch()) {
+        return reject("CANCEL of epoch " + epoch + ": it is READY or published, and only a plan in flight can be "
+            + "cancelled (" + now + "); undo its change with the opposite change, for example a drain of a node "
+            + "that joined", null);
+      }
+      return reject("CANCEL of epoch " + epoch + ": cluster " + cluster + " has no plan of that epoch in flight ("
+          + now + ")", null);
+    }
+    MembershipChange cause = inFlight.cause();
+    if (cause.isFailure() || !inFlight.deadNodes().isEmpty()) {
+      return reject("CANCEL of epoch " + epoch + ": it repairs the failure of "
+          + String.join(", ", inFlight.deadNodes().isEmpty() ? List.of(cause.nodeId()) : inFlight.deadNodes())
+          + "; a failure cannot be cancelled, because its replicas are rebuilt from the survivors and clients already "
+          + "route without the dead node: cancelling would leave its ranges under-replicated", null);
+    }
+    if (!Objects.equals(cancel.nodeId(), cause.nodeId())) {
+      return reject("CANCEL of epoch " + epoch + ": it names node " + cancel.nodeId() + ", but the plan carries out "
+          + cause.action() + " of node " + cause.nodeId() + "; a cancel is keyed by the node of the change it "
+          + "cancels", null);
+    }
+    Plan plan = inFlight.plan();
+    List<Effect> effects = new ArrayList<>();
+    String why = "cancelled by " + (cancel.requestedBy() == null || cancel.requestedBy().isBlank() ? "an operator"
+        : cancel.requestedBy()) + " (request " + cancel.requestId() + "): " + cause.action() + " of node "
+        + cause.nodeId() + " abandoned, " + plan.tasks().size() + " task(s) cancelled; cluster " + cluster
+        + " stays on epoch " + active.epoch();
+    effects.add(new EpochEvent(EpochEvent.State.CANCELLED, plan, cancel, lastReadyRing().checksum(), null, why));
+    plan.tasks().forEach(t -> effects.add(new TaskCancelled(t.taskId())));
+    ClusterAggregate withCopies = withStrays(plan.tasks());
+    List<PlannedTask> cleanups = EpochPlanner.strayCleanups(active, active, active, withCopies.strays(), Set.of(),
+        clusterBytes);
+    cleanups.forEach(c -> effects.add(new TaskEvent(active.epoch(), 0, c)));
+    List<Unpublished> waiting = new ArrayList<>();
+    for (Unpublished u : publication.unpublished()) {
+      // The cleanups belong to the active epoch: a rollback of it cancels them with its other tasks.
+      waiting.add(u.epoch() != active.epoch() ? u : new Unpublished(u.epoch(), u.checksum(), u.cause(),
+          concat(u.taskIds(), cleanups.stream().map(PlannedTask::taskId).toList())));
+    }
+    ClusterAggregate back = new ClusterAggregate(active, null, List.of(), (int) (epoch - active.epoch()),
+        publication.withUnpublished(waiting), List.of());
+    Transition t = back.planQueue(queue, clusterBytes);
+    effects.addAll(t.effects());
+    return new Transition(t.next(), effects);
   }
 
   /** A FAIL the orchestrator applies again after a rollback, of a node whose own request it no longer has. */

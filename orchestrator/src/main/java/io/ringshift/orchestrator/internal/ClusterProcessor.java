@@ -131,6 +131,9 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
         return new Transition(aggregate, java.util.List.of(new Rejection(e.getMessage(), null)));
       }
     }
+    if (event.getAction() == MembershipAction.CANCEL) {
+      return aggregate.onCancel(AvroMapping.change(event), mapping.clusterBytes());
+    }
     return aggregate.onChange(AvroMapping.change(event), mapping.clusterBytes());
   }
 }

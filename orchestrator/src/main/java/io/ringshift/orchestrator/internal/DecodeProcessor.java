@@ -111,7 +111,14 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
     }
     if (e.getAction() == MembershipAction.UNKNOWN) {
       return "action was UNKNOWN (written by a newer version); the actions are INIT, JOIN, DRAIN, FAIL, "
-          + "SET_WEIGHT, REMOVE";
+          + "SET_WEIGHT, REMOVE, CANCEL";
+    }
+    if (e.getAction() == MembershipAction.CANCEL && (e.getEpoch() == null || e.getEpoch() < 1)) {
+      return "CANCEL: epoch was " + e.getEpoch() + "; a cancel names the epoch to cancel, >= 1";
+    }
+    if (e.getAction() != MembershipAction.CANCEL && e.getEpoch() != null) {
+      return String.format(Locale.ROOT, "%s of node %s: epoch was %d; only a CANCEL names an epoch", e.getAction(),
+          e.getNodeId(), e.getEpoch());
     }
     if (e.getAction() != MembershipAction.INIT && (e.getNodeId() == null || e.getNodeId().isBlank())) {
       return String.format(Locale.ROOT, "%s: nodeId was \"%s\"; a node id must not be blank", e.getAction(),

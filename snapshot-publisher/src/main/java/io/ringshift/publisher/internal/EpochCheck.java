@@ -122,9 +122,9 @@ public final class EpochCheck {
       boolean afterRollback = history.highestRejected() > last && epoch > history.highestRejected();
       if (epoch != last + 1 && !afterRollback) {
         return reject(ready, nowMillis, Check.SEQUENCE, "epoch %d does not follow the last published epoch %d of "
-            + "cluster %s; published epochs are consecutive (numbers of rejected epochs aside), so only epoch %d can "
-            + "be published next%s", epoch, last, cluster, last + 1, history.highestRejected() > last
-            ? ", or an epoch above the rejected epoch " + history.highestRejected() : "");
+            + "cluster %s; published epochs are consecutive (numbers of rejected and cancelled epochs aside), so only "
+            + "epoch %d can be published next%s", epoch, last, cluster, last + 1, history.highestRejected() > last
+            ? ", or an epoch above the rejected or cancelled epoch " + history.highestRejected() : "");
       }
       if (!Arrays.equals(previous, history.lastChecksum())) {
         return reject(ready, nowMillis, Check.CHAIN, "epoch %d names previousChecksum %s, but the last published "

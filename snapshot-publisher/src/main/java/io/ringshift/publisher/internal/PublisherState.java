@@ -46,7 +46,7 @@ public final class PublisherState {
     final TreeMap<Long, byte[]> published = new TreeMap<>();
     EpochRecord lastPublished;
     RingSnapshot lastPublishedRing; // built from lastPublished when first needed
-    long highestRejected = -1;
+    long highestRejected = -1; // of REJECTED and CANCELLED records: numbers never used again
   }
 
   private final Map<String, Cluster> clusters = new HashMap<>();
@@ -83,6 +83,12 @@ public final class PublisherState {
       }
       case REJECTED -> {
         pending.removeIf(p -> answers(record, p));
+        Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
+        c.highestRejected = Math.max(c.highestRejected, record.getEpoch());
+      }
+      case CANCELLED -> {
+        // The orchestrator never uses a cancelled epoch's number again: the next epoch comes after it, as after a
+        // rejection. (The chain check still ties the next epoch to the last published one.)
         Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
         c.highestRejected = Math.max(c.highestRejected, record.getEpoch());
       }

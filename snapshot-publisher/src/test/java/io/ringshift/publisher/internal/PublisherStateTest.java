@@ -241,8 +241,8 @@ class PublisherStateTest {
     Verdict.Reject r = reject(skipping, skipping.ready(), Check.SEQUENCE);
 
     assertThat(r.record().getReason()).isEqualTo("SEQUENCE: epoch 3 does not follow the last published epoch 1 of "
-        + "cluster eu-west/cache; published epochs are consecutive (numbers of rejected epochs aside), so only epoch 2 "
-        + "can be published next");
+        + "cluster eu-west/cache; published epochs are consecutive (numbers of rejected and cancelled epochs aside), "
+        + "so only epoch 2 can be published next");
   }
 
   @Test
@@ -277,7 +277,24 @@ class PublisherStateTest {
 
     Verdict.Reject r = reject(below, below.ready(), Check.SEQUENCE);
     assertThat(r.record().getReason()).endsWith("only epoch 2 can be published next, or an epoch above the rejected "
-        + "epoch 5");
+        + "or cancelled epoch 5");
+  }
+
+  /** Found by DataCommandsIT: the join after a cancelled one (epoch 2) is epoch 3, and used to be rejected. */
+  @Test
+  void shouldPublishTheEpochAfterACancelledOne() {
+    Step init = script.init(6);
+    publish(init);
+    Step join = script.join("node-07", "az-1"); // epoch 2, cancelled before it was READY
+    state.onRecord(EpochRecord.newBuilder(join.ready()).setState(EpochState.CANCELLED)
+        .setReason("cancelled by test").build());
+    script.rollBackTo(init, 2);
+
+    Step next = script.join("node-08", "az-2");
+
+    assertThat(next.epoch()).isEqualTo(3);
+    publish(next);
+    assertThat(state.lastPublished("eu-west/cache")).isEqualTo(3);
   }
 
   @Test

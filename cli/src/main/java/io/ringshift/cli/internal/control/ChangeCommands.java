@@ -31,9 +31,11 @@ public final class ChangeCommands {
 
     @Option(names = "--wait", arity = "0..1", paramLabel = "SECONDS",
         fallbackValue = Requests.DEFAULT_WAIT_SECONDS, preprocessor = Requests.WaitPreprocessor.class,
-        description = "Wait for the outcome: print the planned epoch and its task count (exit 0) or the reason "
-            + "of a rejection (exit 2); exit 1 when nothing is decided within SECONDS (default "
-            + "${FALLBACK-VALUE}), for example while an earlier epoch is in flight.")
+        description = "Follow the change to PUBLISHED, printing each stage as it is reached (PLANNED, copying "
+            + "n/N verified, READY, PUBLISHED; exit 0), or why it was rejected or cancelled (exit 2); exit 1 when it "
+            + "is not published within SECONDS (default ${FALLBACK-VALUE}). Without --wait the command waits up to "
+            + "15 s for the orchestrator's answer: planned (exit 0), queued behind the epoch in flight (exit 0), "
+            + "rejected (exit 2), none (exit 1).")
     Integer waitSeconds;
 
     abstract ChangeSpec change();

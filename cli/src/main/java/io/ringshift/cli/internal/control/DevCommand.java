@@ -213,7 +213,7 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
       String cmd = launcher();
       lines.add("Try, in another terminal:");
       lines.add("  " + cmd + " init --members members.json --bootstrap " + b + " --wait");
-      lines.add("  " + cmd + " join node-100 --zone az-1 --bootstrap " + b + " --wait");
+      lines.add("  " + cmd + " join node-100 --zone az-1 --bootstrap " + b + "   # planned; no nodes here copy it (dev --nodes N runs them)");
       lines.add("  " + cmd + " status --bootstrap " + b);
       lines.add("Ctrl-C stops it.");
       return lines;

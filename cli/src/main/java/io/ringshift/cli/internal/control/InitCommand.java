@@ -61,8 +61,9 @@ public final class InitCommand implements Callable<Integer> {
 
   @Option(names = "--wait", arity = "0..1", paramLabel = "SECONDS", fallbackValue = Requests.DEFAULT_WAIT_SECONDS,
       preprocessor = Requests.WaitPreprocessor.class,
-      description = "Wait for the outcome: print the epoch (exit 0) or the reason of a rejection (exit 2); exit 1 "
-          + "when nothing is decided within SECONDS (default ${FALLBACK-VALUE}).")
+      description = "Follow epoch 1 to PUBLISHED (exit 0), or print why it was rejected (exit 2); exit 1 when it is "
+          + "not published within SECONDS (default ${FALLBACK-VALUE}). Without --wait the command waits up to 15 s "
+          + "for the orchestrator's answer.")
   private Integer waitSeconds;
 
   @Override

@@ -12,7 +12,9 @@ import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
+import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.TaskState;
+import io.ringshift.schemas.avro.TaskStatus;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HexFormat;
@@ -213,15 +215,37 @@ final class Reports {
     view.cleanups().forEach(t -> byEpoch.computeIfAbsent(t.task().getEpoch(), e -> new ArrayList<>()).add(t));
     byEpoch.forEach((epoch, tasks) -> {
       Map<TaskState, Integer> counts = new EnumMap<>(TaskState.class);
-      tasks.forEach(t -> counts.merge(t.state(), 1, Integer::sum));
+      int nothing = 0;
+      for (TaskView t : tasks) {
+        if (deletedNothing(t)) {
+          nothing++; // a correct outcome, not a failure: the range is where it must be
+        } else {
+          counts.merge(t.state(), 1, Integer::sum);
+        }
+      }
       List<String> parts = new ArrayList<>();
       counts.forEach((state, n) -> parts.add(state + " " + n));
+      if (nothing > 0) {
+        parts.add("nothing to delete " + nothing);
+      }
       lines.add(String.format(Locale.ROOT, "cleanup    epoch %d: %d task%s: %s", epoch, tasks.size(),
           tasks.size() == 1 ? "" : "s", String.join(", ", parts)));
-      List<String> progress = progressText("", EpochProgress.of(tasks, nowMillis));
+      List<String> progress = progressText("", EpochProgress.of(tasks.stream().filter(t -> !deletedNothing(t))
+          .toList(), nowMillis));
       lines.addAll(progress.subList(1, progress.size()));
     });
     return lines;
+  }
+
+  /**
+   * A CLEANUP that ended without deleting, because its range is where it must be: VERIFIED with a note (FAILED from
+   * workers of earlier versions), its note beginning "nothing deleted: " or naming the target's refusal.
+   */
+  static boolean deletedNothing(TaskView t) {
+    TaskStatus s = t.status();
+    return s != null && s.getError() != null && t.task().getKind() == io.ringshift.schemas.avro.TaskKind.CLEANUP
+        && (s.getState() == TaskState.VERIFIED || s.getState() == TaskState.FAILED)
+        && (s.getError().startsWith("nothing deleted: ") || s.getError().contains(" refused the delete: "));
   }
 
   private static String detail(TaskView t) {
@@ -308,6 +332,10 @@ final class Reports {
         ": %d tasks, replica data moved %s (ideal %s), estimated %s", d.getTasks(),
         Text.percent(d.getMovedReplicaFraction()), Text.percent(d.getIdealMovedFraction()),
         ByteUnits.format(d.getEstimatedBytes()));
+    if (e.getState() == EpochState.CANCELLED) {
+      return String.format(Locale.ROOT, "epoch %d CANCELLED (plan %s): %s", e.getEpoch(), e.getPlanVersion(),
+          e.getReason());
+    }
     return String.format(Locale.ROOT, "epoch %d %s (plan %s, %d members, checksum %s)%s", e.getEpoch(), e.getState(),
         e.getPlanVersion(), e.getMembers().size(), Text.checksumPrefix(e.getTargetChecksum()), summary);
   }

@@ -1,23 +1,15 @@
 package io.ringshift.cli.internal.control;
 
-import io.ringshift.orchestrator.admin.ClusterView;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
 import io.ringshift.cli.BadInputException;
-import io.ringshift.cli.Ringshift;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Outcome;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Planned;
-import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Rejected;
 import io.ringshift.schemas.avro.MembershipEvent;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Stack;
 import java.util.UUID;
-import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.IParameterPreprocessor;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,7 +17,7 @@ import picocli.CommandLine.Model.CommandSpec;
 /** Writing a request and, with {@code --wait}, reporting what became of it: shared by init and the changes. */
 final class Requests {
   /** {@code --wait} without a value. */
-  static final String DEFAULT_WAIT_SECONDS = "30";
+  static final String DEFAULT_WAIT_SECONDS = "600";
 
   /** Exit code when {@code --wait} saw no outcome in time: the request was written, its fate is unknown. */
   static final int EXIT_NO_OUTCOME = 1;
@@ -68,53 +60,14 @@ final class Requests {
   }
 
   /**
-   * Writes {@code event}, prints {@code written} with its request id, and with a wait reports the outcome.
+   * Writes {@code event}, prints {@code written} with its request id, and follows it ({@link RequestFollower}): without
+   * a wait to the orchestrator's answer, with one to PUBLISHED.
    *
-   * @return the exit code: 0 written (and planned), 2 rejected, 1 no outcome within the wait
+   * @return the exit code: 0 planned (published, with a wait) or queued, 2 rejected, 1 no outcome in time
    */
   static int write(ControlPlaneAdmin client, MembershipEvent event, String written, Duration wait,
       PrintWriter out, PrintWriter err) {
-    // Taken before writing, so the outcome cannot be missed however fast the orchestrator is.
-    Map<TopicPartition, Long> from = wait == null ? null : client.outcomePositions();
-    client.send(event);
-    out.printf(Locale.ROOT, "request %s: %s written to %s at %s%n", event.getRequestId(), written,
-        client.topics().membership().name(), client.bootstrap());
-    out.flush();
-    if (wait == null) {
-      return 0;
-    }
-    Outcome outcome = client.awaitOutcome(event.getRequestId(), from, wait);
-    if (outcome instanceof Planned planned) {
-      out.println(Reports.outcome(planned.epoch()));
-      out.flush();
-      return 0;
-    }
-    if (outcome instanceof ControlPlaneAdmin.Withdrew withdrew) {
-      out.printf(Locale.ROOT, "request %s withdrew request %s: %s%n", event.getRequestId(),
-          withdrew.join().getRequestId(), withdrew.join().getReason());
-      out.flush();
-      return 0;
-    }
-    if (outcome instanceof Rejected rejected) {
-      err.printf(Locale.ROOT, "ringshift: request %s was rejected: %s%n", event.getRequestId(),
-          rejected.rejected().getReason());
-      err.flush();
-      return Ringshift.EXIT_BAD_INPUT;
-    }
-    err.printf(Locale.ROOT, "ringshift: no outcome for request %s within %d s%s%n", event.getRequestId(),
-        wait.toSeconds(), whyNoOutcome(client, event.getClusterId()));
-    err.flush();
-    return EXIT_NO_OUTCOME;
-  }
-
-  /** A hint for a wait that ended without an outcome: an epoch in flight makes a change queue. */
-  private static String whyNoOutcome(ControlPlaneAdmin client, String clusterId) {
-    ClusterView view = ClusterView.of(clusterId, client.read(EnumSet.of(Part.EPOCHS)), 0);
-    if (view.inFlight() != null) {
-      return String.format(Locale.ROOT, "; epoch %d of cluster %s is in flight, and a change waits until it is "
-          + "READY (`ringshift status` shows its tasks)", view.inFlight().getEpoch(), clusterId);
-    }
-    return "; is the orchestrator running? (`ringshift dev` runs one; `ringshift status` shows what it did)";
+    return RequestFollower.writeAndFollow(client, event, written, wait, out, err);
   }
 
   /** Describes records that could not be decoded, on stderr: they are skipped, not fatal. */

@@ -6,6 +6,7 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -44,11 +45,34 @@ public final class StatusCommand implements Callable<Integer> {
       description = "Latest rejected requests shown (default: ${DEFAULT-VALUE}).")
   private int rejected;
 
+  @Option(names = "--watch", arity = "0..1", paramLabel = "SECONDS", fallbackValue = "2",
+      description = "Keep the status up to date from one process: read the topics once, then only what is appended, "
+          + "and redraw every SECONDS (default ${FALLBACK-VALUE}) when something changed (in place on a terminal, "
+          + "as a new block otherwise). Runs until interrupted, or see --until-idle.")
+  private Integer watchSeconds;
+
+  @Option(names = "--until-idle", description = "With --watch: exit 0 once nothing is in flight and no cleanup "
+      + "task is left unfinished.")
+  private boolean untilIdle;
+
   @Override
   public Integer call() {
     String clusterId = cluster.id();
     if (limit < 0 || rejected < 0) {
       throw new BadInputException("--limit and --rejected must be >= 0 (were " + limit + " and " + rejected + ")");
+    }
+    if (watchSeconds != null && (watchSeconds < 1 || watchSeconds > 3600)) {
+      throw new BadInputException("--watch was " + watchSeconds + "; it must be between 1 and 3600 seconds");
+    }
+    if (untilIdle && watchSeconds == null) {
+      throw new BadInputException("--until-idle applies to --watch only");
+    }
+    if (watchSeconds != null) {
+      if (json.on()) {
+        throw new BadInputException("--watch and --json do not go together: --json prints one status");
+      }
+      return StatusWatch.run(kafka, clusterId, Duration.ofSeconds(watchSeconds), untilIdle, limit, rejected,
+          spec.commandLine().getOut(), spec.commandLine().getErr());
     }
     ClusterView view = kafka.view(clusterId, EnumSet.allOf(Part.class), rejected, spec.commandLine().getErr());
     PrintWriter out = spec.commandLine().getOut();

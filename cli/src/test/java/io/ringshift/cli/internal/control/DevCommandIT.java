@@ -124,7 +124,8 @@ class DevCommandIT {
     assertThat(status.stdout()).as(status.toString()).contains("active     epoch 1 PUBLISHED: 6 members in 3 zones");
     assertThat(second.out().toString()).as("the key kept in the data dir").contains("signs with key " + keyId);
     // The orchestrator's state came back too: a join is planned from epoch 1, and a duplicate one is refused.
-    Cli.Result join = Cli.run("join", "node-007", "--zone", "az-1", "--bootstrap", again, "--wait");
+    // No storage nodes nor worker here: the join is planned and stays in flight, so no --wait (to PUBLISHED).
+    Cli.Result join = Cli.run("join", "node-007", "--zone", "az-1", "--bootstrap", again);
     assertThat(join.stdout()).as(join.toString()).contains("epoch 2 PLANNED");
     assertThat(Cli.run("init", "--members", members.toString(), "--bootstrap", again).exitCode()).isEqualTo(2);
     assertThat(second.stopAndWait()).isZero();
@@ -189,8 +190,11 @@ class DevCommandIT {
         }
       }
 
-      Cli.Result join = Cli.run("join", "node-05", "--zone", "az-2", "--bootstrap", bootstrap, "--wait", "30");
-      assertThat(join.stdout()).as(join.toString()).contains("epoch 2 PLANNED");
+      Cli.Result join = Cli.run("join", "node-05", "--zone", "az-2", "--bootstrap", bootstrap, "--wait", "60");
+      // --wait follows the epoch to PUBLISHED, printing each stage once.
+      assertThat(join.exitCode()).as(join.toString()).isZero();
+      assertThat(join.stdout()).as(join.toString()).contains("epoch 2 PLANNED", "epoch 2 copying ",
+          "epoch 2 READY: every task verified; waiting for the publisher\n", "epoch 2 PUBLISHED at ");
       AtomicReference<String> status = new AtomicReference<>("");
       try {
         await("epoch 2 PUBLISHED: the worker copied, fenced and verified every range node-05 gains, and the "

@@ -116,6 +116,43 @@ class DataCommandsIT {
     assertThat(noKey.stderr()).startsWith("ringshift: Missing required option: '--trusted-key=FILE'");
   }
 
+  /**
+   * The mistake the cancel is for: a join of a node nobody started (node-09 is in no node directory) is accepted, and
+   * its tasks stay BLOCKED. {@code cancel} ends it: CANCELLED, the tasks tombstoned, their cleanups end with nothing
+   * to delete (no copy reached node-09), and the cluster is back on epoch 1 for the next change.
+   */
+  @Test
+  @Order(Integer.MAX_VALUE - 1)
+  void shouldCancelAJoinOfANodeThatDoesNotExist() throws Exception {
+    Cli.Result join = Cli.run("join", "node-09", "--zone", "az-3", "--bootstrap", bootstrap);
+    assertThat(join.exitCode()).as(join.toString()).isZero();
+    assertThat(join.stdout()).contains("epoch 2 PLANNED");
+    await("the join's tasks blocked on node-09").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+        .until(() -> Cli.run("status", "--bootstrap", bootstrap).stdout().contains("node node-09 is not in the node "
+            + "directory"));
+
+    Cli.Result wrongEpoch = Cli.run("cancel", "7", "--bootstrap", bootstrap);
+    assertThat(wrongEpoch.exitCode()).isEqualTo(2);
+    assertThat(wrongEpoch.stderr()).isEqualTo("ringshift: EPOCH was 7, but the epoch in flight of cluster default is "
+        + "2; only the epoch in flight can be cancelled\n");
+
+    Cli.Result cancel = Cli.run("cancel", "--bootstrap", bootstrap);
+
+    assertThat(cancel.exitCode()).as(cancel.toString()).isZero();
+    assertThat(cancel.stdout()).contains("CANCEL of epoch 2 (JOIN of node node-09) on cluster default written to ",
+        "epoch 2 CANCELLED (plan 0): cancelled by ", "JOIN of node node-09 abandoned", "stays on epoch 1");
+    Cli.Result watch = java.util.concurrent.CompletableFuture.supplyAsync(() -> Cli.run("status", "--watch", "1",
+        "--until-idle", "--bootstrap", bootstrap)).get(120, TimeUnit.SECONDS);
+    assertThat(watch.exitCode()).as(watch.toString()).isZero();
+    Cli.Result status = Cli.run("status", "--bootstrap", bootstrap);
+    assertThat(status.stdout()).as(status.toString()).contains("active     epoch 1 PUBLISHED", "in flight  none",
+        "nothing to delete").doesNotContain("FAILED");
+    Cli.Result again = Cli.run("cancel", "--bootstrap", bootstrap);
+    assertThat(again.exitCode()).isEqualTo(2);
+    assertThat(again.stderr()).isEqualTo("ringshift: cluster default has no epoch in flight (it is on epoch 1); only "
+        + "a plan in flight can be cancelled (undo a published change with the opposite change)\n");
+  }
+
   @Test
   @Order(Integer.MAX_VALUE)
   void shouldPrintAJoinOfTheSpareThatWorks() throws Exception {
@@ -124,12 +161,20 @@ class DataCommandsIT {
     Matcher join = Pattern.compile("  \\S*ringshift (join node-07 --zone az-1 --bootstrap \\S+ --wait)").matcher(banner);
     assertThat(join.find()).as(banner).isTrue();
 
+    // --wait follows the join to PUBLISHED, stage by stage; epoch 2 was cancelled above, so the join is epoch 3.
     Cli.Result joined = Cli.run(join.group(1).split(" "));
     assertThat(joined.exitCode()).as(joined.toString()).isZero();
-    await("epoch 2 published").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
-        .until(() -> Cli.run("status", "--bootstrap", bootstrap).stdout().contains("epoch 2 PUBLISHED"));
+    List<String> stages = joined.stdout().lines().skip(1).toList();
+    assertThat(stages.get(0)).startsWith("epoch 3 PLANNED (plan 0, 7 members");
+    assertThat(stages).anySatisfy(l -> assertThat(l).startsWith("epoch 3 copying "));
+    assertThat(stages.get(stages.size() - 2)).isEqualTo("epoch 3 READY: every task verified; waiting for the "
+        + "publisher");
+    assertThat(stages.get(stages.size() - 1)).startsWith("epoch 3 PUBLISHED at ").endsWith(": clients route by it");
     Cli.Result get = data("get", "user:42");
-    assertThat(get.stderr()).as(get.toString()).startsWith("epoch 2; ");
+    assertThat(get.stderr()).as(get.toString()).startsWith("epoch 3; ");
+    Cli.Result audit = Cli.run("audit", "--bootstrap", bootstrap, "--trusted-key",
+        data.resolve("publisher.pub").toString());
+    assertThat(audit.exitCode()).as("the audit accepts the number the cancel skipped: %s", audit).isZero();
   }
 
   private static Cli.Result data(String... args) {

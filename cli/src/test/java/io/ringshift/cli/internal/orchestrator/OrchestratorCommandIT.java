@@ -66,7 +66,7 @@ class OrchestratorCommandIT {
         + "(replication factor 1 or more, min.insync.replicas 1 or more).");
 
     Path members = Fixtures.write(dir.resolve("members.json"), Fixtures.membersJson(6, 3));
-    Cli.Result init = cli("init", "--members", members.toString(), "--vnodes", "16", "--wait", "60");
+    Cli.Result init = cli("init", "--members", members.toString(), "--vnodes", "16");
     assertThat(init.exitCode()).as(init.toString()).isZero();
     Cli.Result epochs = cli("epochs");
     assertThat(epochs.stdout()).as(epochs.toString()).contains("READY");

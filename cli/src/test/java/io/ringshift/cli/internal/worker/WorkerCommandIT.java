@@ -100,8 +100,8 @@ class WorkerCommandIT {
       nodeOptions.add(id + "=" + server.adminHostPort());
     }
     Path members = Fixtures.write(dir.resolve("members.json"), Fixtures.membersJson(4, 2));
-    Cli.Result init = cli("init", "--members", members.toString(), "--vnodes", "16", "--replicas", "2",
-        "--wait", "30");
+    // No publisher runs here: without --wait the command waits for the orchestrator's answer only.
+    Cli.Result init = cli("init", "--members", members.toString(), "--vnodes", "16", "--replicas", "2");
     assertThat(init.exitCode()).as(init.toString()).isZero();
     // The data of epoch 1: every key on the replicas the ring gives it.
     RingSnapshot before = ring(4);
@@ -133,7 +133,7 @@ class WorkerCommandIT {
         + "-workers on " + KAFKA.bootstrapServers() + ", 5 nodes; 100 MiB/s per worker, unlimited per source, 8 tasks "
         + "(4 per source, 8 per target); cleanup grace PT10M.");
 
-    Cli.Result join = cli("join", "node-005", "--zone", "az-1", "--wait", "30");
+    Cli.Result join = cli("join", "node-005", "--zone", "az-1");
     assertThat(join.exitCode()).as(join.toString()).isZero();
 
     try (KafkaConsumer<String, EpochRecord> epochs = consumer(topics.epochs().name(),

@@ -1,0 +1,152 @@
+package io.ringshift.orchestrator.internal;
+
+import static io.ringshift.orchestrator.internal.ClusterAggregateTest.change;
+import static io.ringshift.orchestrator.internal.ClusterAggregateTest.epochs;
+import static io.ringshift.orchestrator.internal.ClusterAggregateTest.initialised;
+import static io.ringshift.orchestrator.internal.ClusterAggregateTest.tasks;
+import static io.ringshift.orchestrator.internal.ClusterAggregateTest.verifyAll;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.orchestrator.MembershipChange;
+import io.ringshift.orchestrator.MembershipChange.Action;
+import io.ringshift.orchestrator.PlannedTask;
+import io.ringshift.orchestrator.internal.ClusterAggregate.EpochEvent;
+import io.ringshift.orchestrator.internal.ClusterAggregate.Rejection;
+import io.ringshift.orchestrator.internal.ClusterAggregate.TaskCancelled;
+import io.ringshift.orchestrator.internal.ClusterAggregate.TaskEvent;
+import io.ringshift.orchestrator.internal.ClusterAggregate.Transition;
+import io.ringshift.ring.RingRange;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** {@link ClusterAggregate#onCancel}: what a cancel undoes, and what it refuses. */
+class ClusterAggregateCancelTest {
+  private static final long BYTES = 1L << 30;
+
+  static MembershipChange cancel(long epoch, String node) {
+    return new MembershipChange(Action.CANCEL, node, null, null, "req-cancel-" + epoch, "alice", 0L, epoch);
+  }
+
+  private static String rejection(Transition t) {
+    assertThat(t.effects()).singleElement().isInstanceOf(Rejection.class);
+    return ((Rejection) t.effects().get(0)).reason();
+  }
+
+  @Test
+  void shouldCancelAJoinInFlightAndGoBackToTheActiveEpoch() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+    List<PlannedTask> planned = joining.inFlight().plan().tasks();
+
+    Transition t = joining.onCancel(cancel(2, "node-12"), BYTES);
+
+    assertThat(epochs(t)).singleElement().satisfies(e -> {
+      assertThat(e.state()).isEqualTo(EpochEvent.State.CANCELLED);
+      assertThat(e.plan().target().epoch()).isEqualTo(2);
+      assertThat(e.cause().action()).isEqualTo(Action.CANCEL);
+      assertThat(e.previousChecksum()).isEqualTo(joining.active().checksum());
+      assertThat(e.reason()).isEqualTo("cancelled by alice (request req-cancel-2): JOIN of node node-12 abandoned, "
+          + planned.size() + " task(s) cancelled; cluster c1 stays on epoch 1");
+    });
+    assertThat(t.effects()).filteredOn(TaskCancelled.class::isInstance).extracting(e -> ((TaskCancelled) e).taskId())
+        .containsExactlyInAnyOrderElementsOf(planned.stream().map(PlannedTask::taskId).toList());
+    // What the cancelled copies may have written to node-12 is deleted now, by cleanups of the active epoch.
+    List<TaskEvent> cleanups = tasks(t);
+    assertThat(cleanups).isNotEmpty().allSatisfy(c -> {
+      assertThat(c.epoch()).isEqualTo(1);
+      assertThat(c.task().kind()).isEqualTo(PlannedTask.Kind.CLEANUP);
+      assertThat(c.task().target()).isEqualTo("node-12");
+      assertThat(c.task().sources()).isNotEmpty().doesNotContain("node-12");
+    });
+    Set<RingRange> copied = planned.stream().map(p -> RingRange.of(p.rangeStart(), p.rangeEnd()))
+        .collect(Collectors.toSet());
+    assertThat(copied).allSatisfy(range -> assertThat(cleanups).anySatisfy(c ->
+        assertThat(RingRange.of(c.task().rangeStart(), c.task().rangeEnd()).intersects(range)).isTrue()));
+
+    ClusterAggregate back = t.next();
+    assertThat(back.inFlight()).isNull();
+    assertThat(back.active()).isEqualTo(joining.active());
+    assertThat(back.strays()).as("deleted now, not again at the next READY").isEmpty();
+    assertThat(back.nextEpoch()).as("the cancelled number is never used again").isEqualTo(3);
+
+    Transition next = back.onChange(change(Action.JOIN, "node-13", "az-3"), BYTES);
+    assertThat(epochs(next)).singleElement().satisfies(e -> {
+      assertThat(e.state()).isEqualTo(EpochEvent.State.PLANNED);
+      assertThat(e.plan().target().epoch()).isEqualTo(3);
+      assertThat(e.previousChecksum()).isEqualTo(joining.active().checksum());
+    });
+    assertThat(verifyAll(next.next()).next().active().epoch()).isEqualTo(3);
+  }
+
+  @Test
+  void shouldPlanTheQueuedChangesFromTheActiveEpochAndRefuseThoseThatNeededTheCancelledOne() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+    ClusterAggregate queued = joining
+        .onChange(new MembershipChange(Action.SET_WEIGHT, "node-12", null, 2.0, "req-weight"), BYTES).next()
+        .onChange(change(Action.DRAIN, "node-03", null), BYTES).next();
+    assertThat(queued.queue()).hasSize(2);
+
+    Transition t = queued.onCancel(cancel(2, "node-12"), BYTES);
+
+    assertThat(t.effects()).filteredOn(Rejection.class::isInstance).singleElement().satisfies(r -> {
+      assertThat(((Rejection) r).origin().requestId()).isEqualTo("req-weight");
+      assertThat(((Rejection) r).reason()).contains("node-12", "not a member");
+    });
+    assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch())
+        .containsExactly("CANCELLED@2", "PLANNED@3");
+    assertThat(t.next().inFlight().plan().target().member("node-03")).isNull();
+    assertThat(t.next().inFlight().plan().target().member("node-12")).isNull();
+    assertThat(t.next().queue()).isEmpty();
+  }
+
+  @Test
+  void shouldRefuseToCancelAnEpochThatIsNotInFlight() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+
+    assertThat(rejection(joining.onCancel(cancel(1, "node-12"), BYTES))).isEqualTo("CANCEL of epoch 1: it is READY "
+        + "or published, and only a plan in flight can be cancelled (the epoch in flight is 2); undo its change with "
+        + "the opposite change, for example a drain of a node that joined");
+    assertThat(rejection(joining.onCancel(cancel(5, "node-12"), BYTES))).isEqualTo("CANCEL of epoch 5: cluster c1 "
+        + "has no plan of that epoch in flight (the epoch in flight is 2)");
+    assertThat(rejection(initialised().onCancel(cancel(2, "node-12"), BYTES))).isEqualTo("CANCEL of epoch 2: "
+        + "cluster c1 has no plan of that epoch in flight (nothing is in flight; cluster c1 is on epoch 1)");
+    assertThat(joining.onCancel(cancel(1, "node-12"), BYTES).next()).isEqualTo(joining);
+  }
+
+  @Test
+  void shouldRefuseACancelThatNamesAnotherNodeThanTheChangeItCancels() {
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+
+    Transition t = joining.onCancel(cancel(2, "node-03"), BYTES);
+
+    assertThat(rejection(t)).isEqualTo("CANCEL of epoch 2: it names node node-03, but the plan carries out JOIN of "
+        + "node node-12; a cancel is keyed by the node of the change it cancels");
+    assertThat(t.next()).isEqualTo(joining);
+  }
+
+  @Test
+  void shouldRefuseToCancelTheRepairOfAFailure() {
+    ClusterAggregate repairing = initialised().onChange(change(Action.FAIL, "node-03", null), BYTES).next();
+    long repair = repairing.inFlight().plan().target().epoch();
+
+    Transition t = repairing.onCancel(cancel(repair, "node-03"), BYTES);
+
+    assertThat(rejection(t)).isEqualTo("CANCEL of epoch " + repair + ": it repairs the failure of node-03; a failure "
+        + "cannot be cancelled, because its replicas are rebuilt from the survivors and clients already route "
+        + "without the dead node: cancelling would leave its ranges under-replicated");
+    assertThat(t.next()).isEqualTo(repairing);
+
+    ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
+    ClusterAggregate joinThenFail = joining.onChange(change(Action.FAIL, "node-04", null), BYTES).next();
+    long replanned = joinThenFail.inFlight().plan().target().epoch();
+    assertThat(rejection(joinThenFail.onCancel(cancel(replanned, "node-04"), BYTES)))
+        .startsWith("CANCEL of epoch " + replanned + ": it repairs the failure of node-04;");
+  }
+
+  @Test
+  void shouldRefuseACancelOfAnUnknownCluster() {
+    assertThat(rejection(ClusterAggregate.uninitialised().onCancel(cancel(2, "node-12"), BYTES)))
+        .isEqualTo("CANCEL of epoch 2: the cluster is unknown");
+  }
+}
