@@ -16,7 +16,7 @@ import java.util.TreeSet;
  *
  * <p>The members are those of the orchestrator's active epoch (the latest READY, or PUBLISHED, record; after the
  * publisher REJECTED it, the last PUBLISHED one) together with those of the plan in flight (the latest PLANNED record
- * of a later epoch), so a draining and a joining node are watched too. A node is declared when its latest
+ * of a later epoch, unless it was CANCELLED), so a draining and a joining node are watched too. A node is declared when its latest
  * membership event (the topic is compacted per node, so it is the one that survives) is a FAIL or a REMOVE: a FAIL
  * is written at most once per life of a node, and a later JOIN starts a new life.
  */
@@ -47,6 +47,12 @@ public final class MembershipView {
       case REJECTED -> {
         if (active != null && active.getEpoch() == epoch) {
           active = published;
+        }
+      }
+      case CANCELLED -> {
+        // An operator cancelled the plan in flight: its joining node (perhaps one nobody started) is not watched.
+        if (planned != null && planned.getEpoch() == epoch) {
+          planned = null;
         }
       }
       default -> { } // SUPERSEDED is followed by the PLANNED record of the re-plan; UNKNOWN is from a newer writer

@@ -46,6 +46,18 @@ class MembershipViewTest {
     assertThat(view.members()).containsExactly("a", "b", "c");
   }
 
+  /** A join cancelled because nobody started the node: watching it would fail a node that never existed. */
+  @Test
+  void shouldStopWatchingTheJoiningNodeOfACancelledPlan() {
+    view.onEpoch(epoch(1, EpochState.PUBLISHED, MembershipAction.INIT, "", "a", "b", "c"));
+    view.onEpoch(epoch(2, EpochState.PLANNED, MembershipAction.JOIN, "d", "a", "b", "c", "d"));
+    assertThat(view.members()).contains("d");
+
+    view.onEpoch(epoch(2, EpochState.CANCELLED, MembershipAction.CANCEL, "d", "a", "b", "c", "d"));
+
+    assertThat(view.members()).containsExactly("a", "b", "c");
+  }
+
   @Test
   void shouldDeclareANodeWhoseLatestEventIsAFailOrARemoveUntilItJoinsAgain() {
     view.onMembershipEvent(event(MembershipAction.SET_WEIGHT, "a", "r1"));

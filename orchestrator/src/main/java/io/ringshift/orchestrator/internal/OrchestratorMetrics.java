@@ -33,7 +33,8 @@ public final class OrchestratorMetrics {
   public static final String REJECTS = "ringshift.orchestrator.rejects";
 
   /** The states an epoch record the orchestrator writes (or reads back from the publisher) has. */
-  static final List<String> EPOCH_STATES = List.of("PLANNED", "READY", "SUPERSEDED", "PUBLISHED", "REJECTED");
+  static final List<String> EPOCH_STATES = List.of("PLANNED", "READY", "SUPERSEDED", "CANCELLED", "PUBLISHED",
+      "REJECTED");
 
   /** Why the orchestrator refused an input: a fixed set, never the free text of the reject record. */
   public enum RejectReason {
@@ -64,7 +65,7 @@ public final class OrchestratorMetrics {
     this.registry = registry;
     for (String state : EPOCH_STATES) {
       Counter c = Counter.builder(EPOCHS).description("epoch records by state: written by the orchestrator "
-          + "(PLANNED, READY, SUPERSEDED) or the publisher's answers it processed (PUBLISHED, REJECTED)")
+          + "(PLANNED, READY, SUPERSEDED, CANCELLED) or the publisher's answers it processed (PUBLISHED, REJECTED)")
           .tag("state", state).register(registry);
       epochs.put(state, c);
     }
