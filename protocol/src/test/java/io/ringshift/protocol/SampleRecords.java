@@ -281,6 +281,7 @@ final class SampleRecords {
         .setStartedMillis(T0 + 1)
         .setTargetDigest(bytes(32, 8))
         .setTargetIncarnation("0b9c4f1e-3f6a-4c55-9a57-2d3b1c8e7f10")
+        .setRangeBytes(1L << 30)
         .build();
   }
 

@@ -246,6 +246,9 @@ final class CopyRun extends TaskRun {
     if (progress.watermark == null) {
       control.check();
       call(target, NodeDown.Role.TARGET, t -> t.deleteRange(range, task().getEpoch()));
+      // The range's size on the source, for progress displays: the digest is computed on the node and returns only
+      // its summary, so it costs the source one more read of the range, nothing on the network.
+      progress.rangeBytes = call(source, NodeDown.Role.SOURCE, s -> s.digest(range)).bytes();
       scan = call(source, NodeDown.Role.SOURCE, s -> s.scan(range, null));
       progress.watermark = scan.sequence();
       progress.lastCopiedToken = null;

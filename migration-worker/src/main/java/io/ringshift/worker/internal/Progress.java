@@ -29,6 +29,8 @@ final class Progress {
   String targetIncarnation;
   String blockedReason;
   String error;
+  /** The range's bytes on the source, from its digest when the copy (re)started; null before. */
+  Long rangeBytes;
   Long startedMillis;
 
   /** The checkpoint of a previous status, or a fresh task when there is none. */
@@ -50,6 +52,7 @@ final class Progress {
     p.blockedReason = previous.getBlockedReason();
     p.error = previous.getError();
     p.startedMillis = previous.getStartedMillis();
+    p.rangeBytes = previous.getRangeBytes();
     if (p.source == null || p.watermark == null) {
       p.forgetSource();
     }
@@ -85,6 +88,7 @@ final class Progress {
     copiedBytes = 0;
     digest = null;
     targetDigest = null;
+    rangeBytes = null;
   }
 
   /** The status to publish: this progress, stamped with the worker and the time. */
@@ -108,6 +112,7 @@ final class Progress {
         .setTimestampMillis(nowMillis)
         .setSource(source)
         .setStartedMillis(startedMillis)
+        .setRangeBytes(rangeBytes)
         .build();
   }
 

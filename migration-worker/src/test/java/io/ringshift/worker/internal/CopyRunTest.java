@@ -66,11 +66,15 @@ class CopyRunTest {
   void shouldCopyCatchUpFenceAndVerify() {
     harness(Limits.unlimited());
     a.fill("k", 3000, 100);
+    long rangeBytes = a.digest(HALF).bytes();
     RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
     TaskRun run = h.run(task);
     String id = task.getTaskId();
 
     h.awaitState(id, TaskState.CAUGHT_UP);
+    // The range's size on the source, measured when the copy started: what progress displays estimate with.
+    assertThat(h.statuses(id)).filteredOn(st -> st.getState() == TaskState.COPYING).first()
+        .extracting(TaskStatus::getRangeBytes).isEqualTo(rangeBytes);
     // Written while the task tails the feed, waiting for the fence.
     List<byte[]> late = keysIn(HALF, "late", 20);
     late.forEach(k -> assertThat(a.put(k, bytes("v"), 1)).isInstanceOf(WriteResult.Applied.class));

@@ -15,10 +15,12 @@ import java.util.Map;
  * How far the tasks of one epoch are, from their latest statuses: bytes copied against the estimate, the copy
  * rate since the first task started, the time left at that rate, and why tasks wait. Pure.
  *
- * <p>Done fraction: a VERIFIED task counts as done; another counts {@code copiedBytes / estimatedBytes} (at most
- * 1), weighted by its estimate. When no task has an estimate (the orchestrator was not told the cluster's size)
- * the fraction is VERIFIED tasks over all tasks. The rate is every byte copied over the time since the earliest
- * {@code startedMillis}; the ETA is the bytes left (estimate minus copied, over unfinished tasks) at that rate.
+ * <p>A task's estimate is its {@code estimatedBytes} (from the orchestrator, when it was told the cluster's size),
+ * else the {@code rangeBytes} its worker measured on the source when the copy started; a task with neither yet counts
+ * as the mean of those that have one. Done fraction: a VERIFIED task counts as done; another counts {@code
+ * copiedBytes / estimate} (at most 1), weighted by its estimate. When no task has an estimate yet, the fraction is
+ * VERIFIED tasks over all tasks. The rate is every byte copied over the time since the earliest {@code
+ * startedMillis}; the ETA is the bytes left (estimate minus copied, over unfinished tasks) at that rate.
  *
  * @param tasks the tasks counted
  * @param verified how many are VERIFIED
@@ -35,6 +37,16 @@ public record EpochProgress(int tasks, int verified, long copiedBytes, long esti
   private static final int BAR = 30;
 
   public static EpochProgress of(List<TaskView> views, long nowMillis) {
+    long known = 0;
+    int withEstimate = 0;
+    for (TaskView view : views) {
+      long estimate = measured(view);
+      if (estimate > 0) {
+        known += estimate;
+        withEstimate++;
+      }
+    }
+    long mean = withEstimate == 0 ? 0 : known / withEstimate;
     int verified = 0;
     long copied = 0;
     long estimated = 0;
@@ -44,7 +56,7 @@ public record EpochProgress(int tasks, int verified, long copiedBytes, long esti
     Map<String, Integer> reasons = new LinkedHashMap<>();
     for (TaskView view : views) {
       TaskStatus s = view.status();
-      long estimate = Math.max(0, view.task().getEstimatedBytes());
+      long estimate = measured(view) > 0 ? measured(view) : mean;
       long taskCopied = s == null ? 0 : Math.max(0, s.getCopiedBytes());
       boolean done = view.state() == TaskState.VERIFIED;
       verified += done ? 1 : 0;
@@ -79,6 +91,16 @@ public record EpochProgress(int tasks, int verified, long copiedBytes, long esti
     sorted.forEach(e -> waiting.put(e.getKey(), e.getValue()));
     return new EpochProgress(views.size(), verified, copied, estimated, Math.max(0, Math.min(1, fraction)), rate,
         eta, waiting);
+  }
+
+  /** The orchestrator's estimate of the task, else the range's size its worker measured; 0 when neither is known. */
+  private static long measured(TaskView view) {
+    long planned = view.task().getEstimatedBytes();
+    if (planned > 0) {
+      return planned;
+    }
+    TaskStatus s = view.status();
+    return s == null || s.getRangeBytes() == null ? 0 : Math.max(0, s.getRangeBytes());
   }
 
   /** {@code [#########.....................]  31.0%  1.20 GiB of 3.87 GiB  at 48.0 MiB/s  ETA 57 s  (3 of 9 verified)}. */

@@ -182,6 +182,55 @@ class ReportsTest {
         "  waiting  1 task: waiting for epoch 1 to be published");
   }
 
+  /**
+   * Without --cluster-bytes the orchestrator estimates nothing; the workers measure each range on its source when the
+   * copy starts (TaskStatus.rangeBytes), so the bar moves with the bytes copied, and a task not started yet counts as
+   * the mean of the measured ones.
+   */
+  @Test
+  void shouldMoveTheBarByTheRangeSizesTheWorkersMeasuredWhenNothingWasEstimated() {
+    RangeCopyTask copying = task(C, 2, 0x10, 0x20, "node-007", List.of("node-002"));
+    copying.setEstimatedBytes(0);
+    RangeCopyTask pending = task(C, 2, 0x20, 0x30, "node-007", List.of("node-002"));
+    pending.setEstimatedBytes(0);
+    TaskStatus measured = status(copying, TaskState.COPYING);
+    measured.setRangeBytes(8192L);
+    measured.setCopiedBytes(4096);
+    measured.setStartedMillis(NOW - 4_000);
+
+    EpochProgress p = EpochProgress.of(List.of(new ClusterView.TaskView(copying, measured),
+        new ClusterView.TaskView(pending, null)), NOW);
+
+    assertThat(p.estimatedBytes()).isEqualTo(16384);
+    assertThat(p.fraction()).isEqualTo(0.25);
+    assertThat(p.bytesPerSecond()).isEqualTo(1024.0);
+    assertThat(p.etaSeconds()).isEqualTo(12);
+    assertThat(p.line()).isEqualTo("[#######.......................]   25.0%  4.00 KiB of 16.0 KiB copied  at 1.00 "
+        + "KiB/s  ETA 12 s  (0 of 2 verified)");
+  }
+
+  /** A cleanup that had nothing to delete is counted as such, not as a failure, and gives no wait reason. */
+  @Test
+  void shouldCountCleanupsThatDeletedNothingApartFromFailures() {
+    RangeCopyTask gone = task(C, 1, 0x10, 0x20, "node-003", List.of("node-007"));
+    gone.setKind(TaskKind.CLEANUP);
+    gone.setTaskId(RecordKeys.taskId(C, 1, TaskKind.CLEANUP, 0x10, 0x20, "node-003"));
+    RangeCopyTask old = task(C, 1, 0x20, 0x30, "node-004", List.of("node-007"));
+    old.setKind(TaskKind.CLEANUP);
+    old.setTaskId(RecordKeys.taskId(C, 1, TaskKind.CLEANUP, 0x20, 0x30, "node-004"));
+    TaskStatus nothing = status(gone, TaskState.VERIFIED);
+    nothing.setError("nothing deleted: node-003 was declared failed and removed by published epoch 1; its data is "
+        + "written off");
+    TaskStatus olderWorker = status(old, TaskState.FAILED);
+    olderWorker.setError("nothing deleted: epoch 2 gives the range back to node-004 (task x)");
+    ClusterView idle = ClusterView.of(C, List.of(READY), List.of(gone, old), List.of(nothing, olderWorker), List.of(),
+        5);
+
+    List<String> text = Reports.statusText(idle, 20, NOW);
+    assertThat(text).contains("cleanup    epoch 1: 2 tasks: nothing to delete 2");
+    assertThat(String.join("\n", text)).doesNotContain("FAILED", "waiting");
+  }
+
   @Test
   void shouldTellProgressWithoutEstimatesByVerifiedTasks() {
     RangeCopyTask unsized = task(C, 2, 0x10, 0x20, "node-007", List.of("node-002"));
