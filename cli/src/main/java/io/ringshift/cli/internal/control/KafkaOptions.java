@@ -107,6 +107,13 @@ public final class KafkaOptions {
    * @throws BadInputException when the cluster has no epoch there
    */
   ClusterView view(String clusterId, Set<Part> parts, int rejectedLimit, PrintWriter err) {
+    return view(clusterId, read(parts, err), rejectedLimit);
+  }
+
+  /** What a read of {@code parts} found, with the address read from; undecodable records reported on {@code err}. */
+  record Read(Contents contents, String address) {}
+
+  Read read(Set<Part> parts, PrintWriter err) {
     Contents contents;
     String address;
     try (ControlPlaneAdmin client = connect()) {
@@ -114,6 +121,13 @@ public final class KafkaOptions {
       address = client.bootstrap();
     }
     Requests.warnUnreadable(contents.unreadable(), err);
+    return new Read(contents, address);
+  }
+
+  /** Cluster {@code clusterId} as {@code read} describes it. @throws BadInputException when it has no epoch there */
+  static ClusterView view(String clusterId, Read read, int rejectedLimit) {
+    Contents contents = read.contents();
+    String address = read.address();
     ClusterView view = ClusterView.of(clusterId, contents, rejectedLimit);
     if (!view.exists()) {
       String rejections = view.rejectedTotal() == 0 ? ""

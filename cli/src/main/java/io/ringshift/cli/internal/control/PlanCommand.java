@@ -8,8 +8,18 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.ring.RingException;
+import io.ringshift.cli.internal.Durations;
+import io.ringshift.cli.internal.NodeAddresses;
+import io.ringshift.storage.AdminSecret;
+import io.ringshift.worker.NodeDirectory;
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,6 +74,28 @@ public final class PlanCommand implements Callable<Integer> {
       description = "Tasks listed in the text (default: ${DEFAULT-VALUE}; 0 lists all).")
   private int limit;
 
+  @Option(names = "--nodes", paramLabel = "FILE", description = "The nodes' admin listeners (lines `node-id "
+      + "host:port`, as for the worker): each COPY and REPAIR task's range is measured on its source (a range digest: "
+      + "one read of the range on the node, only the digest on the network) for the cost report.")
+  private Path nodesFile;
+
+  @Option(names = "--node", paramLabel = "ID=HOST:PORT", description = "A node's admin listener, added to --nodes; "
+      + "repeatable.")
+  private List<String> nodes = new ArrayList<>();
+
+  @Option(names = "--node-secret-file", paramLabel = "FILE",
+      description = "The nodes' admin secret file, required with --nodes or --node.")
+  private Path nodeSecretFile;
+
+  @Option(names = "--node-timeout", paramLabel = "DURATION", defaultValue = "30s",
+      description = "How long one range measurement may take (default: ${DEFAULT-VALUE}).")
+  private String nodeTimeout;
+
+  @Option(names = "--rate", paramLabel = "SIZE", defaultValue = "0", converter = ByteSizeConverter.class,
+      description = "The workers' total copy rate (the sum of their --bytes-per-second, for example 200MiB), for the "
+          + "ETA; the ETA takes the slower of it and the rate the last epoch's copies were measured at.")
+  private long rate;
+
   @Override
   public Integer call() {
     ChangeSpec change = new ChangeSpec(ChangeSpec.action(action), node, zone, weight);
@@ -71,13 +103,43 @@ public final class PlanCommand implements Callable<Integer> {
     if (limit < 0) {
       throw new BadInputException("--limit was " + limit + "; it must be >= 0");
     }
-    ClusterView view = kafka.view(clusterId, EnumSet.of(Part.EPOCHS, Part.TASKS, Part.TASK_STATUS), 0, spec.commandLine().getErr());
+    NodeDirectory directory = null;
+    AdminSecret secret = null;
+    Duration timeout = Durations.parse("--node-timeout", nodeTimeout);
+    if (nodesFile != null || !nodes.isEmpty()) {
+      directory = NodeAddresses.read(nodesFile, nodes, "no storage node given");
+      if (nodeSecretFile == null) {
+        throw new BadInputException("--nodes and --node need --node-secret-file: the nodes' admin listeners answer "
+            + "only calls that carry their admin secret");
+      }
+      try {
+        secret = AdminSecret.read(nodeSecretFile);
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException("--node-secret-file: " + e.getMessage(), e);
+      }
+    } else if (nodeSecretFile != null) {
+      throw new BadInputException("--node-secret-file applies with --nodes or --node only");
+    }
+    KafkaOptions.Read read = kafka.read(EnumSet.of(Part.EPOCHS, Part.TASKS, Part.TASK_STATUS),
+        spec.commandLine().getErr());
+    ClusterView view = KafkaOptions.view(clusterId, read, 0);
     PlanReport report;
+    PlanPreview preview;
     try {
-      report = new PlanReport(change, PlanPreview.of(change.toChange(), view, clusterBytes));
+      preview = PlanPreview.of(change.toChange(), view, clusterBytes);
     } catch (AdminException | RingException e) {
       throw new BadInputException("the orchestrator would reject " + change.describe() + ": " + e.getMessage(), e);
     }
+    Set<String> unreachable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    Map<String, Long> measured = PlanCost.measure(preview.plan().tasks(), directory, secret, timeout, unreachable);
+    double[] copyRate = PlanCost.measuredRate(read.contents(), clusterId);
+    Set<String> dead = new java.util.HashSet<>(PlanPreview.deadNodes(view.history(), preview.base().epoch()));
+    if (change.action() == io.ringshift.schemas.avro.MembershipAction.FAIL) {
+      dead.add(change.nodeId());
+    }
+    PlanCost cost = new PlanCost(measured, unreachable, copyRate == null ? -1 : copyRate[0],
+        copyRate == null ? -1 : (long) copyRate[1], rate, PlanCost.risk(preview, dead));
+    report = new PlanReport(change, preview, cost);
     PrintWriter out = spec.commandLine().getOut();
     if (json.on()) {
       JsonOutput.print(out, report.json());

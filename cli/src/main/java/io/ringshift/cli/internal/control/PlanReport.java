@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Locale;
 
 /** {@code ringshift plan}'s text and JSON of a {@link PlanPreview}. */
-record PlanReport(ChangeSpec change, PlanPreview preview) {
+record PlanReport(ChangeSpec change, PlanPreview preview, PlanCost cost) {
   /** The text: a summary, the zone totals, and the first {@code taskLimit} tasks (0: all). */
   List<String> text(int taskLimit) {
     String clusterId = preview.clusterId();
@@ -70,6 +70,7 @@ record PlanReport(ChangeSpec change, PlanPreview preview) {
       rows.add(row);
     }
     Text.table(rows).forEach(line -> lines.add("  " + line));
+    lines.addAll(cost.text(preview));
     if (plan.tasks().isEmpty()) {
       return lines;
     }
@@ -98,7 +99,7 @@ record PlanReport(ChangeSpec change, PlanPreview preview) {
   record PlanJson(String cluster, String action, String node, String basis, long fromEpoch, Long inFlightEpoch,
       long toEpoch, int planVersion, String fromChecksum, String toChecksum, int tasks, int alreadyVerified,
       double changedFraction, double movedReplicaFraction, double idealMovedFraction, double primaryMovedFraction,
-      long clusterBytes, List<ZoneFlowJson> byZone, List<PlannedTaskJson> taskList) {}
+      long clusterBytes, List<ZoneFlowJson> byZone, PlanCost.CostJson cost, List<PlannedTaskJson> taskList) {}
 
   record ZoneFlowJson(String sourceZone, String targetZone, int tasks, double keyspaceFraction, long bytes) {}
 
@@ -115,6 +116,7 @@ record PlanReport(ChangeSpec change, PlanPreview preview) {
         preview.clusterBytes(),
         preview.flows().stream().map(f -> new ZoneFlowJson(f.sourceZone(), f.targetZone(), f.tasks(),
             f.keyspaceFraction(), f.bytes())).toList(),
+        cost.json(preview),
         preview.sortedTasks().stream().map(t -> new PlannedTaskJson(t.taskId(), t.kind().name(),
             HexFormat.of().toHexDigits(t.rangeStart()), HexFormat.of().toHexDigits(t.rangeEnd()),
             t.keyspaceFraction(), t.estimatedBytes(), t.sources(), t.target(), t.targetZone())).toList());

@@ -9,6 +9,7 @@ import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.orchestrator.admin.ControlRecords;
 import io.ringshift.orchestrator.EpochPlanner;
 import io.ringshift.orchestrator.PlannedTask;
+import io.ringshift.orchestrator.admin.EpochProgress;
 import io.ringshift.orchestrator.admin.PlanPreview;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.MembershipAction;
@@ -22,8 +23,9 @@ class PlanReportTest {
 
   private static PlanReport report(long clusterBytes, PlanPreview.Basis basis) {
     var plan = EpochPlanner.plan(ACTIVE, JOIN.applyTo("shop", ACTIVE.members()), 5, 0, Set.of(), clusterBytes);
-    return new PlanReport(JOIN, new PlanPreview("shop", ACTIVE, basis, basis == PlanPreview.Basis.ACTIVE ? null : 5L,
-        plan, 0, clusterBytes));
+    PlanPreview preview = new PlanPreview("shop", ACTIVE, basis, basis == PlanPreview.Basis.ACTIVE ? null : 5L, plan,
+        0, clusterBytes);
+    return new PlanReport(JOIN, preview, PlanCost.unmeasured(preview, Set.of()));
   }
 
   @Test
@@ -95,9 +97,63 @@ class PlanReportTest {
   void shouldPrintThePlanJsonOfAFailureWithAnEpochInFlightByteForByte() {
     ChangeSpec fail = new ChangeSpec(MembershipAction.FAIL, "node-002", null, null);
     var plan = EpochPlanner.plan(ACTIVE, fail.applyTo("shop", ACTIVE.members()), 7, 0, Set.of("node-002"), 0);
-    PlanReport r = new PlanReport(fail, new PlanPreview("shop", ACTIVE, PlanPreview.Basis.FAILURE, 5L, plan, 2, 0));
+    PlanPreview preview = new PlanPreview("shop", ACTIVE, PlanPreview.Basis.FAILURE, 5L, plan, 2, 0);
+    PlanReport r = new PlanReport(fail, preview, PlanCost.unmeasured(preview, Set.of("node-002")));
 
     Golden.assertMatches("plan-failure.json", Golden.printed(out -> JsonOutput.print(out, r.json())));
+  }
+
+  /** The cost report: bytes per zone link measured on the sources, the ETA at the slower rate, no under-replication. */
+  @Test
+  void shouldReportTheMeasuredBytesPerZoneLinkAndAnEtaAtTheSlowerOfTheThrottleAndTheMeasuredRate() {
+    var plan = EpochPlanner.plan(ACTIVE, JOIN.applyTo("shop", ACTIVE.members()), 5, 0, Set.of(), 0);
+    PlanPreview preview = new PlanPreview("shop", ACTIVE, PlanPreview.Basis.ACTIVE, null, plan, 0, 0);
+    java.util.Map<String, Long> measured = new java.util.HashMap<>();
+    plan.tasks().forEach(t -> measured.put(t.taskId(), 1L << 20)); // 1 MiB each
+    long total = (long) plan.tasks().size() << 20;
+    PlanCost cost = new PlanCost(measured, Set.of("node-003"), 4 << 20, 3, 2 << 20,
+        PlanCost.risk(preview, Set.of()));
+
+    List<String> lines = cost.text(preview);
+
+    assertThat(lines.get(0)).startsWith("cost       " + io.ringshift.ring.ByteUnits.format(total)
+        + " to copy (measured on the sources): az-").contains(" -> az-1 ");
+    assertThat(lines.get(1)).isEqualTo("           not measured on node-003: unreachable (their next sources were "
+        + "asked)");
+    assertThat(lines.get(2)).isEqualTo("eta        " + EpochProgress.duration((total + (2 << 20) - 1) / (2 << 20))
+        + " at 2.00 MiB/s (the throttle --rate 2.00 MiB/s), copy time only: the fence and the publication add "
+        + "seconds");
+    assertThat(lines.get(3)).isEqualTo("risk       no under-replication: the change copies before it switches: every "
+        + "range keeps its 3 replicas until the epoch is published, and the old copies are deleted only after its "
+        + "grace period");
+    PlanCost.CostJson json = cost.json(preview);
+    assertThat(json.bytes()).isEqualTo(total);
+    assertThat(json.measuredTasks()).isEqualTo(plan.tasks().size());
+    assertThat(json.bytesByZoneLink().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(total);
+    assertThat(json.rateBytesPerSecond()).isEqualTo(2 << 20);
+  }
+
+  @Test
+  void shouldReportTheKeyspaceAFailureLeavesUnderReplicatedAndAnUnknownCostWithoutNodes() {
+    ChangeSpec fail = new ChangeSpec(MembershipAction.FAIL, "node-002", null, null);
+    var plan = EpochPlanner.plan(ACTIVE, fail.applyTo("shop", ACTIVE.members()), 6, 0, Set.of("node-002"), 0);
+    PlanPreview preview = new PlanPreview("shop", ACTIVE, PlanPreview.Basis.FAILURE, null, plan, 0, 0);
+
+    PlanCost cost = PlanCost.unmeasured(preview, Set.of("node-002"));
+
+    double held = 0;
+    for (int r = 0; r < ACTIVE.tokenCount(); r++) {
+      held += ACTIVE.replicasOfRange(r).contains("node-002") ? ACTIVE.rangeFraction(r) : 0;
+    }
+    assertThat(cost.risk().fewest()).isEqualTo(2);
+    assertThat(cost.risk().underReplicatedFraction()).isCloseTo(held, within(1e-9));
+    List<String> lines = cost.text(preview);
+    assertThat(lines.get(0)).isEqualTo("cost       unknown: give --nodes FILE and --node-secret-file FILE to measure "
+        + "the ranges on their sources, or --cluster-bytes N to estimate");
+    assertThat(lines.get(1)).isEqualTo("eta        unknown: the bytes are unknown");
+    assertThat(lines.get(2)).startsWith("risk       peak under-replication: " + Text.percent(held) + " of the keyspace "
+        + "has fewer than 3 complete replicas, the fewest 2, until the repair is READY: the FAIL removes node-002 at "
+        + "once");
   }
 
   @Test

@@ -161,6 +161,17 @@ class DataCommandsIT {
     Matcher join = Pattern.compile("  \\S*ringshift (join node-07 --zone az-1 --bootstrap \\S+ --wait)").matcher(banner);
     assertThat(join.find()).as(banner).isTrue();
 
+    // plan's cost and risk report, with the ranges measured on the running nodes.
+    Cli.Result plan = Cli.run("plan", "join", "node-07", "--zone", "az-1", "--bootstrap", bootstrap, "--nodes",
+        data.resolve("nodes.txt").toString(), "--node-secret-file", data.resolve("admin.secret").toString(),
+        "--rate", "10MiB");
+    assertThat(plan.exitCode()).as(plan.toString()).isZero();
+    assertThat(plan.stdout()).containsPattern("cost       [0-9.]+ (B|KiB|MiB) to copy \\(measured on the sources\\): "
+        + "az-\\d -> az-1 ").containsPattern("eta        \\d+ s at ").contains("risk       no under-replication");
+    Cli.Result planFail = Cli.run("plan", "fail", "node-02", "--bootstrap", bootstrap);
+    assertThat(planFail.stdout()).as(planFail.toString()).contains("risk       peak under-replication: ",
+        "the fewest 2, until the repair is READY");
+
     // --wait follows the join to PUBLISHED, stage by stage; epoch 2 was cancelled above, so the join is epoch 3.
     Cli.Result joined = Cli.run(join.group(1).split(" "));
     assertThat(joined.exitCode()).as(joined.toString()).isZero();
