@@ -4,6 +4,7 @@ import io.ringshift.cli.internal.LogSettings;
 import io.ringshift.cli.internal.RingCommand;
 import io.ringshift.cli.internal.audit.AuditCommand;
 import io.ringshift.cli.internal.control.CancelCommand;
+import io.ringshift.cli.internal.kafka.KafkaCommand;
 import io.ringshift.cli.internal.control.ChangeCommands;
 import io.ringshift.cli.internal.data.GetCommand;
 import io.ringshift.cli.internal.data.LoadCommand;
@@ -42,6 +43,7 @@ import picocli.CommandLine.Command;
       RingCommand.class,
       SimulateCommand.class,
       DevCommand.class,
+      KafkaCommand.class,
       InitCommand.class,
       ChangeCommands.Join.class,
       ChangeCommands.Drain.class,
