@@ -165,6 +165,12 @@ public final class ControlPlaneTail implements AutoCloseable {
     return all.isEmpty() ? Optional.empty() : Optional.of(all.get(all.size() - 1));
   }
 
+  /** When each status that matches was read ({@link System#nanoTime()}), in the order read. */
+  public List<Long> statusTimes(Predicate<TaskStatus> condition) {
+    return statuses.stream().filter(s -> s.value() != null && condition.test(s.value())).map(Seen::readNanos)
+        .toList();
+  }
+
   /** The first status read that matches, with when it was read. */
   public Optional<Seen<TaskStatus>> firstStatus(Predicate<TaskStatus> condition) {
     return statuses.stream().filter(s -> s.value() != null && condition.test(s.value())).findFirst();

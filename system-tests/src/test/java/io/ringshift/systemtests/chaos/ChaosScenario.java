@@ -67,15 +67,34 @@ import picocli.CommandLine;
  */
 final class ChaosScenario {
   private static final String CLUSTER = "chaos";
-  private static final int MEMBERS = 9;
-  private static final int SPARES = 3;
   private static final Duration START = Duration.ofSeconds(90);
   private static final Duration SETTLE = Duration.ofSeconds(240);
   private static final Pattern CTRL_C = Pattern.compile("Ctrl-C stops it\\.");
 
-  /** What one scenario did. */
+  /** What one scenario did; {@code epochs} is every record of {@code ring.epochs}, as read. */
   record Result(long seed, List<String> operations, Map<String, Integer> faults, long acknowledged, long lost,
-      long reads, long staleReads, int published, long millis, double writesPerSecond) {}
+      long reads, long staleReads, int published, long millis, double writesPerSecond, List<EpochRecord> epochs) {}
+
+  /**
+   * What a scenario deploys: storage nodes (members of the first epoch and spares to join), workers, orchestrators
+   * (sharing one application id) and publishers (sharing one transactional id). {@code orchestratorCommand}: the
+   * orchestrators are {@code ringshift orchestrator}, which replicates the topics as the brokers allow and whose
+   * Kafka client id is its role name (so that a test finds which instance owns the cluster); otherwise the one
+   * {@link ChaosOrchestrator}, as CI's seeds were found with.
+   */
+  record Deployment(int members, int spares, int workers, int orchestrators, int publishers,
+      boolean orchestratorCommand) {
+    /** ChaosIT's: nine members in three zones, three spares, two workers, one orchestrator, one publisher. */
+    static final Deployment CHAOS = new Deployment(9, 3, 2, 1, 1, false);
+  }
+
+  /**
+   * What a scripted scenario does between epoch 1 and settling, instead of the random timeline: its changes and
+   * faults, through the scenario's methods, and any assertion of its own. The writers and readers run meanwhile.
+   */
+  interface Script {
+    void run(ChaosScenario scenario) throws Exception;
+  }
 
   /** Writer threads ({@code -Dchaos.writers}), each over keys of its own. */
   static final int WRITER_THREADS = Integer.getInteger("chaos.writers", 32);
@@ -114,16 +133,27 @@ final class ChaosScenario {
   private final List<String> dead = new ArrayList<>();
   private final Map<String, Integer> faults = new TreeMap<>();
   private final List<String> operations = new ArrayList<>();
-  private RoleProcess orchestrator;
-  private RoleProcess publisher;
+  private final Deployment deployment;
+  private final Script script;
+  private final List<RoleProcess> orchestrators = new ArrayList<>();
+  private final List<RoleProcess> publishers = new ArrayList<>();
   private final List<RoleProcess> workers = new ArrayList<>();
+  private volatile ControlPlaneTail tail;
   private AdminSecret secret;
   private Path publicKey;
   private KafkaProducer<byte[], byte[]> producer;
   private int requests;
   private final Map<String, Store> readStores = new ConcurrentHashMap<>();
 
+  /** ChaosIT's scenario: {@link Deployment#CHAOS} and the random timeline {@code seed} draws. */
   ChaosScenario(Broker broker, String prefix, Path dir, long seed) {
+    this(broker, prefix, dir, seed, Deployment.CHAOS, null);
+  }
+
+  /** A scenario of {@code deployment} that runs {@code script} (the random timeline when null). */
+  ChaosScenario(Broker broker, String prefix, Path dir, long seed, Deployment deployment, Script script) {
+    this.deployment = deployment;
+    this.script = script;
     this.broker = broker;
     this.bootstrap = broker.bootstrap();
     this.prefix = prefix;
@@ -155,13 +185,18 @@ final class ChaosScenario {
     }
     long started = System.nanoTime();
     try (ControlPlaneTail tail = new ControlPlaneTail(bootstrap, topics)) {
+      this.tail = tail;
       init();
       tail.awaitEpoch(1, EpochState.PUBLISHED);
       long initialized = System.nanoTime();
       try (Writers writers = new Writers(random.nextLong()); Readers readers = readers(writers)) {
         writers.start();
         readers.start();
-        runTimeline(writers);
+        if (script == null) {
+          runTimeline(writers);
+        } else {
+          script.run(this);
+        }
         long timeline = System.nanoTime();
         settle(tail);
         long settled = System.nanoTime();
@@ -215,26 +250,28 @@ final class ChaosScenario {
   // ---- the plane
 
   private void startPlane(Path keyFile, Path secretFile) throws IOException {
-    for (int i = 1; i <= MEMBERS + SPARES; i++) {
+    for (int i = 1; i <= deployment.members() + deployment.spares(); i++) {
       String id = String.format(Locale.ROOT, "node-%02d", i);
       zones.put(id, "az-" + ((i - 1) % 3 + 1));
       clientPorts.put(id, freePort());
       adminPorts.put(id, freePort());
-      (i <= MEMBERS ? members : spares).add(id);
+      (i <= deployment.members() ? members : spares).add(id);
     }
     StringBuilder nodesFile = new StringBuilder();
     adminPorts.forEach((id, port) -> nodesFile.append(id).append(" 127.0.0.1:").append(port).append('\n'));
     Path nodesPath = dir.resolve("nodes.txt");
     Files.writeString(nodesPath, nodesFile);
 
-    orchestrator = role("orchestrator", ChaosOrchestrator.class.getName(), List.of(bootstrap, prefix + "orchestrator",
-        prefix, dir.resolve("streams").toString()), Pattern.compile("^RUNNING"));
-    orchestrator.start(START);
-    publisher = role("publisher", Ringshift.class.getName(), List.of("publisher", "--bootstrap", bootstrap,
-        "--topic-prefix", prefix, "--signing-key", keyFile.toString(), "--transactional-id", prefix + "publisher",
-        "--timeout", "30"), CTRL_C);
-    // The orchestrator has created the topics; the other roles start side by side, then each is waited for.
-    publisher.launch();
+    startOrchestrators();
+    for (int p = 1; p <= deployment.publishers(); p++) {
+      RoleProcess publisher = role(deployment.publishers() == 1 ? "publisher" : "publisher-" + p,
+          Ringshift.class.getName(), List.of("publisher", "--bootstrap", bootstrap, "--topic-prefix", prefix,
+              "--signing-key", keyFile.toString(), "--transactional-id", prefix + "publisher", "--timeout", "30"),
+          CTRL_C);
+      // The orchestrator has created the topics; the other roles start side by side, then each is waited for.
+      publisher.launch();
+      publishers.add(publisher);
+    }
     for (String id : zones.keySet()) {
       RoleProcess node = role(id, Ringshift.class.getName(), List.of("node", "--id", id, "--zone", zones.get(id),
           "--data-dir", dir.resolve("nodes").resolve(id).toString(), "--port", clientPorts.get(id).toString(),
@@ -244,7 +281,7 @@ final class ChaosScenario {
       node.launch();
       nodes.put(id, node);
     }
-    for (int w = 1; w <= 2; w++) {
+    for (int w = 1; w <= deployment.workers(); w++) {
       RoleProcess worker = role("worker-" + w, Ringshift.class.getName(), List.of("worker", "--bootstrap", bootstrap,
           "--topic-prefix", prefix, "--timeout", "60", "--group-id", prefix + "workers", "--worker-id", "worker-" + w,
           "--nodes", nodesPath.toString(), "--node-secret-file", secretFile.toString(), "--trusted-key",
@@ -254,6 +291,30 @@ final class ChaosScenario {
     }
     for (RoleProcess role : all) {
       role.awaitReady(START);
+    }
+  }
+
+  /**
+   * The first orchestrator is started and waited for, since it creates the topics; the others (standbys) start
+   * after it, each waited for, so that the group has settled before the cluster is declared.
+   */
+  private void startOrchestrators() throws IOException {
+    for (int o = 1; o <= deployment.orchestrators(); o++) {
+      String name = deployment.orchestrators() == 1 ? "orchestrator" : "orchestrator-" + o;
+      Path state = dir.resolve(o == 1 ? "streams" : "streams-" + o);
+      RoleProcess orchestrator;
+      if (deployment.orchestratorCommand()) {
+        Path clientConfig = dir.resolve(name + ".properties");
+        Files.writeString(clientConfig, "client.id=" + name + "\n");
+        orchestrator = role(name, Ringshift.class.getName(), List.of("orchestrator", "--bootstrap", bootstrap,
+            "--topic-prefix", prefix, "--application-id", applicationId(), "--state-dir", state.toString(),
+            "--kafka-config", clientConfig.toString()), CTRL_C);
+      } else {
+        orchestrator = role(name, ChaosOrchestrator.class.getName(), List.of(bootstrap, applicationId(), prefix,
+            state.toString()), Pattern.compile("^RUNNING"));
+      }
+      orchestrator.start(START);
+      orchestrators.add(orchestrator);
     }
   }
 
@@ -372,10 +433,10 @@ final class ChaosScenario {
       victim = workers.get(random.nextInt(workers.size()));
       what = "worker";
     } else if (kind == 1) {
-      victim = orchestrator;
+      victim = orchestrators.get(0);
       what = "orchestrator";
     } else if (kind == 2) {
-      victim = publisher;
+      victim = publishers.get(0);
       what = "publisher";
     } else {
       List<String> alive = members.stream().filter(id -> !dead.contains(id)).toList();
@@ -391,6 +452,60 @@ final class ChaosScenario {
 
   private void count(String fault) {
     faults.merge(fault, 1, Integer::sum);
+  }
+
+  // ---- what a script uses
+
+  static String cluster() {
+    return CLUSTER;
+  }
+
+  String bootstrap() {
+    return bootstrap;
+  }
+
+  Topics topics() {
+    return topics;
+  }
+
+  /** The orchestrators' Kafka Streams application id (their consumer group). */
+  String applicationId() {
+    return prefix + "orchestrator";
+  }
+
+  /** The scenario's tail of the control plane, while it runs. */
+  ControlPlaneTail tail() {
+    return tail;
+  }
+
+  List<RoleProcess> orchestrators() {
+    return List.copyOf(orchestrators);
+  }
+
+  List<RoleProcess> publishers() {
+    return List.copyOf(publishers);
+  }
+
+  /** Requests the JOIN of the next spare and returns its id once the request is acknowledged. */
+  String joinSpare() {
+    String id = spares.remove(0);
+    members.add(id);
+    operations.add("JOIN " + id);
+    send(event(MembershipAction.JOIN, id, zones.get(id), null).build());
+    return id;
+  }
+
+  /** SIGKILLs {@code victim} for good (no restart), counted as a fault of kind {@code what}. */
+  void killForGood(RoleProcess victim, String what) {
+    operations.add("SIGKILL " + victim.name() + " for good");
+    count(what + " killed for good");
+    victim.kill();
+  }
+
+  /** Records a fault the script injected itself (a broker stopped, say), for the scenario's report. */
+  void injected(String operation, String kind) {
+    operations.add(operation);
+    count(kind);
   }
 
   // ---- settling
@@ -546,7 +661,7 @@ final class ChaosScenario {
     }
     return new Result(seed, List.copyOf(operations), Map.copyOf(faults), writers.acknowledged.size() == 0 ? 0
         : writers.ackCount.get(), lost, readers.checked.get(), readers.stale.get(), published.size(),
-        (System.nanoTime() - begin) / 1_000_000, writers.writesPerSecond());
+        (System.nanoTime() - begin) / 1_000_000, writers.writesPerSecond(), List.copyOf(records));
   }
 
   // ---- the writers

@@ -19,6 +19,9 @@ import org.awaitility.core.ConditionTimeoutException;
  * an orchestrator on its state dir). Its output, across restarts, goes to one log file.
  */
 final class RoleProcess {
+  /** The roles' log level ({@code -Dchaos.roleLogLevel}, WARN by default; INFO shows Kafka's rebalances). */
+  private static final String LOG_LEVEL = System.getProperty("chaos.roleLogLevel", "warn");
+
   private final String name;
   private final List<String> command;
   private final Path log;
@@ -37,7 +40,7 @@ final class RoleProcess {
     this.log = log;
     this.ready = ready;
     this.command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=" + LOG_LEVEL,
         "-Djava.io.tmpdir=" + tmpDir.toAbsolutePath(), "-cp", System.getProperty("java.class.path"), mainClass));
     this.command.addAll(args);
   }
@@ -116,6 +119,16 @@ final class RoleProcess {
       }
     } catch (IOException | java.io.UncheckedIOException e) {
       return 0;
+    }
+  }
+
+  /** What the process launched last has printed so far. */
+  String output() {
+    try {
+      String all = Files.readString(log, StandardCharsets.UTF_8);
+      return all.substring(Math.max(0, all.lastIndexOf("---- start " + starts + " of " + name + "\n")));
+    } catch (IOException e) {
+      return "";
     }
   }
 
