@@ -61,10 +61,14 @@ import org.slf4j.LoggerFactory;
 public final class EmbeddedKafkaCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafkaCluster.class);
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+  /** How long {@link #start()} waits between two looks at the brokers the cluster lists. */
+  private static final long POLL_MILLIS = 100;
 
   private final int size;
   private final Map<String, String> brokerProperties;
   private final Duration startupTimeout;
+  /** The brokers' clock, and the one the waits between polls run on. */
+  private final Time time;
   private final Object lock = new Object();
   private final Map<Integer, BrokerNode> nodes = new TreeMap<>();
   private volatile String fatalFault;
@@ -98,6 +102,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     this.size = builder.brokers;
     this.brokerProperties = Map.copyOf(builder.brokerProperties);
     this.startupTimeout = builder.startupTimeout;
+    this.time = builder.time;
   }
 
   /** A builder for a cluster of 3 brokers on free ports. */
@@ -248,7 +253,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     Map<BrokerNode, Thread> threads = new LinkedHashMap<>();
     Map<Integer, Throwable> failures = new java.util.concurrent.ConcurrentHashMap<>();
     for (BrokerNode node : starting) {
-      KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(node.properties, false), Time.SYSTEM);
+      KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(node.properties, false), time);
       node.server = server;
       Thread thread = new Thread(() -> {
         try {
@@ -300,7 +305,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         if (present.containsAll(ids)) {
           return;
         }
-        Thread.sleep(100); // polling the cluster's metadata, no condition to wait on
+        time.sleep(POLL_MILLIS); // polling the cluster's metadata, on the cluster's clock
       }
     } catch (ExecutionException | TimeoutException e) {
       throw new EmbeddedKafkaException(Reason.STARTUP_TIMEOUT, "the cluster did not answer describeCluster within "
@@ -412,6 +417,7 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     private int brokers = 3;
     private final Map<String, String> brokerProperties = new LinkedHashMap<>();
     private Duration startupTimeout = Duration.ofSeconds(120);
+    private Time time = Time.SYSTEM;
 
     private Builder() {}
 
@@ -448,6 +454,12 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
         throw new IllegalArgumentException("startupTimeout was " + timeout + "; must be positive");
       }
       this.startupTimeout = timeout;
+      return this;
+    }
+
+    /** The clock of the brokers and of the cluster's waits; {@link Time#SYSTEM} by default. */
+    public Builder time(Time time) {
+      this.time = Objects.requireNonNull(time, "time");
       return this;
     }
 

@@ -89,7 +89,8 @@ class HealthManagerIT {
     assertThat(failure.getCause().getRequestedBy()).isEqualTo(HealthManagerConfig.REQUESTED_BY);
     assertThat(failure.getMembers()).extracting(m -> m.getId()).doesNotContain("node-04").hasSize(5);
 
-    Thread.sleep(MIN_DOWN.multipliedBy(2).toMillis()); // the node stays down: nothing more is written
+    await("nothing more is written while node-04 stays down").during(MIN_DOWN.multipliedBy(2))
+        .atMost(MIN_DOWN.multipliedBy(2).plus(TIMEOUT)).until(() -> fails().size() == 1);
     assertThat(fails("node-04")).hasSize(1);
     assertThat(failureEpochs("node-04")).hasSize(1);
     assertThat(manager.failedNodes()).containsExactly("node-04");
@@ -105,12 +106,14 @@ class HealthManagerIT {
     int port = Integer.parseInt(node.hostPort().substring(node.hostPort().lastIndexOf(':') + 1));
     node.server().close();
     await("node-02 suspected").atMost(TIMEOUT).until(() -> events.contains("suspected node-02"));
-    Thread.sleep(MIN_DOWN.dividedBy(2).toMillis());
+    await("node-02 down for half the window, not failed").during(MIN_DOWN.dividedBy(2))
+        .atMost(MIN_DOWN.plus(TIMEOUT)).until(() -> fails().isEmpty());
     cluster.own(NodeServer.start(node.store(), new InetSocketAddress("127.0.0.1", port)));
     await("node-02 recovered").atMost(TIMEOUT).until(() -> events.stream().anyMatch(e ->
         e.startsWith("recovered node-02")));
 
-    Thread.sleep(MIN_DOWN.multipliedBy(3).toMillis());
+    await("node-02 never failed after it came back").during(MIN_DOWN.multipliedBy(3))
+        .atMost(MIN_DOWN.multipliedBy(3).plus(TIMEOUT)).until(() -> fails().isEmpty());
     assertThat(fails()).isEmpty();
     assertThat(manager.failedNodes()).isEmpty();
     assertThat(cluster.tail().epochRecords()).extracting(EpochRecord::getEpoch).containsOnly(1L);
@@ -125,14 +128,16 @@ class HealthManagerIT {
 
     nodes.node("node-05").server().close();
     awaitFailureEpoch("node-05");
-    Thread.sleep(MIN_DOWN.toMillis());
+    await("node-05 failed once while the decider runs").during(MIN_DOWN).atMost(MIN_DOWN.plus(TIMEOUT))
+        .until(() -> fails("node-05").size() == 1);
 
     // The decider stops; the standby, which probed node-05 all along, takes over from what Kafka says.
     HealthManager decider = a.deciding() ? a : b;
     HealthManager standby = decider == a ? b : a;
     decider.close();
     awaitDeciding(standby);
-    Thread.sleep(MIN_DOWN.multipliedBy(3).toMillis());
+    await("the standby does not fail node-05 again").during(MIN_DOWN.multipliedBy(3))
+        .atMost(MIN_DOWN.multipliedBy(3).plus(TIMEOUT)).until(() -> fails("node-05").size() == 1);
 
     assertThat(fails("node-05")).hasSize(1);
     assertThat(failureEpochs("node-05")).hasSize(1);
