@@ -45,6 +45,9 @@ class TokenCountRoundingTest {
       double x = rnd.nextBoolean()
           ? 0.5 + rnd.nextDouble() * RingBuilder.MAX_TOKENS
           : stepAround(rnd.nextInt(RingBuilder.MAX_TOKENS) + 0.5, rnd.nextInt(7) - 3);
+      if (Math.round(x) < 1) {
+        continue; // no token count: the builder rejects it (the next test), so the rules need not agree there
+      }
       RingInvariants.check((long) Math.floor(x + 0.5) == Math.round(x),
           () -> "floor(x + 0.5) != Math.round(x) for x = " + x + " (seed " + seed + ")");
     }
