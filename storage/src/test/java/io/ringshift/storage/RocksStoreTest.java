@@ -37,6 +37,39 @@ class RocksStoreTest extends StoreContractTest {
     return 20;
   }
 
+  /**
+   * A feed's seek (getUpdatesSince) reads the WAL file that holds its sequence number from the start: with the 64 MiB
+   * a memtable lets a WAL file grow to, every catch-up pass read up to 64 MiB (about 100 ms). The store rolls the WAL
+   * every few MiB instead.
+   */
+  @Test
+  void shouldRollTheWriteAheadLogEveryFewMegabytesSoThatAFeedSeekReadsLittle() throws Exception {
+    Path dir = Files.createTempDirectory("ringshift-wal-roll-");
+    try {
+      Store store = RocksStore.open(dir, NODE, ZONE);
+      byte[] value = new byte[300];
+      for (int i = 0; i < 80_000; i++) {
+        value[0] = (byte) i;
+        store.put(bytes("key-" + i), value.clone(), 1);
+      }
+      store.close();
+      List<Long> sizes = new java.util.ArrayList<>();
+      for (Path d : List.of(dir, dir.resolve("archive"))) {
+        if (Files.isDirectory(d)) {
+          try (var files = Files.list(d)) {
+            files.filter(f -> f.getFileName().toString().endsWith(".log")).forEach(f -> sizes.add(f.toFile().length()));
+          }
+        }
+      }
+      assertThat(sizes).as("WAL file sizes after 24 MB of writes").hasSizeGreaterThanOrEqualTo(3)
+          .allMatch(size -> size <= 8L << 20);
+    } finally {
+      try (var walk = Files.walk(dir)) {
+        walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
   @Test
   void shouldMatchTheDigestTestVectorOfTheDocs() {
     put("apple", "red");

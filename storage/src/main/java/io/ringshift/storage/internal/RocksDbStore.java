@@ -75,6 +75,8 @@ public final class RocksDbStore implements Store {
   private static final byte[] FORMAT_VERSION = "ringshift-store/1".getBytes(UTF_8);
   private static final byte[] FENCE_PREFIX = "fence/".getBytes(UTF_8);
   private static final int MAX_NAME_LENGTH = 255;
+  /** Live WAL beyond which RocksDB flushes and rolls to a new WAL file: what a feed's seek reads at most. */
+  static final long MAX_WAL_FILE_BYTES = 4L << 20;
   /** Keys per write batch of a range delete: bounded batches keep other writers waiting only briefly. */
   private static final int DELETE_BATCH_KEYS = 10_000;
 
@@ -152,6 +154,11 @@ public final class RocksDbStore implements Store {
         // The change feed reads the write-ahead log: keep it after flushes, up to the retention.
         .setWalTtlSeconds(walRetention.toSeconds())
         .setWalSizeLimitMB(walSizeLimitMb)
+        // A feed starts with getUpdatesSince, which finds the WAL file holding its sequence number and then reads
+        // that file from its start: its cost grows with the file (about 2 ms per MiB here, 100 ms at the 64 MiB a
+        // memtable lets a WAL file grow to), and every catch-up pass and every caught-up task's tail pays it. Past
+        // this many bytes of live WAL, RocksDB flushes and starts a new file, so a seek reads at most a few MiB.
+        .setMaxTotalWalSize(MAX_WAL_FILE_BYTES)
         .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
         .setKeepLogFileNum(3)
         .setMaxLogFileSize(16L * 1024 * 1024);
