@@ -10,6 +10,7 @@ import io.ringshift.cli.internal.data.GetCommand;
 import io.ringshift.cli.internal.data.LoadCommand;
 import io.ringshift.cli.internal.data.PutCommand;
 import io.ringshift.cli.internal.control.DevCommand;
+import io.ringshift.cli.internal.demo.DemoCommand;
 import io.ringshift.cli.internal.control.EpochsCommand;
 import io.ringshift.cli.internal.control.InitCommand;
 import io.ringshift.cli.internal.control.PlanCommand;
@@ -41,6 +42,7 @@ import picocli.CommandLine.Command;
     description = "Control plane for consistent-hash rings of virtual nodes.",
     subcommands = {
       RingCommand.class,
+      DemoCommand.class,
       SimulateCommand.class,
       DevCommand.class,
       KafkaCommand.class,

@@ -14,6 +14,7 @@ import io.ringshift.ring.RingBuilder;
 import io.ringshift.worker.Limits;
 import io.ringshift.worker.MigrationWorker;
 import io.ringshift.worker.NodeStores;
+import io.ringshift.worker.TaskTuning;
 import io.ringshift.worker.WorkerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -72,6 +73,8 @@ public final class LocalControlPlane implements AutoCloseable {
   private final OrchestratorConfig config;
   private final SnapshotPublisher publisher;
   private final MigrationWorker worker;
+  /** The plane's own workers: {@link #worker} first. */
+  private final List<MigrationWorker> workers;
   private final Path keyDir;
   private final Path temporaryStateDir;
   private final Path temporaryKeyDir;
@@ -86,7 +89,8 @@ public final class LocalControlPlane implements AutoCloseable {
     this.orchestrator = p.orchestrator;
     this.config = p.config;
     this.publisher = p.publisher;
-    this.worker = p.worker;
+    this.worker = p.workers.isEmpty() ? null : p.workers.get(0);
+    this.workers = List.copyOf(p.workers);
     this.keyDir = p.keyDir;
     this.temporaryStateDir = p.temporaryStateDir;
     this.temporaryKeyDir = p.temporaryKeyDir;
@@ -111,6 +115,9 @@ public final class LocalControlPlane implements AutoCloseable {
     private int nodePort;
     private int spareCount;
     private boolean withWorker;
+    private int workerCount = 1;
+    private Limits workerLimits = Limits.unlimited();
+    private TaskTuning workerTuning = TaskTuning.DEFAULTS;
     private Duration grace = WorkerConfig.DEFAULT_GRACE;
     private boolean withPublisher = true;
     private SigningKey signingKey;
@@ -197,6 +204,30 @@ public final class LocalControlPlane implements AutoCloseable {
       return this;
     }
 
+    /**
+     * With {@link #worker}: run {@code count} workers in one group ({@value #WORKER_ID}, {@value #WORKER_ID}-2, ...),
+     * sharing the tasks by partition (default 1).
+     */
+    public Builder workers(int count) {
+      if (count < 1 || count > 16) {
+        throw new IllegalArgumentException("workers was " + count + "; it must be 1..16");
+      }
+      workerCount = count;
+      return this;
+    }
+
+    /** With {@link #worker}: each worker's rates and caps (default {@link Limits#unlimited()}). */
+    public Builder workerLimits(Limits limits) {
+      workerLimits = Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /** With {@link #worker}: how each worker paces a task (default {@link TaskTuning#DEFAULTS}). */
+    public Builder workerTuning(TaskTuning tuning) {
+      workerTuning = Objects.requireNonNull(tuning, "tuning");
+      return this;
+    }
+
     /** Run no snapshot publisher (tests that write PUBLISHED records themselves). */
     public Builder withoutPublisher() {
       withPublisher = false;
@@ -240,14 +271,16 @@ public final class LocalControlPlane implements AutoCloseable {
     Orchestrator orchestrator;
     OrchestratorConfig config;
     SnapshotPublisher publisher;
-    MigrationWorker worker;
+    final List<MigrationWorker> workers = new java.util.ArrayList<>();
     Path keyDir;
     Path temporaryStateDir;
     Path temporaryKeyDir;
 
     void closeAll(Throwable failure) {
       Failures failures = new Failures();
-      for (AutoCloseable part : new AutoCloseable[] {worker, publisher, orchestrator, nodes, kafka}) {
+      List<AutoCloseable> parts = new java.util.ArrayList<>(workers);
+      parts.addAll(java.util.Arrays.asList(publisher, orchestrator, nodes, kafka));
+      for (AutoCloseable part : parts) {
         if (part != null) {
           failures.run(() -> {
             try {
@@ -280,7 +313,10 @@ public final class LocalControlPlane implements AutoCloseable {
         startPublisher(s, p, key);
       }
       if (s.withWorker) {
-        p.worker = startWorkerOf(p.config, p.nodes, s.grace, s.startupTimeout, key);
+        for (int i = 1; i <= s.workerCount; i++) {
+          p.workers.add(startWorkerOf(p.config, p.nodes, i == 1 ? WORKER_ID : WORKER_ID + "-" + i, s.workerLimits,
+              s.workerTuning, s.grace, s.startupTimeout, key));
+        }
       }
       return new LocalControlPlane(p);
     } catch (RuntimeException e) {
@@ -400,11 +436,12 @@ public final class LocalControlPlane implements AutoCloseable {
     }
   }
 
-  private static MigrationWorker startWorkerOf(OrchestratorConfig config, LocalNodes nodes, Duration grace,
-      Duration startupTimeout, SigningKey publisherKey) {
-    WorkerConfig workerConfig = WorkerConfig.of(config.bootstrapServers(), WORKER_ID, nodes.directory())
+  private static MigrationWorker startWorkerOf(OrchestratorConfig config, LocalNodes nodes, String workerId,
+      Limits limits, TaskTuning tuning, Duration grace, Duration startupTimeout, SigningKey publisherKey) {
+    WorkerConfig workerConfig = WorkerConfig.of(config.bootstrapServers(), workerId, nodes.directory())
         .withTopics(config.topics())
-        .withLimits(Limits.unlimited())
+        .withLimits(limits)
+        .withTuning(tuning)
         .withGrace(grace)
         .withStartTimeout(startupTimeout)
         .withTrustedKeys(publisherKey == null ? null : TrustedKeys.of(publisherKey.publicKey()))
@@ -540,9 +577,14 @@ public final class LocalControlPlane implements AutoCloseable {
     return keyDir.resolve(PUBLIC_KEY_FILE).toAbsolutePath();
   }
 
-  /** The plane's own migration worker, when it runs one. */
+  /** The plane's own migration worker, when it runs one (the first, with {@link Builder#workers}). */
   public Optional<MigrationWorker> worker() {
     return Optional.ofNullable(worker);
+  }
+
+  /** The plane's own migration workers, the {@link #worker()} first; empty when it runs none. */
+  public List<MigrationWorker> workers() {
+    return workers;
   }
 
   /**
@@ -562,8 +604,17 @@ public final class LocalControlPlane implements AutoCloseable {
         while (!laterWorkers.isEmpty()) {
           failures.run(laterWorkers.pop()::close);
         }
-        if (worker != null) {
-          worker.close();
+        // In parallel: each waits for its tasks' last checkpoints, and one worker's wait need not add to another's.
+        List<java.util.concurrent.CompletableFuture<Void>> closing = workers.stream()
+            .map(w -> java.util.concurrent.CompletableFuture.runAsync(w::close)).toList();
+        for (java.util.concurrent.CompletableFuture<Void> c : closing) {
+          failures.run(() -> {
+            try {
+              c.join();
+            } catch (java.util.concurrent.CompletionException e) {
+              throw e.getCause() instanceof RuntimeException r ? r : e;
+            }
+          });
         }
       },
       () -> {

@@ -38,8 +38,17 @@ import java.util.Map;
  * Given no directory, a temporary one is created and {@link #close} deletes it. Thread safe.
  */
 public final class LocalNodes implements AutoCloseable {
-  /** Enough for any tour; each node is a RocksDB instance and an HTTP server in this JVM. */
-  public static final int MAX_NODES = 64;
+  /**
+   * The reference shape (120 nodes) and a few spares; each node is a RocksDB instance and an HTTP server in this
+   * JVM.
+   */
+  public static final int MAX_NODES = 128;
+
+  /**
+   * Handler threads per node by default: {@link NodeServer#DEFAULT_THREADS} for a tour of a few nodes, fewer when
+   * many nodes share this JVM ({@link #threadsFor}).
+   */
+  public static final int MIN_THREADS = 8;
 
   private static final String HOST = "127.0.0.1";
   private static final int ZONES = 3;
@@ -72,11 +81,27 @@ public final class LocalNodes implements AutoCloseable {
   /** The admin secret every node of this directory checks and every worker of the plane sends. */
   private final AdminSecret secret;
 
+  /** Handler threads of each node started from now on. */
+  private volatile int threads = NodeServer.DEFAULT_THREADS;
+
   private LocalNodes(Path dir, boolean temporary, PublishedRingView ring) {
     this.dir = dir;
     this.temporary = temporary;
     this.ring = ring;
     this.secret = AdminSecret.readOrCreate(dir.resolve(SECRET_FILE));
+  }
+
+  /**
+   * Handler threads per node when {@code nodes} nodes share this JVM: {@link NodeServer#DEFAULT_THREADS} up to 16
+   * nodes, then fewer, down to {@link #MIN_THREADS}, so that 120 nodes hold about a thousand threads, not 3,840. A
+   * node's scans and feeds each hold a thread while they stream, and a worker runs a few tasks per node at once, so
+   * eight are plenty for one node of many.
+   */
+  public static int threadsFor(int nodes) {
+    if (nodes <= 16) {
+      return NodeServer.DEFAULT_THREADS;
+    }
+    return Math.max(MIN_THREADS, NodeServer.DEFAULT_THREADS * 16 / nodes);
   }
 
   /** The file of the nodes' admin secret in their directory. */
@@ -129,6 +154,7 @@ public final class LocalNodes implements AutoCloseable {
     LocalNodes nodes = in(dir, ring);
     try {
       int all = count + spares;
+      nodes.threads = threadsFor(all);
       for (int i = 1; i <= all; i++) {
         if (i > count) {
           nodes.spares.add(id(i, all));
@@ -172,7 +198,7 @@ public final class LocalNodes implements AutoCloseable {
     NodeServer server;
     try {
       server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(HOST, port),
-          new InetSocketAddress(HOST, adminPort), secret, NodeServer.DEFAULT_THREADS);
+          new InetSocketAddress(HOST, adminPort), secret, threads);
     } catch (RuntimeException e) {
       store.close();
       if (e instanceof StoreException && e.getCause() instanceof BindException
@@ -194,6 +220,28 @@ public final class LocalNodes implements AutoCloseable {
     nodes.put(id, node);
     writeFiles();
     return node;
+  }
+
+  /**
+   * Stops node {@code id} as a crash would, for a failure drill: its listeners stop answering at once (calls in flight
+   * end with an error), its store closes, and it leaves {@link #nodes()} and the files; its data directory stays. A
+   * node of the same id may be started again later on that data.
+   *
+   * @throws IllegalArgumentException when no node {@code id} runs
+   */
+  public synchronized void kill(String id) {
+    Node node = nodes.remove(id);
+    if (node == null) {
+      throw new IllegalArgumentException("no storage node " + id + " runs here; running: " + nodes.keySet());
+    }
+    spares.remove(id);
+    Failures failures = new Failures();
+    failures.run(() -> node.server().close());
+    failures.run(() -> node.remote().close());
+    failures.run(() -> node.admin().close());
+    failures.run(() -> node.store().close());
+    failures.run(this::writeFiles);
+    failures.throwFirst();
   }
 
   /** {@code node-01}: the 1-based index zero-padded to the width of {@code count}, at least 2 digits. */

@@ -62,6 +62,12 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     return nodeId;
   }
 
+  /** The epoch of the ring this store checks ownership by now, or -1 while it has none. */
+  public long ringEpoch() {
+    RingSnapshot ring = view.current();
+    return ring == null ? -1 : ring.epoch();
+  }
+
   /**
    * The refusal of a write of {@code key} tagged with {@code epoch} by {@code ring}, or {@code null} when it may go to
    * the store. The caller reads the view once, so the bound, the epoch and the placement come from the same ring.

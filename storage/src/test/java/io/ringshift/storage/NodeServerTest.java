@@ -84,7 +84,22 @@ class NodeServerTest {
     assertThat(health.response().headers().firstValue("Content-Type")).hasValue("application/json; charset=utf-8");
     assertThat(health.body()).isEqualTo("{\"nodeId\":\"node-7\",\"zone\":\"az-2\",\"latestSequence\":"
         + store.latestSequence() + ",\"keys\":" + store.info().keys() + ",\"incarnation\":\""
-        + store.info().incarnation() + "\",\"api\":\"v1\"}\n");
+        + store.info().incarnation() + "\",\"fences\":0,\"api\":\"v1\"}\n");
+  }
+
+  /** A node that follows a ring says which epoch it routes by, and how many fences it holds: what a dashboard shows. */
+  @Test
+  void shouldReportTheRingEpochItRoutesByAndItsFencesInHealth() throws Exception {
+    store.fence(RingRange.of(0, 1000), 6);
+    try (NodeServer checked = NodeServer.start(OwnershipCheckedStore.wrap(store, () -> Rings.EPOCH_5),
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+      Answer health = send(checked, "GET", "/health", null);
+      assertThat(health.body()).contains("\"fences\":1,\"ringEpoch\":5,\"api\":\"v1\"");
+    }
+    try (NodeServer unchecked = NodeServer.start(OwnershipCheckedStore.wrap(store, () -> null),
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+      assertThat(send(unchecked, "GET", "/health", null).body()).contains("\"ringEpoch\":-1");
+    }
   }
 
   /**

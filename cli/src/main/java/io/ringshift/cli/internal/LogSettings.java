@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,7 +28,12 @@ public final class LogSettings {
     boolean dev = "dev".equals(command) || "node".equals(command) || "worker".equals(command)
         || "publisher".equals(command);
     boolean keptState = Arrays.stream(args).anyMatch(a -> a.equals("--data-dir") || a.startsWith("--data-dir="));
-    for (Map.Entry<String, String> e : defaults(dev, keptState).entrySet()) {
+    Map<String, String> defaults = new LinkedHashMap<>(defaults(dev || "demo".equals(command), keptState));
+    if ("demo".equals(command)) {
+      // The demo's terminal shows its progress; the roles' warnings (a stopped node is expected there) go to a file.
+      defaults.put(PREFIX + "logFile", Path.of(System.getProperty("java.io.tmpdir"), "ringshift-demo.log").toString());
+    }
+    for (Map.Entry<String, String> e : defaults.entrySet()) {
       if (System.getProperty(e.getKey()) == null) {
         System.setProperty(e.getKey(), e.getValue());
       }

@@ -3,6 +3,7 @@ package io.ringshift.cli.internal.simulate;
 import io.ringshift.cli.internal.JsonOption;
 import io.ringshift.protocol.AtomicFiles;
 import io.ringshift.cli.BadInputException;
+import io.ringshift.cli.internal.ReportFiles;
 import io.ringshift.cli.internal.JsonOutput;
 import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.ring.ByteUnits;
@@ -15,8 +16,6 @@ import io.ringshift.simulator.TextReport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -111,7 +110,7 @@ public final class SimulateCommand implements Callable<Integer> {
       throw new BadInputException(e.getMessage(), e);
     }
     checkHeap(parameters.keys());
-    Path reportPath = report == null ? null : checkReportPath(report);
+    Path reportPath = report == null ? null : ReportFiles.check("--report", report);
     PrintWriter err = spec.commandLine().getErr();
     SimulationProgress progress = new SimulationProgress(err, SimulationProgress.stderrIsTerminal(), quiet);
     RingSnapshotCodec codec = new RingSnapshotCodec();
@@ -146,35 +145,6 @@ public final class SimulateCommand implements Callable<Integer> {
           + "heap and this JVM may use %s (set RINGSHIFT_JAVA_OPTS=-Xmx%dm or use fewer keys)", keys,
           ByteUnits.format(needed), ByteUnits.format(max), (needed >> 20) + 64));
     }
-  }
-
-  /** Fails now, rather than after the run, when the report could not be written. */
-  private static Path checkReportPath(String report) {
-    Path path;
-    try {
-      path = Path.of(report).toAbsolutePath().normalize();
-    } catch (InvalidPathException e) {
-      throw new BadInputException("--report was \"" + report + "\"; it is not a valid path: " + e.getReason());
-    }
-    Path dir = path.getParent();
-    if (report.isBlank() || dir == null || path.getFileName() == null) {
-      throw new BadInputException("--report was \"" + report + "\"; --report must name a file");
-    }
-    if (Files.isDirectory(path)) {
-      throw new BadInputException("--report was " + report + "; it is a directory, --report must name a file");
-    }
-    if (!Files.isDirectory(dir)) {
-      throw new BadInputException("--report was " + report + "; directory " + dir + " does not exist");
-    }
-    if (Files.exists(path) && !Files.isWritable(path)) {
-      throw new BadInputException("--report was " + report + "; the file exists and is not writable");
-    }
-    try {
-      Files.delete(Files.createTempFile(dir, ".simulate-probe-", ".tmp"));
-    } catch (IOException | SecurityException e) {
-      throw new BadInputException("--report was " + report + "; cannot write in " + dir + " (" + e + ")", e);
-    }
-    return path;
   }
 
   /** Written atomically, so no reader sees a partial file. */

@@ -12,6 +12,7 @@ import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
+import io.ringshift.storage.OwnershipCheckedStore;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
 import io.ringshift.storage.WriteResult;
@@ -306,6 +307,11 @@ public final class NodeHandler implements HttpHandler {
     body.put("latestSequence", info.latestSequence());
     body.put("keys", info.keys());
     body.put("incarnation", info.incarnation());
+    body.put("fences", store.fences().size());
+    if (store instanceof OwnershipCheckedStore checked) {
+      // The ring this node routes by: what a dashboard shows as the epoch each node reports.
+      body.put("ringEpoch", checked.ringEpoch());
+    }
     body.put("api", "v1");
     json(call.exchange, 200, body);
   }

@@ -1,0 +1,109 @@
+package io.ringshift.demo.internal;
+
+import io.ringshift.demo.DemoResult;
+import io.ringshift.demo.DemoResult.ChangeReport;
+import io.ringshift.demo.DemoResult.Spread;
+import io.ringshift.ring.ByteUnits;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The summary the demo prints at the end: a table of the changes, then the workload, the checks and the verdict. */
+public final class SummaryText {
+  private static final String[] PHASES = {"planned", "copied", "ready", "published", "cleaned"};
+
+  private SummaryText() {}
+
+  public static List<String> lines(DemoResult r) {
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "summary (seed %d, %s):", r.seed(), duration(r.elapsedMillis())));
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"change", "epochs", "tasks", "moved", "ideal", "/ideal", "plan", "copy", "verify",
+        "publish", "cleanup", "fence window p50/p99/max", "swap"});
+    for (ChangeReport c : r.changes()) {
+      Map<String, Long> phases = c.phases();
+      List<String> row = new ArrayList<>();
+      row.add(c.label());
+      row.add(epochs(c.epochs()) + ("PUBLISHED".equals(c.outcome()) ? "" : " " + c.outcome()));
+      row.add(String.valueOf(c.tasks()));
+      row.add(ByteUnits.format(c.bytesMoved()));
+      row.add(c.idealBytes() > 0 ? ByteUnits.format(c.idealBytes()) : "-");
+      row.add(c.movedToIdeal() < 0 ? "-" : String.format(Locale.ROOT, "%.2f", c.movedToIdeal()));
+      for (String phase : PHASES) {
+        Long ms = phases.get(phase);
+        row.add(ms == null ? "-" : seconds(ms));
+      }
+      row.add(spread(c.fenceWindows()) + (c.downWindows().count() > 0 ? "; node down " + spread(c.downWindows())
+          : ""));
+      row.add(c.swapDelayMillis() < 0 ? "-" : c.swapDelayMillis() + " ms");
+      rows.add(row.toArray(String[]::new));
+    }
+    lines.addAll(table(rows));
+    lines.add("  moved: bytes the tasks copied; ideal: the weight share that changes hands times the replica bytes; "
+        + "phases from the request; swap: publication to the application's client routing by it");
+    double seconds = Math.max(1, r.workloadMillis()) / 1e3;
+    lines.add(String.format(Locale.ROOT, "writes: %,d acknowledged (%,.0f/s), %,d attempts refused at a fence or "
+        + "for a newer ring and sent again, %,d failed on a node that was down and sent again, %,d never acknowledged "
+        + "when the application stopped", r.writes(), r.writes() / seconds, r.refusedAttempts(), r.failedAttempts(),
+        r.abandonedWrites()));
+    lines.add(String.format(Locale.ROOT, "reads: %,d served (%,.0f/s), %,d stale, %,d served by a filling replica "
+        + "(%,d of a key written by a newer ring than the reader's, not checked)", r.reads(), r.reads() / seconds,
+        r.staleReads(), r.fillingReads(), r.readsBehind()));
+    lines.add(String.format(Locale.ROOT, "replicas: %,d (key, replica) pairs of the final ring read back: %,d lost "
+        + "writes", r.replicaReads(), r.lostWrites()));
+    lines.add("audit: " + r.audit());
+    for (String example : r.examples()) {
+      lines.add("  " + example);
+    }
+    if (r.passed()) {
+      lines.add("PASSED: no acknowledged write lost, no stale read, no read from a filling replica, every snapshot "
+          + "proved");
+    } else {
+      lines.add("FAILED: " + String.join("; ", r.failures()));
+    }
+    return lines;
+  }
+
+  static String spread(Spread s) {
+    if (s.count() == 0) {
+      return "none";
+    }
+    return String.format(Locale.ROOT, "%d/%d/%d ms (%d writes)", s.p50(), s.p99(), s.max(), s.count());
+  }
+
+  static String epochs(List<Long> epochs) {
+    return String.join("+", epochs.stream().map(String::valueOf).toList());
+  }
+
+  static String seconds(long millis) {
+    return String.format(Locale.ROOT, "%.1f s", millis / 1e3);
+  }
+
+  static String duration(long millis) {
+    long s = Math.round(millis / 1e3);
+    return s < 60 ? s + " s" : (s / 60) + " min " + (s % 60) + " s";
+  }
+
+  /** Left-aligned first column, right-aligned numbers, two spaces apart. */
+  static List<String> table(List<String[]> rows) {
+    int columns = rows.get(0).length;
+    int[] width = new int[columns];
+    for (String[] row : rows) {
+      for (int c = 0; c < columns; c++) {
+        width[c] = Math.max(width[c], row[c].length());
+      }
+    }
+    List<String> lines = new ArrayList<>();
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder(" ");
+      for (int c = 0; c < columns; c++) {
+        String cell = row[c];
+        String pad = " ".repeat(width[c] - cell.length());
+        line.append("  ").append(c == 0 ? cell + pad : pad + cell);
+      }
+      lines.add(line.toString().stripTrailing());
+    }
+    return lines;
+  }
+}
