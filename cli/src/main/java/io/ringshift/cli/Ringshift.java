@@ -10,6 +10,7 @@ import io.ringshift.cli.internal.data.GetCommand;
 import io.ringshift.cli.internal.data.LoadCommand;
 import io.ringshift.cli.internal.data.PutCommand;
 import io.ringshift.cli.internal.control.DevCommand;
+import io.ringshift.cli.internal.dashboard.DashboardCommand;
 import io.ringshift.cli.internal.demo.DemoCommand;
 import io.ringshift.cli.internal.control.EpochsCommand;
 import io.ringshift.cli.internal.control.InitCommand;
@@ -45,6 +46,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       SimulateCommand.class,
       DevCommand.class,
+      DashboardCommand.class,
       KafkaCommand.class,
       InitCommand.class,
       ChangeCommands.Join.class,

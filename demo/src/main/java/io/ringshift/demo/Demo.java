@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.function.Consumer;
+import java.util.Map;
 
 /**
  * {@code ringshift demo}: the system working, from one command. It starts the whole control plane in this process
@@ -56,14 +56,12 @@ public final class Demo implements AutoCloseable {
   }
 
   /**
-   * Starts the plane (every part, as {@link LocalControlPlane} wires them) and prints where it runs; {@code
-   * onStarted} runs once it does (the command starts its dashboard there).
+   * Starts the plane (every part, as {@link LocalControlPlane} wires them) and prints where it runs.
    *
    * @param terminal whether {@code out} is a terminal, where progress lines are redrawn in place
    * @throws io.ringshift.localplane.LocalPlaneException when a part cannot start (nothing is left running)
    */
-  public static Demo start(DemoSettings settings, PrintWriter out, boolean terminal,
-      Consumer<LocalControlPlane> onStarted) {
+  public static Demo start(DemoSettings settings, PrintWriter out, boolean terminal) {
     long begin = System.nanoTime();
     out.printf(Locale.ROOT, "ringshift demo: %d storage nodes in 3 zones (and 2 spares), %d tokens each, 3 replicas; "
         + "%,d keys; %,d operations/s (half writes, half reads); throttle %s per worker, %d workers; seed %d%n",
@@ -87,7 +85,6 @@ public final class Demo implements AutoCloseable {
           (System.nanoTime() - begin) / 1e9, plane.bootstrapServers(), settings.workers(),
           plane.nodes().orElseThrow().nodes().size(), LocalNodes.threadsFor(settings.nodes() + 2));
       out.flush();
-      onStarted.accept(plane);
       return new Demo(settings, plane, new DemoScenario(settings, plane, out, terminal), out);
     } catch (RuntimeException e) {
       plane.close();
@@ -98,6 +95,11 @@ public final class Demo implements AutoCloseable {
   /** The running plane (its bootstrap address, nodes, workers). */
   public LocalControlPlane plane() {
     return plane;
+  }
+
+  /** The epoch the demo's application routes by, under its name, once its client runs (for the dashboard). */
+  public Map<String, Long> clientEpochs() {
+    return scenario.clientEpochs();
   }
 
   public DemoSettings settings() {

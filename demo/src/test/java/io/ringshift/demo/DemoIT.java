@@ -28,7 +28,7 @@ class DemoIT {
     StringWriter text = new StringWriter();
     PrintWriter out = new PrintWriter(text, true);
     DemoResult result;
-    try (Demo demo = Demo.start(settings, out, false, plane -> { })) {
+    try (Demo demo = Demo.start(settings, out, false)) {
       result = demo.run();
       Path report = dir.resolve("demo.html");
       demo.writeReport(result, report);

@@ -93,7 +93,7 @@ public final class DemoScenario implements AutoCloseable {
   private ControlPlaneAdmin admin;
   private PlaneWatch watch;
   private ProgressPrinter progress;
-  private RingClient client;
+  private volatile RingClient client;
   private DemoApplication workload;
   private Timeline timeline;
   private long workloadMillis;
@@ -518,6 +518,12 @@ public final class DemoScenario implements AutoCloseable {
     long idealBytes = "PUBLISHED".equals(run.outcome) ? Math.round(idealFraction * run.replicaBytes) : 0;
     return new ChangeReport(run.label, run.epochs, run.outcome, tasks.size(), moved, idealBytes, movedFraction,
         idealFraction, marks, Spread.of(fenced), Spread.of(down), swap);
+  }
+
+  /** The epoch the application's RingClient routes by, under its name; empty before it runs. */
+  public Map<String, Long> clientEpochs() {
+    RingClient c = client;
+    return c == null ? Map.of() : Map.of("demo application (RingClient)", c.epoch());
   }
 
   /** The application's writes and reads over time, for the report; null before the workload started. */

@@ -4,6 +4,8 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.internal.Durations;
 import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.RunUntilStopped;
+import io.ringshift.cli.internal.dashboard.PlaneDashboard;
+import io.ringshift.dashboard.Dashboard;
 import io.ringshift.localplane.LocalControlPlane;
 import io.ringshift.localplane.LocalNodes;
 import io.ringshift.localplane.LocalPlaneException;
@@ -16,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -101,6 +104,11 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
           + "that a join has a node to bring in (default: ${DEFAULT-VALUE}).")
   private int spares;
 
+  @Option(names = "--dashboard-port", paramLabel = "PORT", defaultValue = "8080",
+      description = "The live web dashboard's port on 127.0.0.1 (default: ${DEFAULT-VALUE}, or a free port when it is "
+          + "in use; 0 picks a free one; -1 runs none).")
+  private int dashboardPort;
+
   public DevCommand() {}
 
   /** Runs until {@code stopRequested} opens (tests in other packages start dev in-process). */
@@ -110,6 +118,10 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
 
   @Override
   public Integer call() throws InterruptedException {
+    if (dashboardPort < -1 || dashboardPort > 65_535) {
+      throw new BadInputException("--dashboard-port was " + dashboardPort + "; it must be 0 (a free port), 1..65535, "
+          + "or -1 for no dashboard");
+    }
     if (port < 0 || port > 65_535) {
       throw new BadInputException("--port was " + port + "; it must be 0 (any free port) or 1..65535");
     }
@@ -134,7 +146,17 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
       err.flush();
       return 1;
     }
+    Dashboard dashboard;
+    try {
+      dashboard = PlaneDashboard.start(plane, RingBuilder.DEFAULT_CLUSTER, dashboardPort, Map::of, out);
+    } catch (RuntimeException e) {
+      plane.close();
+      throw e;
+    }
     RunUntilStopped run = runUntilStopped("dev", () -> {
+      if (dashboard != null) {
+        dashboard.close();
+      }
       plane.close();
       LocalControlPlane.Stopped s = plane.stopped();
       if (plane.nodes().isPresent()) {

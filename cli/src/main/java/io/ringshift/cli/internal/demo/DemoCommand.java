@@ -6,6 +6,8 @@ import io.ringshift.cli.internal.LongRunningCommand;
 import io.ringshift.cli.internal.ReportFiles;
 import io.ringshift.cli.internal.RunUntilStopped;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
+import io.ringshift.cli.internal.dashboard.PlaneDashboard;
+import io.ringshift.dashboard.Dashboard;
 import io.ringshift.demo.Demo;
 import io.ringshift.demo.DemoException;
 import io.ringshift.demo.DemoResult;
@@ -93,12 +95,27 @@ public final class DemoCommand extends LongRunningCommand implements Callable<In
           + "latency and refusals over time, and the bytes each change moved against the ideal.")
   private String report;
 
+  @Option(names = "--dashboard-port", paramLabel = "PORT", defaultValue = "" + DemoSettings.DEFAULT_DASHBOARD_PORT,
+      description = "The live dashboard's port on 127.0.0.1 (default: ${DEFAULT-VALUE}, or a free port when it is "
+          + "in use; 0 picks a free one; -1 runs none).")
+  private int dashboardPort;
+
   @Option(names = "--keep",
       description = "Leave the plane running after the summary (for the dashboard and the other commands), until "
           + "Ctrl-C.")
   private boolean keep;
 
   public DemoCommand() {}
+
+  private static void close(Dashboard dashboard, Demo demo) {
+    try {
+      if (dashboard != null) {
+        dashboard.close();
+      }
+    } finally {
+      demo.close();
+    }
+  }
 
   /** Runs until {@code stopRequested} opens after the summary, with {@code --keep} (tests in-process). */
   public DemoCommand(CountDownLatch stopRequested, boolean trapSignals) {
@@ -110,7 +127,8 @@ public final class DemoCommand extends LongRunningCommand implements Callable<In
     DemoSettings settings;
     try {
       settings = DemoSettings.defaults().withNodes(nodes).withKeys(keys).withRate(rate).withThrottle(throttle)
-          .withVnodes(vnodes).withWorkers(workers).withGrace(Durations.parse("--grace", grace)).withKeep(keep);
+          .withVnodes(vnodes).withWorkers(workers).withGrace(Durations.parse("--grace", grace)).withKeep(keep)
+          .withDashboardPort(dashboardPort);
       if (seed != null) {
         settings = settings.withSeed(seed);
       }
@@ -127,11 +145,19 @@ public final class DemoCommand extends LongRunningCommand implements Callable<In
     }
     Demo demo;
     try {
-      demo = Demo.start(settings, out, System.console() != null, plane -> { });
+      demo = Demo.start(settings, out, System.console() != null);
     } catch (LocalPlaneException e) {
       err.println("ringshift: demo: " + e.getMessage());
       err.flush();
       return 1;
+    }
+    Dashboard dashboard;
+    try {
+      dashboard = PlaneDashboard.start(demo.plane(), Demo.CLUSTER, settings.dashboardPort(), demo::clientEpochs,
+          out);
+    } catch (RuntimeException e) {
+      demo.close();
+      throw e;
     }
     DemoResult result;
     try {
@@ -139,10 +165,10 @@ public final class DemoCommand extends LongRunningCommand implements Callable<In
     } catch (DemoException e) {
       err.println("ringshift: demo: " + e.getMessage());
       err.flush();
-      demo.close();
+      close(dashboard, demo);
       return 1;
     } catch (RuntimeException | InterruptedException e) {
-      demo.close();
+      close(dashboard, demo);
       throw e;
     }
     if (reportPath != null) {
@@ -152,14 +178,14 @@ public final class DemoCommand extends LongRunningCommand implements Callable<In
     }
     int exit = result.passed() ? 0 : EXIT_CHECK_FAILED;
     if (!keep) {
-      demo.close();
+      close(dashboard, demo);
       return exit;
     }
     LocalControlPlane plane = demo.plane();
-    RunUntilStopped run = runUntilStopped("demo", demo::close);
+    RunUntilStopped run = runUntilStopped("demo", () -> close(dashboard, demo));
     out.println("the plane keeps running (--keep): Kafka at " + plane.bootstrapServers() + ", cluster " + Demo.CLUSTER
-        + "; try `ringshift status --cluster " + Demo.CLUSTER + " --bootstrap " + plane.bootstrapServers()
-        + "`. Ctrl-C stops it.");
+        + (dashboard == null ? "" : ", dashboard " + dashboard.url()) + "; try `ringshift status --cluster "
+        + Demo.CLUSTER + " --bootstrap " + plane.bootstrapServers() + "`. Ctrl-C stops it.");
     out.flush();
     run.await();
     return exit;
