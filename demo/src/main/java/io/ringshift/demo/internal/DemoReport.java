@@ -253,7 +253,7 @@ public final class DemoReport {
     }
     int rowHeight = 34;
     int labelWidth = 300;
-    int plot = WIDTH - labelWidth - 120;
+    int plot = WIDTH - labelWidth - 250;
     StringBuilder s = new StringBuilder(String.format(Locale.ROOT,
         "<div class=\"legend\"><span><i class=\"sw\" style=\"background:#2166ac\"></i>moved</span><span><i "
             + "class=\"sw\" style=\"background:#a9b0ba\"></i>ideal</span></div><svg viewBox=\"0 0 %d %d\" "

@@ -43,13 +43,19 @@ public final class SummaryText {
     lines.add("  moved: bytes the tasks copied; ideal: the weight share that changes hands times the replica bytes; "
         + "phases from the request; swap: publication to the application's client routing by it");
     double seconds = Math.max(1, r.workloadMillis()) / 1e3;
-    lines.add(String.format(Locale.ROOT, "writes: %,d acknowledged (%,.0f/s), %,d attempts refused at a fence or "
-        + "for a newer ring and sent again, %,d failed on a node that was down and sent again, %,d never acknowledged "
-        + "when the application stopped", r.writes(), r.writes() / seconds, r.refusedAttempts(), r.failedAttempts(),
-        r.abandonedWrites()));
-    lines.add(String.format(Locale.ROOT, "reads: %,d served (%,.0f/s), %,d stale, %,d served by a filling replica "
-        + "(%,d of a key written by a newer ring than the reader's, not checked)", r.reads(), r.reads() / seconds,
-        r.staleReads(), r.fillingReads(), r.readsBehind()));
+    int askedWrites = r.settings().rate() / 2;
+    int askedReads = r.settings().rate() - askedWrites;
+    lines.add(String.format(Locale.ROOT, "writes: %,d acknowledged (%,.0f/s of the %,d/s asked), %,d attempts refused "
+        + "at a fence or for a newer ring and sent again, %,d failed on a node that was down and sent again, %,d never "
+        + "acknowledged when the application stopped", r.writes(), r.writes() / seconds, askedWrites,
+        r.refusedAttempts(), r.failedAttempts(), r.abandonedWrites()));
+    lines.add(String.format(Locale.ROOT, "reads: %,d served (%,.0f/s of the %,d/s asked), %,d stale, %,d served by a "
+        + "filling replica (%,d of a key written by a newer ring than the reader's, not checked)", r.reads(),
+        r.reads() / seconds, askedReads, r.staleReads(), r.fillingReads(), r.readsBehind()));
+    if (r.writes() + r.reads() < 0.9 * r.settings().rate() * seconds) {
+      lines.add("  (below the rate asked: every role of the plane shares this machine's cores with the application, "
+          + "and an operation that waits at a fence or on a down node is not made up afterwards)");
+    }
     lines.add(String.format(Locale.ROOT, "replicas: %,d (key, replica) pairs of the final ring read back: %,d lost "
         + "writes", r.replicaReads(), r.lostWrites()));
     lines.add("audit: " + r.audit());

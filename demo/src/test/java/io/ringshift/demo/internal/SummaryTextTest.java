@@ -33,7 +33,7 @@ class SummaryTextTest {
     assertThat(lines.get(3)).contains("3 CANCELLED").contains("-");
     assertThat(lines.get(1).indexOf("epochs") + "epochs".length()).as("right-aligned columns")
         .isEqualTo(lines.get(2).indexOf(" 2 ") + 2);
-    assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("writes: 37,000 acknowledged (617/s)"));
+    assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("writes: 37,000 acknowledged (617/s of the 1,000/s asked)"));
     assertThat(lines.get(lines.size() - 1)).startsWith("PASSED");
   }
 
