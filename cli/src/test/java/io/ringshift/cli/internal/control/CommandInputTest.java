@@ -126,13 +126,24 @@ class CommandInputTest {
             "dev", "--spares", "1"),
         c("dev: too many spares", "--spares was 5; with --nodes 124 it must be 0..4 (128 nodes in all at most)",
             "dev", "--nodes", "124", "--spares", "5"),
+        c("demo: too few nodes", "--nodes was 5; it must be 6..120", "demo", "--nodes", "5"),
+        c("demo: rate", "--rate was 1; it must be 2..100000", "demo", "--rate", "1"),
+        c("demo: throttle", "--throttle was 1000 bytes/s; give at least 64KiB/s, or 0 for unlimited", "demo",
+            "--throttle", "1000"),
+        c("demo: bad grace", "--grace was \"soon\"; write a duration such as 500ms, 30s, 10min or 2h", "demo",
+            "--grace", "soon"),
+        c("demo: report in a missing directory", "--report was {d}/missing/demo.html; directory {d}/missing does "
+            + "not exist", "demo", "--report", "{d}/missing/demo.html"),
+        c("demo: dashboard port", "--dashboard-port was 70000", "demo", "--dashboard-port", "70000"),
+        c("dashboard: port", "--port was 70000; it must be 0 (a free port) or 1..65535", "dashboard", "--port",
+            "70000"),
         c("dev: bad grace", "--grace was \"soon\"; write a duration such as 500ms, 30s, 10min or 2h", "dev",
             "--nodes", "2", "--grace", "soon"));
   }
 
   private static Case c(String name, String expected, String... args) {
     List<String> all = new ArrayList<>(List.of(args));
-    if (!all.get(0).equals("dev") && !all.contains("--bootstrap")) {
+    if (!all.get(0).equals("dev") && !all.get(0).equals("demo") && !all.contains("--bootstrap")) {
       all.addAll(List.of(NOWHERE));
     }
     return new Case(name, all, expected);
