@@ -63,6 +63,11 @@ abstract class ForwardingStore implements Store {
   }
 
   @Override
+  public ChangeFeed changesIn(List<RingRange> ranges, long afterSequence) {
+    return delegate.changesIn(ranges, afterSequence);
+  }
+
+  @Override
   public long apply(List<Entry> entries) {
     return delegate.apply(entries);
   }

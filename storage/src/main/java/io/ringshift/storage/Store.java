@@ -32,6 +32,8 @@ public interface Store extends AutoCloseable {
   int MAX_APPLY_BYTES = 64 * 1024 * 1024;
   /** Most entries one {@link #apply} carries. */
   int MAX_APPLY_ENTRIES = 1_000_000;
+  /** Most ranges one change feed of several ranges ({@link #changesIn(List, long)}) follows. */
+  int MAX_FEED_RANGES = 4096;
 
   /** Who the store is and where its log is. */
   NodeInfo info();
@@ -72,7 +74,18 @@ public interface Store extends AutoCloseable {
    *     than the store's log retention), or {@code afterSequence} is beyond the store's latest sequence (it came
    *     from another store): the caller must copy the range again from a new scan
    */
-  ChangeFeed changes(RingRange range, long afterSequence);
+  default ChangeFeed changes(RingRange range, long afterSequence) {
+    io.ringshift.storage.internal.Checks.range(range);
+    return changesIn(List.of(range), afterSequence);
+  }
+
+  /**
+   * As {@link #changes(RingRange, long)} for the writes to keys in any of {@code ranges} (1 to
+   * {@link #MAX_FEED_RANGES}; they may overlap, and each write comes once): one pass over the log for many
+   * ranges, which is how a worker follows every range it copied from this node while they wait for their fence,
+   * instead of one pass per range.
+   */
+  ChangeFeed changesIn(List<RingRange> ranges, long afterSequence);
 
   /**
    * Applies copied entries (and deletions), in order, as they are: no epoch and no fence check, because they

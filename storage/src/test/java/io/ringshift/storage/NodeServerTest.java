@@ -225,6 +225,13 @@ class NodeServerTest {
         + "ring position; give 1 to 16 hex digits");
     expect(get("/v1/scan?start=1&end=2&afterPosition=1"), 400, "bad-request", "a cursor needs both");
     expect(get("/v1/digest?start=1"), 400, "bad-request", "parameter 'end' is missing");
+    expect(send("POST", "/v1/changes?after=0", new byte[15]), 400, "bad-request", "a ranges body of 15 bytes; it "
+        + "holds 1 to 4096 ranges of 16 bytes each (start and end, big-endian)");
+    expect(send("POST", "/v1/changes?after=0", null), 400, "bad-request", "a ranges body of 0 bytes");
+    expect(send("POST", "/v1/changes?after=0", new byte[16 * 4097]), 400, "bad-request", "a ranges body of more "
+        + "than 65536 bytes");
+    expect(send("POST", "/v1/changes", new byte[16]), 400, "bad-request", "parameter 'after' is missing");
+    expect(send("PUT", "/v1/changes?after=0", new byte[16]), 405, "method-not-allowed", "use GET, POST");
 
     assertThat(get("/health").status()).as("still serving").isEqualTo(200);
   }

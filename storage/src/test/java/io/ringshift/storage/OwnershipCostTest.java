@@ -334,7 +334,7 @@ class OwnershipCostTest {
     }
 
     @Override
-    public ChangeFeed changes(RingRange range, long afterSequence) {
+    public ChangeFeed changesIn(List<RingRange> ranges, long afterSequence) {
       throw new UnsupportedOperationException("not used by the cost test");
     }
 

@@ -325,6 +325,58 @@ abstract class StoreContractTest {
   }
 
   @Test
+  void shouldFeedTheChangesOfSeveralRangesInOnePassEachChangeOnce() {
+    List<String> keys = inTokenOrder("m", 120);
+    keys.forEach(k -> put(k, "v0"));
+    long after = store.latestSequence();
+    // Three ranges: two that overlap, one that wraps through 0, and what lies between them left out.
+    RingRange first = RingRange.of(position(keys.get(10)), position(keys.get(30)));
+    RingRange overlapping = RingRange.of(position(keys.get(20)), position(keys.get(40)));
+    RingRange wrapping = RingRange.of(position(keys.get(100)), position(keys.get(5)));
+    List<RingRange> ranges = List.of(first, overlapping, wrapping);
+
+    Map<Long, String> expected = new LinkedHashMap<>();
+    Random random = new Random(12);
+    for (int i = 0; i < 300; i++) {
+      String key = keys.get(random.nextInt(keys.size()));
+      long sequence = put(key, "w" + i);
+      if (ranges.stream().anyMatch(r -> r.contains(position(key)))) {
+        expected.put(sequence, key + "=w" + i);
+      }
+    }
+
+    try (ChangeFeed feed = store.changesIn(ranges, after)) {
+      assertThat(feed.upTo()).isEqualTo(store.latestSequence());
+      Map<Long, String> fed = new LinkedHashMap<>();
+      feed.forEachRemaining(c -> assertThat(fed.put(c.sequence(), text(c.entry().key()) + "="
+          + text(c.entry().value()))).as("each change once").isNull());
+      assertThat(fed).as("the changes of the three ranges, in log order").containsExactlyEntriesOf(expected);
+    }
+    List<Change> single = changes(overlapping, after);
+    try (ChangeFeed feed = store.changesIn(List.of(overlapping), after)) {
+      List<Change> fed = new ArrayList<>();
+      feed.forEachRemaining(fed::add);
+      assertThat(fed).extracting(Change::sequence).as("a feed of one range in a list is that range's feed")
+          .isEqualTo(single.stream().map(Change::sequence).toList()).isNotEmpty();
+    }
+  }
+
+  @Test
+  void shouldRefuseAFeedOfNoRangesOrTooManyNamingTheRule() {
+    long latest = store.latestSequence();
+    List<RingRange> tooMany = new ArrayList<>();
+    for (int i = 0; i <= Store.MAX_FEED_RANGES; i++) {
+      tooMany.add(RingRange.of(i * 10L, i * 10L + 5));
+    }
+
+    refused(() -> store.changesIn(List.of(), 0), "ranges are missing; give 1 to 4096 ring ranges");
+    refused(() -> store.changesIn(tooMany, 0), "4097 ranges; a change feed follows at most 4096 ranges");
+    refused(() -> store.changesIn(Arrays.asList(RingRange.of(1, 2), null), 0), "range 1 is missing");
+    refused(() -> store.changesIn(List.of(RingRange.of(1, 2)), -1), "afterSequence -1 is negative");
+    assertThat(store.latestSequence()).isEqualTo(latest);
+  }
+
+  @Test
   void shouldEndAFeedAtTheLatestSequenceItSawWhenItOpened() {
     put("a", "1");
     long after = store.latestSequence();

@@ -84,6 +84,7 @@ public final class StoreFixture implements AutoCloseable {
     private volatile CountDownLatch stall;
     private final AtomicInteger stalledCalls = new AtomicInteger();
     private final AtomicInteger feedLosses = new AtomicInteger();
+    private final AtomicInteger feedsOpened = new AtomicInteger();
     private volatile java.util.function.Predicate<String> losesApplied = k -> false;
     private volatile boolean digestsFail;
 
@@ -132,6 +133,11 @@ public final class StoreFixture implements AutoCloseable {
     /** Whether {@link #digest} fails as an unreachable node's would, the node answering every other call. */
     public void failDigests(boolean fail) {
       digestsFail = fail;
+    }
+
+    /** How many change feeds were opened on this node so far (of one range or of several). */
+    public int feedsOpened() {
+      return feedsOpened.get();
     }
 
     /** How many calls a stall has held so far. */
@@ -227,11 +233,12 @@ public final class StoreFixture implements AutoCloseable {
     }
 
     @Override
-    public ChangeFeed changes(RingRange range, long afterSequence) {
+    public ChangeFeed changesIn(List<RingRange> ranges, long afterSequence) {
       if (feedLosses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         throw new StoreException.FeedUnavailable(id + ": the log does not reach back to sequence " + afterSequence);
       }
-      ChangeFeed feed = reach(() -> delegate.changes(range, afterSequence));
+      feedsOpened.incrementAndGet();
+      ChangeFeed feed = reach(() -> delegate.changesIn(ranges, afterSequence));
       return new ChangeFeed() {
         @Override
         public long upTo() {

@@ -73,6 +73,23 @@ public final class Checks {
     }
   }
 
+  /** Checks the ranges of a change feed of several ranges: 1 to {@link Store#MAX_FEED_RANGES}, none missing. */
+  public static void ranges(List<RingRange> ranges) {
+    if (ranges == null || ranges.isEmpty()) {
+      throw new StoreException.BadRequest("ranges are missing; give 1 to " + Store.MAX_FEED_RANGES
+          + " ring ranges (start, end]");
+    }
+    if (ranges.size() > Store.MAX_FEED_RANGES) {
+      throw new StoreException.BadRequest(ranges.size() + " ranges; a change feed follows at most "
+          + Store.MAX_FEED_RANGES + " ranges: open several feeds");
+    }
+    for (int i = 0; i < ranges.size(); i++) {
+      if (ranges.get(i) == null) {
+        throw new StoreException.BadRequest("range " + i + " is missing; give a ring range (start, end]");
+      }
+    }
+  }
+
   public static void cursor(RingRange range, Store.Cursor after) {
     if (after == null) {
       return;

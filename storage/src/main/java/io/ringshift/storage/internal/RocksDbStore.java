@@ -366,9 +366,10 @@ public final class RocksDbStore implements Store {
   }
 
   @Override
-  public ChangeFeed changes(RingRange range, long afterSequence) {
-    Checks.range(range);
+  public ChangeFeed changesIn(List<RingRange> ranges, long afterSequence) {
+    Checks.ranges(ranges);
     Checks.sequence("afterSequence", afterSequence);
+    PositionSet positions = PositionSet.of(ranges);
     return guarded(() -> {
       long latest = db.getLatestSequenceNumber();
       if (afterSequence > latest) {
@@ -376,7 +377,7 @@ public final class RocksDbStore implements Store {
             "afterSequence %d is beyond the latest sequence %d of %s: it comes from another store or an earlier "
                 + "store in this data dir; copy the range again from a new scan", afterSequence, latest, nodeId));
       }
-      WalFeed feed = new WalFeed(this, range, data.getID(), afterSequence, latest);
+      WalFeed feed = new WalFeed(this, positions, data.getID(), afterSequence, latest);
       open.add(feed);
       return feed;
     });

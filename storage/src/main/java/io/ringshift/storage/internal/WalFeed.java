@@ -1,6 +1,5 @@
 package io.ringshift.storage.internal;
 
-import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Change;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
@@ -26,7 +25,7 @@ import org.rocksdb.WriteBatch;
  */
 final class WalFeed implements ChangeFeed, Releasable {
   private final RocksDbStore store;
-  private final RingRange range;
+  private final PositionSet positions;
   private final int dataFamily;
   private final long upTo;
   private final ArrayDeque<Change> pending = new ArrayDeque<>();
@@ -36,9 +35,9 @@ final class WalFeed implements ChangeFeed, Releasable {
   private TransactionLogIterator log;
   private volatile boolean released;
 
-  WalFeed(RocksDbStore store, RingRange range, int dataFamily, long afterSequence, long upTo) {
+  WalFeed(RocksDbStore store, PositionSet positions, int dataFamily, long afterSequence, long upTo) {
     this.store = store;
-    this.range = range;
+    this.positions = positions;
     this.dataFamily = dataFamily;
     this.next = afterSequence + 1;
     this.upTo = upTo;
@@ -150,7 +149,7 @@ final class WalFeed implements ChangeFeed, Releasable {
         return;
       }
       long position = DataKeys.position(dataKey);
-      if (range.contains(position)) {
+      if (positions.contains(position)) {
         pending.add(new Change(s, new Entry(position, DataKeys.key(dataKey), value)));
       }
     }

@@ -15,6 +15,8 @@ final class HttpApi {
   static final long MAX_WRITE_BATCH_BYTES = 16L * 1024 * 1024;
   static final String SCAN = "/v1/scan";
   static final String CHANGES = "/v1/changes";
+  /** Bytes of one range in the body of {@code POST /v1/changes}: start and end, 8 bytes each, big-endian. */
+  static final int RANGE_BYTES = 16;
   static final String APPLY = "/v1/apply";
   static final String DIGEST = "/v1/digest";
   static final String FENCES = "/v1/fences";

@@ -471,6 +471,23 @@ public final class HttpStoreClient implements Store {
   }
 
   @Override
+  public ChangeFeed changesIn(List<RingRange> ranges, long afterSequence) {
+    Checks.ranges(ranges);
+    if (ranges.size() == 1) {
+      return changes(ranges.get(0), afterSequence);
+    }
+    java.nio.ByteBuffer body = java.nio.ByteBuffer.allocate(ranges.size() * HttpApi.RANGE_BYTES);
+    for (RingRange r : ranges) {
+      body.putLong(r.start()).putLong(r.end());
+    }
+    String path = HttpApi.CHANGES + "?after=" + afterSequence;
+    HttpResponse<InputStream> response = stream("POST", path, body.array());
+    long upTo = header(response, HttpApi.UP_TO_HEADER);
+    return register(new RemoteFeed(new FrameStream<>(response.body(), path, f -> f instanceof Frames.ChangeFrame c
+        ? c.change() : null), upTo));
+  }
+
+  @Override
   public long apply(List<Entry> entries) {
     Checks.present(entries);
     ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -597,18 +614,22 @@ public final class HttpStoreClient implements Store {
   }
 
   private HttpResponse<InputStream> stream(String path) {
-    HttpResponse<InputStream> response = send(request("GET", path, null), HttpResponse.BodyHandlers.ofInputStream(),
-        "GET", path);
+    return stream("GET", path, null);
+  }
+
+  private HttpResponse<InputStream> stream(String method, String path, byte[] body) {
+    HttpResponse<InputStream> response = send(request(method, path, body), HttpResponse.BodyHandlers.ofInputStream(),
+        method, path);
     if (response.statusCode() == 200) {
       return response;
     }
-    byte[] body;
+    byte[] errorBytes;
     try (InputStream in = response.body()) {
-      body = in.readNBytes(1024 * 1024);
+      errorBytes = in.readNBytes(1024 * 1024);
     } catch (IOException e) {
-      throw unreachable("GET", path, e);
+      throw unreachable(method, path, e);
     }
-    throw failure("GET", path, response.statusCode(), errorBody(body));
+    throw failure(method, path, response.statusCode(), errorBody(errorBytes));
   }
 
   /**

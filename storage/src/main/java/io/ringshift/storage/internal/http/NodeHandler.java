@@ -250,8 +250,11 @@ public final class NodeHandler implements HttpHandler {
           scan(call);
         }
         case HttpApi.CHANGES -> {
-          only(call, "GET");
-          changes(call);
+          switch (call.method) {
+            case "GET" -> changes(call);
+            case "POST" -> changesOfRanges(call);
+            default -> throw notAllowed(call, "GET, POST");
+          }
         }
         case HttpApi.APPLY -> {
           only(call, "POST");
@@ -458,7 +461,38 @@ public final class NodeHandler implements HttpHandler {
     call.params(Set.of("start", "end", "after"));
     RingRange range = range(call);
     long after = HttpApi.parseNumber("after", call.required("after"));
-    try (ChangeFeed feed = store.changes(range, after)) {
+    streamChanges(call, store.changes(range, after));
+  }
+
+  /**
+   * {@code POST /v1/changes?after=N} with a body of ranges (16 bytes each: start and end, big-endian), the feed of
+   * all of them in one pass over the log (docs/storage.md).
+   */
+  private void changesOfRanges(Call call) throws IOException {
+    call.params(Set.of("after"));
+    long after = HttpApi.parseNumber("after", call.required("after"));
+    streamChanges(call, store.changesIn(readRanges(call.exchange.getRequestBody()), after));
+  }
+
+  private static List<RingRange> readRanges(InputStream body) throws IOException {
+    byte[] bytes = body.readNBytes(Store.MAX_FEED_RANGES * HttpApi.RANGE_BYTES + 1);
+    if (bytes.length == 0 || bytes.length % HttpApi.RANGE_BYTES != 0
+        || bytes.length > Store.MAX_FEED_RANGES * HttpApi.RANGE_BYTES) {
+      throw new StoreException.BadRequest("a ranges body of " + (bytes.length > Store.MAX_FEED_RANGES
+          * HttpApi.RANGE_BYTES ? "more than " + Store.MAX_FEED_RANGES * HttpApi.RANGE_BYTES : bytes.length)
+          + " bytes; it holds 1 to " + Store.MAX_FEED_RANGES + " ranges of " + HttpApi.RANGE_BYTES
+          + " bytes each (start and end, big-endian)");
+    }
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
+    List<RingRange> ranges = new ArrayList<>(bytes.length / HttpApi.RANGE_BYTES);
+    while (in.hasRemaining()) {
+      ranges.add(RingRange.of(in.getLong(), in.getLong()));
+    }
+    return ranges;
+  }
+
+  private static void streamChanges(Call call, ChangeFeed opened) throws IOException {
+    try (ChangeFeed feed = opened) {
       DataOutputStream out = startStream(call, HttpApi.UP_TO_HEADER, feed.upTo());
       long count = 0;
       while (feed.hasNext()) {
