@@ -79,6 +79,10 @@ final class CopyRun extends TaskRun {
   private int feedLosses;
   /** What blockedReason says while such a copy runs again, from the second loss in a row; null otherwise. */
   private String feedLostReason;
+  /** The range followed while waiting for the fence (read by the tail thread; the task's range does not change). */
+  private volatile RingRange followed;
+  /** What ended the wait for the fence, set by the tail thread; thrown by the run's own thread. */
+  private volatile RuntimeException tailFailure;
 
   CopyRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     super(task, previous, ctx);
@@ -211,13 +215,70 @@ final class CopyRun extends TaskRun {
         ctx.slots().release(source, target);
       }
     }
-    while (!task().getFenceRequested()) {
-      control.sleep(ctx.tuning().tailInterval());
-      if (!task().getFenceRequested()) {
-        pass(source);
-      }
-    }
+    awaitFence(source);
     fenceAndVerify(source);
+  }
+
+  /**
+   * Waits for the fence request while the worker's {@link SourceTails} applies the source's new writes to the
+   * range (one feed per source for all the tasks waiting on it); a failure of that feed or of the target ends the
+   * wait by being thrown here, on the task's own thread, as its own feed's would be.
+   */
+  private void awaitFence(String source) {
+    followed = range();
+    ctx.tails().follow(source, this);
+    try {
+      while (!task().getFenceRequested()) {
+        control.sleep(ctx.tuning().tailInterval());
+        throwTailFailure();
+      }
+    } finally {
+      ctx.tails().unfollow(this);
+    }
+    throwTailFailure();
+  }
+
+  private void throwTailFailure() {
+    RuntimeException failure = tailFailure;
+    if (failure != null) {
+      tailFailure = null;
+      throw failure;
+    }
+  }
+
+  // ---- called by SourceTails, on its thread, while this run follows a source and its own thread waits
+
+  /** The range this run follows. */
+  RingRange followedRange() {
+    return followed;
+  }
+
+  /** The position up to which this run applied the source's log. */
+  long followedPosition() {
+    return progress.caughtUpPosition;
+  }
+
+  /** Applies changes of the followed range above {@link #followedPosition}, in log order, to the target. */
+  void applyFollowed(String source, List<Change> changes) {
+    control.check();
+    List<Entry> entries = new ArrayList<>(changes.size());
+    changes.forEach(c -> entries.add(c.entry()));
+    long bytes = send(source, entries);
+    progress.copiedBytes += bytes;
+    progress.caughtUpPosition = changes.get(changes.size() - 1).sequence();
+    applied(bytes);
+  }
+
+  /** The feed of a pass ended at {@code upTo}, {@code lag} sequence numbers behind the source's latest. */
+  void followedUpTo(long upTo, long lag) {
+    progress.caughtUpPosition = Math.max(progress.caughtUpPosition, upTo);
+    catchUpLag(lag);
+  }
+
+  /** Ends the wait for the fence with {@code failure}, thrown on the run's own thread. */
+  void tailFailed(RuntimeException failure) {
+    tailFailure = failure;
+    control.wake();
   }
 
   /** Waits for a copy slot (the caps), saying why in the status while it waits. */

@@ -12,9 +12,18 @@ import java.time.Duration;
  * @param clock wall time: status timestamps, checkpoint intervals, the cleanup grace period
  * @param ticker monotonic time for the token buckets
  * @param metrics the worker's meters (bytes copied)
+ * @param tails the change feeds caught-up tasks follow while they wait for their fence, one per source node
  */
 public record TaskContext(String workerId, NodeStores stores, Throttles throttles, Slots slots, StatusSink sink,
-    ControlState control, Clock clock, Ticker ticker, TaskTuning tuning, Duration grace, WorkerMetrics metrics) {
+    ControlState control, Clock clock, Ticker ticker, TaskTuning tuning, Duration grace, WorkerMetrics metrics,
+    SourceTails tails) {
+
+  /** A context whose caught-up tasks follow their sources' feeds together ({@link SourceTails}). */
+  public TaskContext(String workerId, NodeStores stores, Throttles throttles, Slots slots, StatusSink sink,
+      ControlState control, Clock clock, Ticker ticker, TaskTuning tuning, Duration grace, WorkerMetrics metrics) {
+    this(workerId, stores, throttles, slots, sink, control, clock, ticker, tuning, grace, metrics,
+        new SourceTails(stores, tuning));
+  }
 
   /** A context whose meters nobody reads. */
   public TaskContext(String workerId, NodeStores stores, Throttles throttles, Slots slots, StatusSink sink,
