@@ -155,6 +155,57 @@ class OrchestratorIT {
   }
 
   @Test
+  void shouldWriteTheClusterStateToItsChangelogOncePerCommitNotOncePerStatus() {
+    OrchestratorConfig config = config();
+    String changelog = config.applicationId() + "-" + OrchestratorTopology.STORE + "-changelog";
+    try (Orchestrator orchestrator = new Orchestrator(config).start(TIMEOUT)) {
+      ItClients.send(KAFKA, config, Events.init(CLUSTER, 12, 32));
+      ItClients.send(KAFKA, config, Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+      List<RangeCopyTask> planned =
+          ItClients.tasks(KAFKA, config, ItClients.epochs(KAFKA, config, 3).get(2).getDiffSummary().getTasks());
+      long before = committedRecords(changelog, CLUSTER);
+
+      // Every task reports CAUGHT_UP at once, as the workers of a large epoch do: each status changes the state.
+      ItClients.report(KAFKA, config, planned, TaskState.CAUGHT_UP);
+      assertThat(ItClients.tasks(KAFKA, config, 2 * planned.size())).filteredOn(RangeCopyTask::getFenceRequested)
+          .hasSameSizeAs(planned);
+      long writes = committedRecords(changelog, CLUSTER) - before;
+
+      // The state of an epoch in flight holds the ids of its caught-up and verified tasks: written once per status,
+      // an epoch of n tasks wrote O(n^2) bytes to the changelog (a join at 120 x 256: 752 records, 53 MB).
+      System.out.printf("%d CAUGHT_UP statuses in one burst: %d changelog records of the cluster's state%n",
+          planned.size(), writes);
+      assertThat(writes).as("changelog records for %d statuses", planned.size())
+          .isPositive().isLessThan(planned.size() / 4);
+    }
+  }
+
+  /** How many committed records of {@code key} {@code topic} holds now. */
+  private static long committedRecords(String topic, String key) {
+    Properties p = new Properties();
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+        IsolationLevel.READ_COMMITTED.toString().toLowerCase(java.util.Locale.ROOT));
+    try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, new StringDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      List<org.apache.kafka.common.TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+          .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      var end = consumer.endOffsets(partitions);
+      long count = 0;
+      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        for (var record : consumer.poll(Duration.ofMillis(200))) {
+          if (key.equals(record.key())) {
+            count++;
+          }
+        }
+      }
+      return count;
+    }
+  }
+
+  @Test
   void shouldRejectBadEventsWithoutChangingAnything() {
     OrchestratorConfig config = config();
     try (Orchestrator orchestrator = new Orchestrator(config).start(TIMEOUT)) {
