@@ -67,6 +67,10 @@ public final class Demo implements AutoCloseable {
         + "%,d keys; %,d operations/s (half writes, half reads); throttle %s per worker, %d workers; seed %d%n",
         settings.nodes(), settings.vnodes(), settings.keys(), settings.rate(), DemoScenario.rate(settings.throttle()),
         settings.workers(), settings.seed());
+    String warning = settings.loadWarning(Runtime.getRuntime().availableProcessors());
+    if (warning != null) {
+      out.println(warning);
+    }
     out.flush();
     LocalControlPlane plane = LocalControlPlane.builder()
         .port(0)

@@ -10,10 +10,9 @@ import java.util.Locale;
  * and the rule, as the command line shows it.
  *
  * <p>Why 32 tokens, not the ring's usual 256: a change costs a task per changed range (a join at 12 x 256 tokens has
- * about 540), each task costs its source a few requests while it waits for its fence, and on two cores, beside the
- * application's 2,000 operations/s, 540 waiting tasks made a join take about five minutes; at 32 tokens the five
- * changes and the checks take about a minute and a half (docs/operations.md, "The demo"). {@code --vnodes 256} runs
- * the ring as deployed, slower.
+ * about 540), and each task costs its nodes requests to copy, fence and verify; on two cores, beside the
+ * application's 2,000 operations/s, the whole scenario at 12 x 256 takes about 6.5 minutes, at 32 tokens about two
+ * (docs/operations.md, "The demo"). {@code --vnodes 256} runs the ring as deployed, slower.
  *
  * @param nodes storage nodes of the first ring, in zones az-1, az-2, az-3 in turn; two spares run besides them to join
  * @param keys keys loaded before the first change, and written and read after
@@ -60,6 +59,28 @@ public record DemoSettings(int nodes, int keys, int rate, long throttle, long se
   public static DemoSettings defaults() {
     return new DemoSettings(12, 200_000, 2_000, 50L << 20, new java.util.Random().nextLong(), 32, 2,
         Duration.ofSeconds(5), null, false, DEFAULT_DASHBOARD_PORT);
+  }
+
+  /** Above this many nodes on a small machine, an application rate above {@link #LARGE_SHAPE_RATE} is too much. */
+  static final int LARGE_SHAPE_NODES = 48;
+  /** The application rate advised for large shapes on a small machine. */
+  static final int LARGE_SHAPE_RATE = 200;
+  /** Cores from which the whole plane at a large shape has room beside the application. */
+  static final int ROOMY_CORES = 8;
+
+  /**
+   * A warning for a run that will crawl on this machine, or null: with many nodes, every node an HTTP server in
+   * this process, the application's requests spread over all of them leave the broker too little CPU on a few
+   * cores, and each epoch waits minutes on its transactions (measured: 120 nodes x 256 tokens on 2 cores at 2,000
+   * operations/s, a join took 7.5 min; at 200 operations/s the whole scenario took 4 min 22 s).
+   */
+  public String loadWarning(int cores) {
+    if (nodes <= LARGE_SHAPE_NODES || rate <= LARGE_SHAPE_RATE || cores >= ROOMY_CORES) {
+      return null;
+    }
+    return String.format(Locale.ROOT, "note: %d nodes serving %,d operations/s in one process on %d cores leave the "
+        + "broker little CPU, and each change can take many minutes; --rate %d runs this shape in a few minutes",
+        nodes, rate, cores, LARGE_SHAPE_RATE);
   }
 
   public DemoSettings withNodes(int n) {

@@ -48,4 +48,15 @@ class DemoSettingsTest {
     assertThat(d.workers()).isEqualTo(2);
     assertThat(d.withSeed(5).seed()).isEqualTo(5);
   }
+
+  @Test
+  void shouldWarnOfALargeShapeAtAHighRateOnAFewCoresAndAdviseTheRateThatRunsIt() {
+    DemoSettings reference = DemoSettings.defaults().withNodes(120).withVnodes(256);
+    assertThat(reference.loadWarning(2)).isEqualTo("note: 120 nodes serving 2,000 operations/s in one process on 2 "
+        + "cores leave the broker little CPU, and each change can take many minutes; --rate 200 runs this shape in a "
+        + "few minutes");
+    assertThat(reference.withRate(200).loadWarning(2)).as("the advised rate").isNull();
+    assertThat(reference.loadWarning(8)).as("a machine with room").isNull();
+    assertThat(DemoSettings.defaults().loadWarning(2)).as("the default shape").isNull();
+  }
 }
