@@ -463,8 +463,12 @@ public final class HttpStoreClient implements Store {
   @Override
   public ChangeFeed changes(RingRange range, long afterSequence) {
     Checks.range(range);
-    String path = HttpApi.CHANGES + "?" + rangeQuery(range) + "&after=" + afterSequence;
-    HttpResponse<InputStream> response = stream(path);
+    return openFeed("GET", HttpApi.CHANGES + "?" + rangeQuery(range) + "&after=" + afterSequence, null);
+  }
+
+  /** Opens a change feed: the frames of one streamed answer, ending at its {@code Ringshift-Up-To}. */
+  private ChangeFeed openFeed(String method, String path, byte[] body) {
+    HttpResponse<InputStream> response = stream(method, path, body);
     long upTo = header(response, HttpApi.UP_TO_HEADER);
     return register(new RemoteFeed(new FrameStream<>(response.body(), path, f -> f instanceof Frames.ChangeFrame c
         ? c.change() : null), upTo));
@@ -480,11 +484,7 @@ public final class HttpStoreClient implements Store {
     for (RingRange r : ranges) {
       body.putLong(r.start()).putLong(r.end());
     }
-    String path = HttpApi.CHANGES + "?after=" + afterSequence;
-    HttpResponse<InputStream> response = stream("POST", path, body.array());
-    long upTo = header(response, HttpApi.UP_TO_HEADER);
-    return register(new RemoteFeed(new FrameStream<>(response.body(), path, f -> f instanceof Frames.ChangeFrame c
-        ? c.change() : null), upTo));
+    return openFeed("POST", HttpApi.CHANGES + "?after=" + afterSequence, body.array());
   }
 
   @Override
