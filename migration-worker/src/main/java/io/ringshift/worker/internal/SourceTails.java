@@ -91,12 +91,6 @@ final class SourceTails {
     }
   }
 
-  /** How many tasks follow {@code source} now. */
-  synchronized int following(String source) {
-    Set<CopyRun> runs = following.get(source);
-    return runs == null ? 0 : runs.size();
-  }
-
   private void loop(String source) {
     while (true) {
       List<CopyRun> runs;
