@@ -41,12 +41,10 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
@@ -56,8 +54,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 /**
  * The demo's scenario on a running plane (docs/operations.md, "The demo"): declare the cluster, load the keys, start
  * the application, then five changes one after another, each followed to its end, then wait for every cleanup, stop
- * the application and check. Which nodes are drained, reweighted and failed is drawn from the seed (the failed node
- * in another zone than the drained one, so that three zones remain).
+ * the application and check. Which nodes are drained, reweighted and failed is drawn from the seed ({@link
+ * ScenarioPicks}: the failed node in another zone than the drained one, so that three zones remain; the reweighted
+ * one in a zone that keeps two members, so that its weight moves data).
  *
  * <ol>
  *   <li><b>scale-out</b>: the first spare joins;
@@ -223,13 +222,12 @@ public final class DemoScenario implements AutoCloseable {
     List<LocalNodes.Node> spares = nodes.spares();
     List<LocalNodes.Node> members = new ArrayList<>(nodes.nodes());
     members.removeAll(spares);
-    Random random = new Random(settings.seed());
-    List<LocalNodes.Node> shuffled = new ArrayList<>(members);
-    Collections.shuffle(shuffled, random);
-    LocalNodes.Node drained = shuffled.get(0);
-    LocalNodes.Node failed = shuffled.stream().filter(n -> !n.zone().equals(drained.zone())).findFirst().orElseThrow();
-    LocalNodes.Node reweighted = shuffled.stream().filter(n -> n != drained && n != failed).findFirst().orElseThrow();
     LocalNodes.Node joiner = spares.get(0);
+    ScenarioPicks<LocalNodes.Node> picks =
+        ScenarioPicks.draw(members, LocalNodes.Node::zone, joiner.zone(), settings.seed());
+    LocalNodes.Node drained = picks.drained();
+    LocalNodes.Node failed = picks.failed();
+    LocalNodes.Node reweighted = picks.reweighted();
     LocalNodes.Node mistaken = spares.get(1);
 
     simpleChange("scale-out: join " + joiner.id() + " (" + joiner.zone() + ")", "join",
