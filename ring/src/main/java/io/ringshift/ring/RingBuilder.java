@@ -1,13 +1,16 @@
 package io.ringshift.ring;
 
+import io.ringshift.ring.internal.BalancedTokens;
 import io.ringshift.ring.internal.TokenTable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -43,7 +46,9 @@ public final class RingBuilder {
   private int vnodes = DEFAULT_VNODES;
   private int replicas = DEFAULT_REPLICAS;
   private RingHash hash = RingHash.xxh3();
+  private PlacementPolicy policy = PlacementPolicy.HASHED;
   private final List<Member> members = new ArrayList<>();
+  private final Map<String, long[]> tokens = new HashMap<>();
 
   RingBuilder() {}
 
@@ -72,6 +77,40 @@ public final class RingBuilder {
   /** The ring hash; production rings keep the default {@link RingHash#xxh3()}. */
   public RingBuilder hash(RingHash hash) {
     this.hash = Objects.requireNonNull(hash, "hash");
+    return this;
+  }
+
+  /**
+   * How tokens are chosen: {@link PlacementPolicy#HASHED} (the default) derives them from member ids, {@link
+   * PlacementPolicy#BALANCED} allocates them (see {@link #tokens(String, long[])}).
+   */
+  public RingBuilder policy(PlacementPolicy policy) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    return this;
+  }
+
+  /**
+   * The tokens member {@code id} already holds, in index order (balanced policy only). At build time a member keeps
+   * the first {@code round(weight * V)} of them and the balanced allocator gives it the rest; a member without
+   * tokens gets all of its own. So a snapshot's {@link RingSnapshot#toBuilder()} with a member added, removed or
+   * reweighted builds the next ring of the balanced policy, and a ring read from the wire, with every member's
+   * tokens, is rebuilt exactly. {@code null} forgets the member's tokens.
+   */
+  public RingBuilder tokens(String id, long[] memberTokens) {
+    if (memberTokens == null) {
+      tokens.remove(id);
+    } else {
+      tokens.put(Objects.requireNonNull(id, "id"), memberTokens.clone());
+    }
+    return this;
+  }
+
+  /** The tokens every member of {@code snapshot} holds, as {@link #tokens(String, long[])} gives them. */
+  public RingBuilder tokensFrom(RingSnapshot snapshot) {
+    long[][] byMember = snapshot.tokensByMember();
+    for (int m = 0; m < byMember.length; m++) {
+      tokens(snapshot.members().get(m).id(), byMember[m]);
+    }
     return this;
   }
 
@@ -153,9 +192,46 @@ public final class RingBuilder {
     for (int i = 0; i < sorted.length; i++) {
       memberZone[i] = Arrays.binarySearch(zones, sorted[i].zone(), UTF8_ORDER);
     }
-    TokenTable table = TokenTable.generate(ids, tokenCounts, hash);
+    TokenTable table = policy == PlacementPolicy.HASHED
+        ? TokenTable.generate(ids, tokenCounts, hash)
+        : TokenTable.of(balancedTokens(sorted, tokenCounts, memberZone, zones));
     ReplicaSet[] sets = ReplicaPlanner.plan(table, sorted, memberZone, zones.length, replicas);
-    return new RingSnapshot(clusterId, epoch, hash, vnodes, replicas, sorted, tokenCounts, zones, table, sets);
+    return new RingSnapshot(clusterId, epoch, hash, policy, vnodes, replicas, sorted, tokenCounts, zones, table,
+        sets);
+  }
+
+  private long[][] balancedTokens(Member[] sorted, int[] tokenCounts, int[] memberZone, String[] zones) {
+    long[][] given = new long[sorted.length][];
+    Map<Long, String>[] seen = newZoneMaps(zones.length);
+    for (int m = 0; m < sorted.length; m++) {
+      long[] held = tokens.get(sorted[m].id());
+      if (held == null) {
+        continue;
+      }
+      given[m] = Arrays.copyOf(held, Math.min(held.length, tokenCounts[m]));
+      for (int i = 0; i < given[m].length; i++) {
+        String before = seen[memberZone[m]].put(given[m][i], sorted[m].id() + "#" + i);
+        if (before != null) {
+          throw RingException.of("token %s of %s#%d is also %s in zone %s; under the balanced policy the tokens "
+              + "of one zone are distinct", Long.toUnsignedString(given[m][i]), sorted[m].id(), i, before,
+              zones[memberZone[m]]);
+        }
+      }
+    }
+    try {
+      return BalancedTokens.allocate(tokenCounts, memberZone, zones.length, given);
+    } catch (BalancedTokens.TooDenseException e) {
+      throw RingException.of("%s", e.getMessage());
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<Long, String>[] newZoneMaps(int count) {
+    Map<Long, String>[] maps = new Map[count];
+    for (int z = 0; z < count; z++) {
+      maps[z] = new HashMap<>();
+    }
+    return maps;
   }
 
   private void validateParameters() {
@@ -191,6 +267,10 @@ public final class RingBuilder {
       if (!seen.add(m.id())) {
         throw RingException.of("member id \"%s\" appears twice; member ids must be unique", m.id());
       }
+    }
+    if (policy == PlacementPolicy.HASHED && !tokens.isEmpty()) {
+      throw RingException.of("tokens were given for member %s; only the balanced policy takes a member's tokens "
+          + "(the hashed policy derives them from the member id)", tokens.keySet().iterator().next());
     }
   }
 }

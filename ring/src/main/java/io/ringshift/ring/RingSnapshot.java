@@ -22,12 +22,13 @@ import java.util.List;
  * <p>Instances are safe to share between threads without synchronisation.
  */
 public final class RingSnapshot {
-  /** Identifies the placement rules of this class; part of the checksum. */
-  public static final String POLICY_ID = "vnode-ring/zone-aware-walk/v1";
+  /** The policy id of the default, hashed policy ({@link PlacementPolicy#HASHED}); part of the checksum. */
+  public static final String POLICY_ID = PlacementPolicy.HASHED.id();
 
   private final String clusterId;
   private final long epoch;
   private final RingHash hash;
+  private final PlacementPolicy policy;
   private final int vnodes;
   private final int replicas;
   private final Member[] members;
@@ -47,6 +48,7 @@ public final class RingSnapshot {
       String clusterId,
       long epoch,
       RingHash hash,
+      PlacementPolicy policy,
       int vnodes,
       int replicas,
       Member[] members,
@@ -57,6 +59,7 @@ public final class RingSnapshot {
     this.clusterId = clusterId;
     this.epoch = epoch;
     this.hash = hash;
+    this.policy = policy;
     this.vnodes = vnodes;
     this.replicas = replicas;
     this.members = members;
@@ -79,15 +82,20 @@ public final class RingSnapshot {
     return new RingBuilder();
   }
 
-  /** A builder holding this snapshot's cluster, epoch, parameters, hash and members. */
+  /**
+   * A builder holding this snapshot's cluster, epoch, parameters, hash, policy and members, and under the balanced
+   * policy every member's tokens: changing the members and building gives the next ring of the same policy.
+   */
   public RingBuilder toBuilder() {
-    return new RingBuilder()
+    RingBuilder builder = new RingBuilder()
         .clusterId(clusterId)
         .epoch(epoch)
         .vnodes(vnodes)
         .replicas(replicas)
         .hash(hash)
+        .policy(policy)
         .members(Arrays.asList(members));
+    return policy == PlacementPolicy.BALANCED ? builder.tokensFrom(this) : builder;
   }
 
   // ---- identity and parameters ----
@@ -110,7 +118,12 @@ public final class RingSnapshot {
   }
 
   public String policyId() {
-    return POLICY_ID;
+    return policy.id();
+  }
+
+  /** How the tokens were chosen; its id is part of the checksum. */
+  public PlacementPolicy policy() {
+    return policy;
   }
 
   /** Tokens per unit of weight. */
@@ -162,6 +175,23 @@ public final class RingSnapshot {
   /** Number of tokens of member {@code i} (in {@link #members()} order). */
   public int tokenCount(int memberIndex) {
     return tokenCounts[memberIndex];
+  }
+
+  /** The tokens of member {@code memberIndex} (in {@link #members()} order), token {@code i} at index i; a copy. */
+  public long[] tokensOf(int memberIndex) {
+    return tokensByMember()[memberIndex];
+  }
+
+  /** The tokens of every member, in {@link #members()} order, each in index order; new arrays. */
+  public long[][] tokensByMember() {
+    long[][] byMember = new long[members.length][];
+    for (int m = 0; m < members.length; m++) {
+      byMember[m] = new long[tokenCounts[m]];
+    }
+    for (int i = 0; i < table.size(); i++) {
+      byMember[table.owners[i]][table.indexes[i]] = table.tokens[i];
+    }
+    return byMember;
   }
 
   /** Distinct zones, sorted. */
@@ -329,7 +359,7 @@ public final class RingSnapshot {
         .putString(clusterId)
         .putLong(epoch)
         .putString(hash.id())
-        .putString(POLICY_ID)
+        .putString(policy.id())
         .putInt(vnodes)
         .putInt(replicas)
         .putInt(members.length);

@@ -86,6 +86,36 @@ public final class TokenTable {
         k++;
       }
     }
+    return sorted(raw, rawOwner, rawIndex);
+  }
+
+  /**
+   * The table of tokens given explicitly (the balanced policy): {@code tokensByMember[m][i]} is token {@code i} of
+   * member {@code m}, members in canonical order. Sorted exactly as {@link #generate} sorts hashed tokens.
+   */
+  public static TokenTable of(long[][] tokensByMember) {
+    int total = 0;
+    for (long[] t : tokensByMember) {
+      total = Math.addExact(total, t.length);
+    }
+    long[] raw = new long[total];
+    int[] rawOwner = new int[total];
+    int[] rawIndex = new int[total];
+    int k = 0;
+    for (int m = 0; m < tokensByMember.length; m++) {
+      for (int i = 0; i < tokensByMember[m].length; i++) {
+        raw[k] = tokensByMember[m][i];
+        rawOwner[k] = m;
+        rawIndex[k] = i;
+        k++;
+      }
+    }
+    return sorted(raw, rawOwner, rawIndex);
+  }
+
+  /** Sorts tokens listed in canonical order (member, then i) into ring order (token, member, i). */
+  private static TokenTable sorted(long[] raw, int[] rawOwner, int[] rawIndex) {
+    int total = raw.length;
     int[] order = stableSortUnsigned(raw);
     long[] tokens = new long[total];
     int[] owners = new int[total];
