@@ -3,7 +3,10 @@ package io.ringshift.audit;
 import io.ringshift.protocol.AvroBytes;
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.ring.Member;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingBuilder;
+import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.FillingRange;
@@ -64,6 +67,11 @@ public final class AuditReplay {
     REBUILD("rebuild"),
     /** The rebuilt ring does not have the record's target checksum. */
     CHECKSUM("checksum"),
+    /**
+     * Balanced policy: the record's tokens are not those the balanced allocator gives from the previous published
+     * ring (or, for the first epoch, from none), or the policy changed.
+     */
+    TOKENS("allocated tokens"),
     /** The record's previous checksum is not the checksum of the previously published epoch. */
     CHAIN("hash chain"),
     /** A range whose replicas repeat a node, or a zone while the ring has at least R zones. */
@@ -330,6 +338,10 @@ public final class AuditReplay {
             ring.checksumHex() + " (the ring rebuilt from the record's members and parameters)",
             HEX.formatHex(target) + " (the record's targetChecksum)");
       }
+      Failure tokens = tokens(ring);
+      if (tokens != null) {
+        return tokens;
+      }
       byte[] previousChecksum = AvroBytes.toArray(e.getPreviousChecksum());
       Failure chain = chain(epoch, previousChecksum);
       if (chain != null) {
@@ -380,6 +392,55 @@ public final class AuditReplay {
         lastComplete = ring;
       }
       return null;
+    }
+
+    /**
+     * Under the balanced policy, the tokens must be those the allocator gives (docs/placement.md, section 12): from
+     * the previous published ring's tokens for the record's membership, or from none for the first epoch.
+     */
+    private Failure tokens(RingSnapshot ring) {
+      if (previous != null && previous.policy() != ring.policy()) {
+        return new Failure(cluster, ring.epoch(), Check.TOKENS, "policy " + previous.policyId() + " (of published "
+            + "epoch " + previous.epoch() + "; a cluster's policy is fixed at INIT)", "policy " + ring.policyId());
+      }
+      if (ring.policy() != PlacementPolicy.BALANCED) {
+        return null;
+      }
+      RingSnapshot allocated;
+      try {
+        RingBuilder builder = previous == null
+            ? RingSnapshot.builder().clusterId(ring.clusterId()).policy(PlacementPolicy.BALANCED)
+                .vnodes(ring.vnodes()).replicas(ring.replicas())
+            : previous.toBuilder();
+        allocated = builder.epoch(ring.epoch()).members(ring.members()).build();
+      } catch (RingException ex) {
+        return new Failure(cluster, ring.epoch(), Check.TOKENS, "a membership the balanced allocator places",
+            ex.getMessage());
+      }
+      if (Arrays.equals(allocated.checksum(), ring.checksum())) {
+        return null;
+      }
+      long[][] want = allocated.tokensByMember();
+      long[][] have = ring.tokensByMember();
+      for (int m = 0; m < want.length; m++) {
+        if (!Arrays.equals(want[m], have[m])) {
+          return new Failure(cluster, ring.epoch(), Check.TOKENS,
+              "member " + ring.members().get(m).id() + " with the tokens the balanced allocator gives from "
+                  + (previous == null ? "no ring" : "published epoch " + previous.epoch()) + " "
+                  + describeTokens(want[m]),
+              "the record's " + describeTokens(have[m]));
+        }
+      }
+      return new Failure(cluster, ring.epoch(), Check.TOKENS, "ring " + allocated.checksumHex(),
+          "ring " + ring.checksumHex());
+    }
+
+    private static String describeTokens(long[] tokens) {
+      StringBuilder text = new StringBuilder(tokens.length + " tokens [");
+      for (int i = 0; i < Math.min(4, tokens.length); i++) {
+        text.append(i == 0 ? "" : ", ").append(HEX.toHexDigits(tokens[i]));
+      }
+      return text.append(tokens.length > 4 ? ", ...]" : "]").toString();
     }
 
     private Failure chain(long epoch, byte[] previousChecksum) {

@@ -9,6 +9,7 @@ import io.ringshift.audit.AuditReplay.Result;
 import io.ringshift.audit.AuditReplay.SnapshotBytes;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.RingSnapshotCodec;
@@ -81,6 +82,35 @@ class AuditReplayTest {
         .containsExactly("INIT", "JOIN node-010", "FAIL node-002", "FAIL node-002", "DRAIN node-005");
     assertThat(epochs).extracting(EpochResult::members).containsExactly(9, 10, 9, 9, 8);
     assertThat(epochs.get(4).checksum()).isEqualTo(history.snapshot(5).ring().checksumHex());
+  }
+
+  @Test
+  void shouldPassABalancedHistoryAndReproduceItsTokens() {
+    History balanced = new History(CLUSTER, key, 8, 3).policy(PlacementPolicy.BALANCED).init(9, 3)
+        .join("node-010", "az-1").fail("node-002").repair().setWeight("node-004", 2.0).drain("node-005");
+
+    Result result = verify(balanced.epochs(), balanced.snapshots());
+
+    assertThat(result.failure()).isNull();
+    assertThat(result.clusters().get(0).epochs()).hasSize(6).allSatisfy(e -> assertThat(e.ok()).isTrue());
+    assertThat(balanced.snapshot(6).ring().policy()).isEqualTo(PlacementPolicy.BALANCED);
+  }
+
+  @Test
+  void shouldFindTokensThatTheBalancedAllocatorDidNotChoose() {
+    long[] own = new long[8];
+    for (int i = 0; i < own.length; i++) {
+      own[i] = 0x1000_0000_0000_0000L * i + 12_345;
+    }
+    History chosen = new History(CLUSTER, key, 8, 3).policy(PlacementPolicy.BALANCED).init(9, 3)
+        .joinWithTokens("node-010", "az-1", own);
+
+    Failure failure = failureOf(chosen.epochs(), chosen.snapshots());
+
+    assertThat(failure.epoch()).isEqualTo(2);
+    assertThat(failure.check()).isEqualTo(Check.TOKENS);
+    assertThat(failure.expected()).contains("node-010").contains("published epoch 1");
+    assertThat(failure.found()).contains("0000000000003039");
   }
 
   @Test

@@ -1,8 +1,10 @@
 package io.ringshift.audit;
 
 import io.ringshift.ring.Member;
-import io.ringshift.ring.MemberState;
+import io.ringshift.ring.PlacementPolicy;
+import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingSnapshot;
+import io.ringshift.protocol.EpochRecords;
 import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.RecordSerdes;
@@ -12,7 +14,6 @@ import io.ringshift.schemas.avro.DiffSummary;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MemberSpec;
-import io.ringshift.schemas.avro.MemberSpecState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.ring.RingDiff;
@@ -47,6 +48,9 @@ public final class History {
   private RingSnapshot previous;
   private RingSnapshot lastComplete;
   private long epoch;
+  private PlacementPolicy policy = PlacementPolicy.HASHED;
+  /** Tokens the next epoch gives a member instead of the allocator's (a writer that chose its own). */
+  private final Map<String, long[]> chosenTokens = new java.util.HashMap<>();
 
   public History(String cluster, SigningKey key, int vnodes, int replicas) {
     this.cluster = cluster;
@@ -59,6 +63,18 @@ public final class History {
   public static History standard(String cluster, SigningKey key) {
     return new History(cluster, key, 16, 3).init(9, 3).join("node-010", "az-1").fail("node-002").repair()
         .drain("node-005");
+  }
+
+  /** The cluster's placement policy; set before {@link #init}. */
+  public History policy(PlacementPolicy placement) {
+    this.policy = placement;
+    return this;
+  }
+
+  /** A JOIN whose record gives the joiner these tokens instead of those the balanced allocator chooses. */
+  public History joinWithTokens(String node, String zone, long[] tokens) {
+    chosenTokens.put(node, tokens);
+    return join(node, zone);
   }
 
   /** Later epochs are signed by {@code next}: the publisher's key was rotated. */
@@ -109,8 +125,7 @@ public final class History {
     epoch++;
     List<Member> next = new ArrayList<>(members);
     next.add(Member.of(node, zone));
-    RingSnapshot ring = RingSnapshot.builder().clusterId(cluster).epoch(epoch).vnodes(vnodes).replicas(replicas)
-        .members(next).build();
+    RingSnapshot ring = previous.toBuilder().epoch(epoch).members(next).build();
     PublishedSnapshot unsigned = PublishedSnapshot.unsigned(ring, previous.checksum(), List.of());
     MembershipEvent cause = MembershipEvent.newBuilder().setClusterId(cluster).setNodeId(node)
         .setAction(MembershipAction.JOIN).setRequestId("rejected-" + epoch).setRequestedBy("test")
@@ -134,8 +149,13 @@ public final class History {
   private History publish(MembershipAction action, String node, List<Member> next,
       UnaryOperator<List<FillingRange>> tamper, boolean failure) {
     epoch++;
-    RingSnapshot ring = RingSnapshot.builder().clusterId(cluster).epoch(epoch).vnodes(vnodes).replicas(replicas)
-        .members(next).build();
+    // As the orchestrator builds the next ring: from the previous one, so that balanced tokens are kept.
+    RingBuilder builder = previous == null
+        ? RingSnapshot.builder().clusterId(cluster).policy(policy).vnodes(vnodes).replicas(replicas)
+        : previous.toBuilder();
+    chosenTokens.forEach(builder::tokens);
+    chosenTokens.clear();
+    RingSnapshot ring = builder.epoch(epoch).members(next).build();
     List<FillingRange> filling = failure ? tamper.apply(FillingRange.between(lastComplete, ring)) : List.of();
     PublishedSnapshot signed =
         PublishedSnapshot.unsigned(ring, previous == null ? null : previous.checksum(), filling).signedBy(key);
@@ -175,11 +195,7 @@ public final class History {
   private static EpochRecord record(PublishedSnapshot s, EpochState state, MembershipEvent cause,
       RingSnapshot previous, int tasks) {
     RingSnapshot ring = s.ring();
-    List<MemberSpec> specs = new ArrayList<>();
-    for (Member m : ring.members()) {
-      specs.add(new MemberSpec(m.id(), m.zone(), m.weight(),
-          m.state() == MemberState.ACTIVE ? MemberSpecState.ACTIVE : MemberSpecState.FILLING));
-    }
+    List<MemberSpec> specs = EpochRecords.specs(ring);
     RingDiff diff = previous == null ? null : RingDiff.between(previous, ring);
     byte[] previousChecksum = s.previousChecksum();
     return EpochRecord.newBuilder()

@@ -73,7 +73,7 @@ public final class TestSnapshots {
             .setNodeId("node-00").setAction(io.ringshift.schemas.avro.MembershipAction.JOIN).setRequestId("r")
             .setRequestedBy("test").setTimestampMillis(0).build())
         .setMembers(ring.members().stream().map(m -> new io.ringshift.schemas.avro.MemberSpec(m.id(), m.zone(),
-            m.weight(), io.ringshift.schemas.avro.MemberSpecState.valueOf(m.state().name()))).toList())
+            m.weight(), io.ringshift.schemas.avro.MemberSpecState.valueOf(m.state().name()), java.util.List.of())).toList())
         .setVnodes(ring.vnodes())
         .setReplicas(ring.replicas())
         .setHashId(ring.hashId())

@@ -22,7 +22,7 @@ final class Events {
   static List<MemberSpec> members(int count) {
     List<MemberSpec> members = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      members.add(new MemberSpec(String.format("node-%02d", i), "az-" + (i % 3 + 1), 1.0, MemberSpecState.ACTIVE));
+      members.add(new MemberSpec(String.format("node-%02d", i), "az-" + (i % 3 + 1), 1.0, MemberSpecState.ACTIVE, java.util.List.of()));
     }
     return members;
   }

@@ -1,6 +1,9 @@
 package io.ringshift.orchestrator;
 
 import io.ringshift.protocol.AvroBytes;
+import io.ringshift.protocol.EpochRecords;
+import io.ringshift.ring.PlacementPolicy;
+import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.Topics;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -114,6 +117,50 @@ class OrchestratorTopologyTest {
       assertThat(t.getSources()).isNotEmpty().doesNotContain("node-12");
       assertThat(t.getEstimatedBytes()).isPositive();
     });
+  }
+
+  @Test
+  void shouldRunABalancedClusterWithItsTokensInEveryEpochRecord() {
+    MembershipEvent init = Events.init(CLUSTER, 12, 8);
+    init.setPolicyId(PlacementPolicy.BALANCED.id());
+    send(init);
+    List<EpochRecord> first = epochs.readValuesToList();
+    assertThat(first).extracting(r -> r.getState() + "@" + r.getEpoch()).containsExactly("PLANNED@1", "READY@1");
+    RingSnapshot one = EpochRecords.ring(first.get(1));
+    assertThat(one.policy()).isEqualTo(PlacementPolicy.BALANCED);
+    assertThat(first.get(1).getMembers()).allSatisfy(m -> assertThat(m.getTokens()).hasSize(8));
+
+    send(Events.change(CLUSTER, MembershipAction.JOIN, "node-12", "az-2", null));
+    EpochRecord planned = epochs.readValuesToList().get(0);
+    RingSnapshot two = EpochRecords.ring(planned);
+    assertThat(two.policyId()).isEqualTo(PlacementPolicy.BALANCED.id());
+    for (int m = 0; m < one.memberCount(); m++) {
+      String id = one.members().get(m).id();
+      assertThat(two.tokensOf(two.memberIndex(id))).as("%s keeps its tokens", id).isEqualTo(one.tokensOf(m));
+    }
+    List<RangeCopyTask> copies = tasks.readValuesToList();
+    assertThat(copies).isNotEmpty().allSatisfy(t -> assertThat(t.getTarget()).isEqualTo("node-12"));
+    // The joiner is the fifth member of az-2: it takes exactly a fifth of that zone's replicas, 1/15 of all.
+    assertThat(planned.getDiffSummary().getMovedReplicaFraction())
+        .isCloseTo(1.0 / 15, org.assertj.core.api.Assertions.within(1e-4));
+    verifyAll(copies);
+    assertThat(epochs.readValuesToList()).extracting(r -> r.getState() + "@" + r.getEpoch()).contains("READY@2");
+
+    send(Events.change(CLUSTER, MembershipAction.DRAIN, "node-04", null, null));
+    RingSnapshot three = EpochRecords.ring(epochs.readValuesToList().get(0));
+    assertThat(tasks.readValuesToList()).filteredOn(t -> t.getEpoch() == 3 && t.getKind() == TaskKind.COPY)
+        .isNotEmpty().allSatisfy(t -> assertThat(t.getSources()).contains("node-04"));
+    assertThat(three.member("node-04")).isNull();
+  }
+
+  @Test
+  void shouldRejectAnInitWithAnUnknownPolicy() {
+    MembershipEvent init = Events.init(CLUSTER, 3, 8);
+    init.setPolicyId("greedy/v0");
+    send(init);
+    assertThat(epochs.isEmpty()).isTrue();
+    assertThat(rejected.readValuesToList()).singleElement().extracting(RejectedEvent::getReason).asString()
+        .contains("\"greedy/v0\"").contains(PlacementPolicy.BALANCED.id());
   }
 
   @Test

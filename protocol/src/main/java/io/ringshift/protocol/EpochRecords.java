@@ -3,6 +3,8 @@ package io.ringshift.protocol;
 import io.ringshift.protocol.CodecException.Reason;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.MemberState;
+import io.ringshift.ring.PlacementPolicy;
+import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingHash;
 import io.ringshift.ring.RingSnapshot;
@@ -70,19 +72,20 @@ public final class EpochRecords {
       throw CodecException.of(Reason.UNKNOWN_HASH, "epoch %d of cluster %s names hash \"%s\"; this version "
           + "implements only %s", record.getEpoch(), record.getClusterId(), record.getHashId(), RingHash.Xxh3.ID);
     }
-    if (!RingSnapshot.POLICY_ID.equals(record.getPolicyId())) {
+    PlacementPolicy policy;
+    try {
+      policy = PlacementPolicy.ofId(record.getPolicyId());
+    } catch (RingException e) {
       throw CodecException.of(Reason.UNKNOWN_POLICY, "epoch %d of cluster %s names placement policy \"%s\"; this "
-          + "version implements only %s", record.getEpoch(), record.getClusterId(), record.getPolicyId(),
-          RingSnapshot.POLICY_ID);
+          + "version implements only %s and %s", record.getEpoch(), record.getClusterId(), record.getPolicyId(),
+          PlacementPolicy.HASHED.id(), PlacementPolicy.BALANCED.id());
     }
     try {
-      return RingSnapshot.builder()
+      RingBuilder builder = RingSnapshot.builder()
           .clusterId(record.getClusterId())
           .epoch(record.getEpoch())
-          .vnodes(vnodes)
-          .replicas(replicas)
-          .members(members(record.getMembers()))
-          .build();
+          .replicas(replicas);
+      return withMembers(builder, vnodes, policy, record.getMembers(), vnodes == record.getVnodes()).build();
     } catch (RingException e) {
       throw new CodecException(Reason.INVALID_CONTENT, "epoch " + record.getEpoch() + " of cluster "
           + record.getClusterId() + ": " + e.getMessage(), e);
@@ -111,17 +114,69 @@ public final class EpochRecords {
     return members;
   }
 
-  /** The record's member list of the ring library's members, in order. */
+  /**
+   * Gives a builder V, the policy, the members of a record's member list and, under the balanced policy, their
+   * tokens.
+   *
+   * @param exact when true (the record's own V), a balanced member must list exactly {@code round(weight * V)}
+   *     tokens and a hashed one none: the ring is rebuilt, not re-allocated; when false (a what-if at another V),
+   *     the balanced allocator keeps what fits and allocates the rest
+   * @throws RingException naming the member when its tokens do not fit the policy, or as {@link #members}
+   */
+  public static RingBuilder withMembers(RingBuilder builder, int vnodes, PlacementPolicy policy,
+      List<MemberSpec> specs, boolean exact) {
+    List<Member> members = members(specs);
+    builder.vnodes(vnodes).policy(policy).members(members);
+    for (int i = 0; i < specs.size(); i++) {
+      List<Long> tokens = specs.get(i).getTokens();
+      Member m = members.get(i);
+      if (policy == PlacementPolicy.HASHED) {
+        if (!tokens.isEmpty()) {
+          throw new RingException(String.format(Locale.ROOT, "members[%d] (\"%s\") lists %d tokens; under the hashed "
+              + "policy %s tokens derive from the id and none are listed", i, m.id(), tokens.size(), policy.id()));
+        }
+        continue;
+      }
+      if (exact) {
+        long expected = Math.round(m.weight() * vnodes);
+        if (tokens.size() != expected) {
+          throw new RingException(String.format(Locale.ROOT, "members[%d] (\"%s\") lists %d tokens; under the "
+              + "balanced policy a member of weight %s at vnodes %d lists round(weight * vnodes) = %d", i, m.id(),
+              tokens.size(), m.weight(), vnodes, expected));
+        }
+      }
+      builder.tokens(m.id(), tokens.stream().mapToLong(Long::longValue).toArray());
+    }
+    return builder;
+  }
+
+  /** The record's member list of the ring library's members, in order, without tokens (a membership, no ring). */
   public static List<MemberSpec> specs(List<Member> members) {
     List<MemberSpec> specs = new ArrayList<>(members.size());
     for (Member m : members) {
-      MemberSpecState state = switch (m.state()) {
-        case ACTIVE -> MemberSpecState.ACTIVE;
-        case FILLING -> MemberSpecState.FILLING;
-      };
-      specs.add(new MemberSpec(m.id(), m.zone(), m.weight(), state));
+      specs.add(new MemberSpec(m.id(), m.zone(), m.weight(), state(m), List.of()));
     }
     return specs;
+  }
+
+  /** The member list of a ring, in its order, each with its tokens under the balanced policy. */
+  public static List<MemberSpec> specs(RingSnapshot ring) {
+    List<Member> members = ring.members();
+    List<MemberSpec> specs = new ArrayList<>(members.size());
+    long[][] tokens = ring.policy() == PlacementPolicy.BALANCED ? ring.tokensByMember() : null;
+    for (int i = 0; i < members.size(); i++) {
+      Member m = members.get(i);
+      List<Long> listed = tokens == null ? List.of() : Arrays.stream(tokens[i]).boxed().toList();
+      specs.add(new MemberSpec(m.id(), m.zone(), m.weight(), state(m), listed));
+    }
+    return specs;
+  }
+
+  private static MemberSpecState state(Member m) {
+    return switch (m.state()) {
+      case ACTIVE -> MemberSpecState.ACTIVE;
+      case FILLING -> MemberSpecState.FILLING;
+    };
   }
 
   /**

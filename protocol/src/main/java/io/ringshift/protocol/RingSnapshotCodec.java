@@ -1,6 +1,7 @@
 package io.ringshift.protocol;
 
 import io.ringshift.ring.Member;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.MemberState;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingException;
@@ -173,12 +174,15 @@ public final class RingSnapshotCodec {
           snapshot.hashId(), RingHash.Xxh3.ID);
     }
     List<RingMember> members = new ArrayList<>(snapshot.memberCount());
-    for (Member m : snapshot.members()) {
+    long[][] tokens = snapshot.policy() == PlacementPolicy.BALANCED ? snapshot.tokensByMember() : null;
+    for (int i = 0; i < snapshot.memberCount(); i++) {
+      Member m = snapshot.members().get(i);
       members.add(RingMember.newBuilder()
           .setId(m.id())
           .setZone(m.zone())
           .setWeight(m.weight())
           .setState(toAvro(m.state()))
+          .setTokens(tokens == null ? List.of() : Arrays.stream(tokens[i]).boxed().toList())
           .build());
     }
     return io.ringshift.schemas.avro.RingSnapshot.newBuilder()
@@ -213,19 +217,25 @@ public final class RingSnapshotCodec {
       throw CodecException.of(Reason.UNKNOWN_HASH,
           "unknown hash algorithm \"%s\"; this reader implements only %s", record.getHashId(), RingHash.Xxh3.ID);
     }
-    if (!RingSnapshot.POLICY_ID.equals(record.getPolicyId())) {
+    PlacementPolicy policy;
+    try {
+      policy = PlacementPolicy.ofId(record.getPolicyId());
+    } catch (RingException e) {
       throw CodecException.of(Reason.UNKNOWN_POLICY,
-          "unknown placement policy \"%s\"; this reader implements only %s",
-          record.getPolicyId(), RingSnapshot.POLICY_ID);
+          "unknown placement policy \"%s\"; this reader implements only %s and %s",
+          record.getPolicyId(), PlacementPolicy.HASHED.id(), PlacementPolicy.BALANCED.id());
     }
     RingBuilder builder = RingSnapshot.builder()
         .clusterId(record.getClusterId())
         .epoch(record.getEpoch())
+        .policy(policy)
         .vnodes(record.getVnodes())
         .replicas(record.getReplicas());
     List<RingMember> members = record.getMembers();
     for (int i = 0; i < members.size(); i++) {
-      builder.addMember(toMember(i, members.get(i)));
+      Member m = toMember(i, members.get(i));
+      builder.addMember(m);
+      listTokens(builder, policy, record.getVnodes(), i, m, members.get(i).getTokens());
     }
     RingSnapshot rebuilt;
     try {
@@ -242,6 +252,25 @@ public final class RingSnapshotCodec {
           stated.length == 0 ? "an empty checksum" : HEX.formatHex(stated), HEX.formatHex(actual));
     }
     return rebuilt;
+  }
+
+  /** A member's listed tokens: none under the hashed policy, exactly round(weight * V) under the balanced one. */
+  private static void listTokens(RingBuilder builder, PlacementPolicy policy, int vnodes, int index, Member m,
+      List<Long> tokens) {
+    if (policy == PlacementPolicy.HASHED) {
+      if (!tokens.isEmpty()) {
+        throw CodecException.of(Reason.INVALID_CONTENT, "members[%d] (id \"%s\") lists %d tokens; under the hashed "
+            + "policy tokens derive from the id and none are listed", index, m.id(), tokens.size());
+      }
+      return;
+    }
+    long expected = Math.round(m.weight() * vnodes);
+    if (tokens.size() != expected) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "members[%d] (id \"%s\") lists %d tokens; under the balanced "
+          + "policy a member of weight %s at vnodes %d lists round(weight * vnodes) = %d", index, m.id(),
+          tokens.size(), m.weight(), vnodes, expected);
+    }
+    builder.tokens(m.id(), tokens.stream().mapToLong(Long::longValue).toArray());
   }
 
   private static Member toMember(int index, RingMember m) {

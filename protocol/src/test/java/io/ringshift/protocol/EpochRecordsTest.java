@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringshift.protocol.CodecException.Reason;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
@@ -26,7 +27,7 @@ class EpochRecordsTest {
     return EpochRecord.newBuilder(SampleRecords.minimalEpochRecord())
         .setClusterId(of.clusterId())
         .setEpoch(of.epoch())
-        .setMembers(EpochRecords.specs(of.members()))
+        .setMembers(EpochRecords.specs(of))
         .setVnodes(of.vnodes())
         .setReplicas(of.replicas())
         .setHashId(of.hashId())
@@ -42,6 +43,38 @@ class EpochRecordsTest {
     assertThat(rebuilt.checksum()).isEqualTo(ring.checksum());
     assertThat(rebuilt.members()).isEqualTo(ring.members());
     assertThat(rebuilt.epoch()).isEqualTo(ring.epoch());
+  }
+
+  @Test
+  void shouldRebuildABalancedRingFromTheTokensItLists() {
+    RingSnapshot balanced = Rings.varied().toBuilder().policy(PlacementPolicy.BALANCED).build();
+    EpochRecord record = record(balanced);
+    assertThat(record.getMembers()).allSatisfy(m -> assertThat(m.getTokens()).isNotEmpty());
+
+    RingSnapshot rebuilt = EpochRecords.ring(record);
+
+    assertThat(rebuilt.policy()).isEqualTo(PlacementPolicy.BALANCED);
+    assertThat(rebuilt.checksumHex()).isEqualTo(balanced.checksumHex());
+  }
+
+  @Test
+  void shouldRefuseABalancedMemberListingTheWrongNumberOfTokensOrAHashedOneListingAny() {
+    RingSnapshot balanced = Rings.varied().toBuilder().policy(PlacementPolicy.BALANCED).build();
+    EpochRecord record = record(balanced);
+    List<MemberSpec> members = new ArrayList<>(record.getMembers());
+    MemberSpec first = members.get(0);
+    members.set(0, MemberSpec.newBuilder(first).setTokens(first.getTokens().subList(1, first.getTokens().size()))
+        .build());
+    record.setMembers(members);
+    assertThatThrownBy(() -> EpochRecords.ring(record)).isInstanceOf(CodecException.class)
+        .hasMessageContaining(first.getId()).hasMessageContaining("round(weight * vnodes)");
+
+    EpochRecord hashed = record(ring);
+    List<MemberSpec> withTokens = new ArrayList<>(hashed.getMembers());
+    withTokens.set(0, MemberSpec.newBuilder(withTokens.get(0)).setTokens(List.of(1L)).build());
+    hashed.setMembers(withTokens);
+    assertThatThrownBy(() -> EpochRecords.ring(hashed)).isInstanceOf(CodecException.class)
+        .hasMessageContaining("hashed policy");
   }
 
   @Test

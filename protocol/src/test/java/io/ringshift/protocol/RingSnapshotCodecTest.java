@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringshift.ring.Member;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.CodecException.Reason;
 import io.ringshift.schemas.avro.RingMember;
@@ -44,6 +45,31 @@ class RingSnapshotCodecTest {
     for (String key : List.of("a", "user:1", "", "ключ")) {
       assertThat(decoded.replicasOf(key).ids()).isEqualTo(ring.replicasOf(key).ids());
     }
+  }
+
+  @Test
+  void shouldRoundTripABalancedRingWithEveryMembersTokens() {
+    RingSnapshot ring = Rings.varied().toBuilder().policy(PlacementPolicy.BALANCED).build();
+
+    RingSnapshot decoded = codec.decode(codec.encode(ring));
+
+    assertThat(decoded.policy()).isEqualTo(PlacementPolicy.BALANCED);
+    assertThat(decoded.policyId()).isEqualTo("balanced-tokens/zone-aware-walk/v1");
+    assertThat(decoded.checksumHex()).isEqualTo(ring.checksumHex());
+    assertThat(decoded.tokensByMember()).isDeepEqualTo(ring.tokensByMember());
+  }
+
+  @Test
+  void shouldRefuseABalancedSnapshotWhoseMemberListsTooFewTokens() {
+    RingSnapshot ring = Rings.varied().toBuilder().policy(PlacementPolicy.BALANCED).build();
+    io.ringshift.schemas.avro.RingSnapshot record = codec.toRecord(ring);
+    List<RingMember> members = new ArrayList<>(record.getMembers());
+    RingMember first = members.get(0);
+    members.set(0, RingMember.newBuilder(first).setTokens(first.getTokens().subList(0, 1)).build());
+    record.setMembers(members);
+
+    assertThatThrownBy(() -> codec.fromRecord(record)).isInstanceOf(CodecException.class)
+        .hasMessageContaining(first.getId()).hasMessageContaining("lists 1 tokens");
   }
 
   @Test

@@ -222,7 +222,7 @@ public final class ClusterScript {
   private EpochRecord record(EpochState state, RingSnapshot ring, RingSnapshot previous, MembershipEvent cause,
       RingDiff diff, int tasks, List<FillingRange> filling) {
     List<MemberSpec> specs = ring.members().stream()
-        .map(m -> new MemberSpec(m.id(), m.zone(), m.weight(), MemberSpecState.valueOf(m.state().name())))
+        .map(m -> new MemberSpec(m.id(), m.zone(), m.weight(), MemberSpecState.valueOf(m.state().name()), java.util.List.of()))
         .toList();
     return EpochRecord.newBuilder()
         .setClusterId(cluster)

@@ -165,7 +165,7 @@ public final class ClusterDriver implements AutoCloseable {
     for (int i = 1; i <= nodeCount; i++) {
       String id = String.format("node-%02d", i);
       String zone = "az-" + ((i - 1) % 3 + 1);
-      members.add(new MemberSpec(id, zone, 1.0, MemberSpecState.ACTIVE));
+      members.add(new MemberSpec(id, zone, 1.0, MemberSpecState.ACTIVE, java.util.List.of()));
       nodes.start(id, zone);
     }
     send(event(MembershipAction.INIT, "", null)

@@ -274,7 +274,7 @@ class FuzzTest {
   private static MembershipEvent init() {
     List<MemberSpec> specs = new ArrayList<>();
     for (io.ringshift.ring.Member m : members(6)) {
-      specs.add(new MemberSpec(m.id(), m.zone(), 1.0, MemberSpecState.ACTIVE));
+      specs.add(new MemberSpec(m.id(), m.zone(), 1.0, MemberSpecState.ACTIVE, java.util.List.of()));
     }
     return MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId("").setAction(MembershipAction.INIT)
         .setRequestId("init").setRequestedBy("fuzz").setTimestampMillis(0).setInitialMembers(specs).setVnodes(8)
@@ -298,7 +298,7 @@ class FuzzTest {
       List<MemberSpec> specs = new ArrayList<>();
       for (int i = 0; i < random.nextInt(6); i++) {
         specs.add(new MemberSpec("m-" + random.nextInt(9), "az-" + random.nextInt(4), pickWeight(random),
-            MemberSpecState.values()[random.nextInt(MemberSpecState.values().length)]));
+            MemberSpecState.values()[random.nextInt(MemberSpecState.values().length)], java.util.List.of()));
       }
       b.setInitialMembers(specs).setVnodes(random.nextInt(70) - 3).setReplicas(random.nextInt(7) - 1);
     }

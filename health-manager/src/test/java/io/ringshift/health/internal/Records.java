@@ -21,7 +21,7 @@ final class Records {
     return EpochRecord.newBuilder()
         .setClusterId(CLUSTER).setEpoch(epoch).setState(state)
         .setCause(event(cause, causeNode, "cause-" + epoch))
-        .setMembers(Arrays.stream(members).map(id -> new MemberSpec(id, "az-1", 1.0, MemberSpecState.ACTIVE))
+        .setMembers(Arrays.stream(members).map(id -> new MemberSpec(id, "az-1", 1.0, MemberSpecState.ACTIVE, java.util.List.of()))
             .toList())
         .setVnodes(16).setReplicas(3).setHashId("xxh3-64/seed=0/utf-8").setPolicyId("vnode-ring/zone-aware-walk/v1")
         .setMembershipDigest(ByteBuffer.wrap(new byte[32])).setTargetChecksum(ByteBuffer.wrap(new byte[32]))

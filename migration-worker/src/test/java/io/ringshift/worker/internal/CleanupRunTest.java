@@ -320,7 +320,7 @@ class CleanupRunTest {
     // Joined again later: its cleanups run again.
     h.control.onEpoch(EpochRecords.signedBy(EpochRecord.newBuilder(unsignedPublished(CLUSTER, EPOCH + 2))
         .setMembers(List.of(new io.ringshift.schemas.avro.MemberSpec("node-old", "az-1", 1.0,
-            io.ringshift.schemas.avro.MemberSpecState.ACTIVE))).build(), Harness.PUBLISHER));
+            io.ringshift.schemas.avro.MemberSpecState.ACTIVE, java.util.List.of()))).build(), Harness.PUBLISHER));
     assertThat(h.control.failedIn(CLUSTER, "node-old")).isEmpty();
   }
 
@@ -440,7 +440,7 @@ class CleanupRunTest {
     List<io.ringshift.schemas.avro.MemberSpec> specs = new java.util.ArrayList<>();
     for (String m : members) {
       specs.add(new io.ringshift.schemas.avro.MemberSpec(m, "az-1", 1.0,
-          io.ringshift.schemas.avro.MemberSpecState.ACTIVE));
+          io.ringshift.schemas.avro.MemberSpecState.ACTIVE, java.util.List.of()));
     }
     return EpochRecord.newBuilder(unsignedPublished(CLUSTER, epoch)).setMembers(specs).build();
   }

@@ -8,6 +8,7 @@ import io.ringshift.orchestrator.internal.ClusterAggregate.InFlight;
 import io.ringshift.orchestrator.EpochPlanner.Plan;
 import io.ringshift.orchestrator.MembershipChange.Action;
 import io.ringshift.ring.Member;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingException;
@@ -123,6 +124,7 @@ public final class AvroMapping {
     return RingSnapshot.builder()
         .clusterId(init.getClusterId())
         .epoch(1)
+        .policy(init.getPolicyId() == null ? PlacementPolicy.HASHED : PlacementPolicy.ofId(init.getPolicyId()))
         .vnodes(init.getVnodes() == null ? RingBuilder.DEFAULT_VNODES : init.getVnodes())
         .replicas(init.getReplicas() == null ? RingBuilder.DEFAULT_REPLICAS : init.getReplicas())
         .members(EpochRecords.members(init.getInitialMembers()))
@@ -143,7 +145,7 @@ public final class AvroMapping {
         .setPlanVersion(plan.planVersion())
         .setState(EpochState.valueOf(e.state().name()))
         .setCause(cause)
-        .setMembers(EpochRecords.specs(target.members()))
+        .setMembers(EpochRecords.specs(target))
         .setVnodes(target.vnodes())
         .setReplicas(target.replicas())
         .setHashId(target.hashId())
@@ -232,7 +234,7 @@ public final class AvroMapping {
       inFlight = InFlightEpoch.newBuilder()
           .setEpoch(target.epoch())
           .setPlanVersion(f.plan().planVersion())
-          .setMembers(EpochRecords.specs(target.members()))
+          .setMembers(EpochRecords.specs(target))
           .setChecksum(ByteBuffer.wrap(target.checksum()))
           .setCause(event(active.clusterId(), f.cause()))
           .setDeadNodes(new ArrayList<>(f.deadNodes()))
@@ -250,9 +252,10 @@ public final class AvroMapping {
     return ClusterState.newBuilder()
         .setClusterId(active.clusterId())
         .setVnodes(active.vnodes())
+        .setPolicyId(active.policyId())
         .setReplicas(active.replicas())
         .setActiveEpoch(active.epoch())
-        .setActiveMembers(EpochRecords.specs(active.members()))
+        .setActiveMembers(EpochRecords.specs(active))
         .setActiveChecksum(ByteBuffer.wrap(active.checksum()))
         .setInFlight(inFlight)
         .setQueue(queue)
@@ -281,7 +284,7 @@ public final class AvroMapping {
   private static PublishedEpoch publishedEpoch(RingSnapshot ring) {
     return ring == null ? null : PublishedEpoch.newBuilder()
         .setEpoch(ring.epoch())
-        .setMembers(EpochRecords.specs(ring.members()))
+        .setMembers(EpochRecords.specs(ring))
         .setChecksum(ByteBuffer.wrap(ring.checksum()))
         .build();
   }
@@ -379,13 +382,12 @@ public final class AvroMapping {
   /** A ring of the state's cluster and parameters, checked against its stored checksum. */
   private static RingSnapshot build(ClusterState s, String what, long epoch,
       List<io.ringshift.schemas.avro.MemberSpec> members, ByteBuffer checksum) {
-    RingSnapshot ring = RingSnapshot.builder()
+    PlacementPolicy policy = s.getPolicyId() == null ? PlacementPolicy.HASHED : PlacementPolicy.ofId(s.getPolicyId());
+    RingBuilder builder = RingSnapshot.builder()
         .clusterId(s.getClusterId())
         .epoch(epoch)
-        .vnodes(s.getVnodes())
-        .replicas(s.getReplicas())
-        .members(EpochRecords.members(members))
-        .build();
+        .replicas(s.getReplicas());
+    RingSnapshot ring = EpochRecords.withMembers(builder, s.getVnodes(), policy, members, true).build();
     requireChecksum(what + " " + epoch, ring, checksum);
     return ring;
   }

@@ -346,7 +346,7 @@ final class ChaosScenario {
   private void init() {
     List<MemberSpec> specs = new ArrayList<>();
     for (String id : members) {
-      specs.add(new MemberSpec(id, zones.get(id), 1.0, MemberSpecState.ACTIVE));
+      specs.add(new MemberSpec(id, zones.get(id), 1.0, MemberSpecState.ACTIVE, java.util.List.of()));
     }
     send(event(MembershipAction.INIT, "", null, null).setInitialMembers(specs).setVnodes(16).setReplicas(3).build());
   }

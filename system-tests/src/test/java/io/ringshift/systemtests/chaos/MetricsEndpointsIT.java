@@ -142,9 +142,9 @@ class MetricsEndpointsIT {
       props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
       try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
           new ByteArraySerializer())) {
-        List<MemberSpec> specs = List.of(new MemberSpec("node-01", "az-1", 1.0, MemberSpecState.ACTIVE),
-            new MemberSpec("node-02", "az-2", 1.0, MemberSpecState.ACTIVE),
-            new MemberSpec("node-03", "az-3", 1.0, MemberSpecState.ACTIVE));
+        List<MemberSpec> specs = List.of(new MemberSpec("node-01", "az-1", 1.0, MemberSpecState.ACTIVE, java.util.List.of()),
+            new MemberSpec("node-02", "az-2", 1.0, MemberSpecState.ACTIVE, java.util.List.of()),
+            new MemberSpec("node-03", "az-3", 1.0, MemberSpecState.ACTIVE, java.util.List.of()));
         send(producer, topics, event(MembershipAction.INIT, "", null, 1).setInitialMembers(specs).setVnodes(16)
             .setReplicas(2).build());
         awaitGauge(urls.get("publisher"), "ringshift_publisher_epoch{cluster=\"c1\"}", 1);

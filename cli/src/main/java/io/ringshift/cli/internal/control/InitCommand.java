@@ -7,6 +7,7 @@ import io.ringshift.protocol.EpochRecords;
 import io.ringshift.cli.BadInputException;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import io.ringshift.ring.Member;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
@@ -57,6 +58,12 @@ public final class InitCommand implements Callable<Integer> {
       description = "Replicas per key (default: ${DEFAULT-VALUE}).")
   private int replicas;
 
+  @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "hashed",
+      description = "Placement policy of the cluster's rings: hashed (tokens derived from node ids) or balanced "
+          + "(tokens chosen by the balanced allocator, docs/placement.md section 12; fewer tokens per node for the "
+          + "same balance). Fixed for the cluster's life (default: ${DEFAULT-VALUE}).")
+  private String policyName;
+
   @Mixin private KafkaOptions kafka;
 
   @Option(names = "--wait", arity = "0..1", paramLabel = "SECONDS", fallbackValue = Requests.DEFAULT_WAIT_SECONDS,
@@ -72,7 +79,8 @@ public final class InitCommand implements Callable<Integer> {
     List<Member> memberList = MembersFile.parse(members.toString(), InputFiles.read(members, "members file"));
     RingSnapshot ring;
     try {
-      ring = RingSnapshot.builder().clusterId(clusterId).epoch(1).vnodes(vnodes).replicas(replicas)
+      PlacementPolicy policy = PlacementPolicy.parse(policyName);
+      ring = RingSnapshot.builder().clusterId(clusterId).epoch(1).policy(policy).vnodes(vnodes).replicas(replicas)
           .members(memberList).build();
     } catch (RingException e) {
       throw new BadInputException("cannot build the ring: " + e.getMessage(), e);
@@ -92,12 +100,14 @@ public final class InitCommand implements Callable<Integer> {
           .setRequestedBy(Requests.requestedBy())
           .setTimestampMillis(System.currentTimeMillis())
           .setInitialMembers(EpochRecords.specs(ring.members()))
+          .setPolicyId(ring.policy() == PlacementPolicy.HASHED ? null : ring.policyId())
           .setVnodes(vnodes)
           .setReplicas(replicas)
           .build();
       String written = String.format(Locale.ROOT,
-          "INIT of cluster %s (%d members in %d zones, vnodes %d, replicas %d, checksum %.12s)", clusterId,
-          ring.memberCount(), ring.zones().size(), ring.vnodes(), ring.replicas(), ring.checksumHex());
+          "INIT of cluster %s (%d members in %d zones, vnodes %d, replicas %d%s, checksum %.12s)",
+          clusterId, ring.memberCount(), ring.zones().size(), ring.vnodes(), ring.replicas(),
+          ring.policy() == PlacementPolicy.HASHED ? "" : ", policy balanced", ring.checksumHex());
       for (UnderReplication u : ring.underReplication()) {
         err.printf(Locale.ROOT, "ringshift: warning: under-replicated: %s (%d ranges, %.1f%% of the keyspace)%n",
             u.detail(), u.ranges(), 100 * u.keyspaceFraction());
