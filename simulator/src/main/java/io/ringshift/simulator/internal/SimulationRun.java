@@ -394,15 +394,24 @@ public final class SimulationRun {
 
   // ---- 5. schemes side by side ----
 
+  /** Tokens per node of the first balanced ring row: few tokens are what the balanced policy is for. */
+  static final int BALANCED_VNODES = 8;
+
   private Section<SchemeRow> schemes() {
-    List<Function<Fleet, PlacementScheme>> factories = List.of(
+    List<Function<Fleet, PlacementScheme>> factories = new ArrayList<>(List.of(
         f -> new ModuloPlacement(f, p.replicas()),
         f -> ring,
+        f -> RingPlacement.balanced(f, BALANCED_VNODES, p.replicas(), 1),
+        f -> RingPlacement.balanced(f, p.vnodes(), p.replicas(), 1),
         f -> new RendezvousPlacement(f, p.replicas()),
         f -> JumpPlacement.of(f, p.replicas()),
-        f -> PartitionPlacement.of(f, p.partitions(), p.replicas()));
+        f -> PartitionPlacement.of(f, p.partitions(), p.replicas())));
     // Share of the stage per scheme (rendezvous hashes every key once per node), for an even progress bar.
-    double[] cost = {0.04, 0.03, 0.75, 0.08, 0.10};
+    double[] cost = {0.04, 0.03, 0.03, 0.03, 0.69, 0.08, 0.10};
+    if (p.vnodes() == BALANCED_VNODES) {
+      factories.remove(3); // one balanced row is enough when the run's V is the balanced row's
+      cost = new double[] {0.04, 0.03, 0.06, 0.69, 0.08, 0.10};
+    }
     List<SchemeRow> rows = new ArrayList<>();
     double done = 0;
     for (int i = 0; i < factories.size(); i++) {

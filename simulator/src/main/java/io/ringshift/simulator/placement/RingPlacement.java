@@ -1,7 +1,11 @@
 package io.ringshift.simulator.placement;
 
+import io.ringshift.ring.Member;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingSnapshot;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +24,8 @@ public final class RingPlacement extends MemberListPlacement {
   private final int[] memberNumber;
 
   private RingPlacement(Fleet fleet, RingSnapshot snapshot) {
-    super(fleet, Math.min(snapshot.replicas(), fleet.size()), "ring", true, "members + V");
+    super(fleet, Math.min(snapshot.replicas(), fleet.size()), schemeName(snapshot), true,
+        snapshot.policy() == PlacementPolicy.HASHED ? "members + V" : "members + their tokens");
     this.snapshot = snapshot;
     Map<String, Integer> numbers = new HashMap<>();
     for (Fleet.Node n : fleet.nodes()) {
@@ -40,6 +45,28 @@ public final class RingPlacement extends MemberListPlacement {
    */
   public static RingPlacement of(Fleet fleet, int vnodes, int replicas, long epoch) {
     return new RingPlacement(fleet, build(fleet, vnodes, replicas, epoch));
+  }
+
+  /**
+   * The ring of {@code fleet} under the balanced policy (docs/placement.md, section 12) at {@code vnodes} tokens per
+   * unit of weight; its {@link #changeTo} keeps every remaining member's tokens, as the orchestrator does.
+   */
+  public static RingPlacement balanced(Fleet fleet, int vnodes, int replicas, long epoch) {
+    RingBuilder builder = RingSnapshot.builder().clusterId(CLUSTER).epoch(epoch).policy(PlacementPolicy.BALANCED)
+        .vnodes(vnodes).replicas(replicas);
+    return new RingPlacement(fleet, withMembers(builder, fleet).build());
+  }
+
+  private static String schemeName(RingSnapshot snapshot) {
+    return snapshot.policy() == PlacementPolicy.HASHED ? "ring" : "balanced/" + snapshot.vnodes();
+  }
+
+  private static RingBuilder withMembers(RingBuilder builder, Fleet fleet) {
+    List<Member> members = new ArrayList<>();
+    for (Fleet.Node n : fleet.nodes()) {
+      members.add(Member.of(n.id(), n.zoneName(), n.weight()));
+    }
+    return builder.members(members);
   }
 
   /** Builds the snapshot of a fleet; also what the V sweep times. */
@@ -63,6 +90,9 @@ public final class RingPlacement extends MemberListPlacement {
 
   @Override
   public RingPlacement changeTo(Fleet next) {
+    if (snapshot.policy() == PlacementPolicy.BALANCED) {
+      return new RingPlacement(next, withMembers(snapshot.toBuilder().epoch(snapshot.epoch() + 1), next).build());
+    }
     return new RingPlacement(next, build(next, snapshot.vnodes(), snapshot.replicas(), snapshot.epoch() + 1));
   }
 

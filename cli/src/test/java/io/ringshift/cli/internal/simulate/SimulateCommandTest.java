@@ -107,7 +107,14 @@ class SimulateCommandTest {
     assertThat(sweep.get(10).path("rawTokenTableBytes").asLong()).isEqualTo(12L * 12 * 1024);
 
     JsonNode schemes = json.path("schemes").path("rows");
-    assertThat(names(schemes, "scheme")).containsExactly("modulo", "ring", "rendezvous", "jump", "partitions");
+    assertThat(names(schemes, "scheme")).containsExactly("modulo", "ring", "balanced/8",
+        "balanced/" + json.path("parameters").path("vnodes").asInt(), "rendezvous", "jump", "partitions");
+    JsonNode hashed = schemes.get(1);
+    JsonNode balanced = schemes.get(3);
+    assertThat(balanced.path("replicaKeysMaxOverMean").asDouble())
+        .as("the balanced ring at the same V is at least as even as the hashed one")
+        .isLessThanOrEqualTo(hashed.path("replicaKeysMaxOverMean").asDouble());
+    assertThat(balanced.path("join").path("keysOverIdeal").asDouble()).isLessThan(1.3);
     assertThat(schemes.get(0).fieldNames()).toIterable().contains("zoneAware", "join", "removal",
         "replicaKeysMaxOverMean", "replicaKeysCv", "lookupNanos", "clientState", "clientStateBytes");
     assertThat(json.path("runtime").path("totalMillis").asLong()).isPositive();
