@@ -1,9 +1,13 @@
 package io.ringshift.audit;
 
+import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.ring.Member;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.ReplicaSet;
+import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingDiff;
+import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
@@ -89,6 +93,17 @@ public final class WhatIf {
    *     example a weight that gives no token at that V); the message names the member
    */
   public static List<ClusterWhatIf> replay(List<EpochRecord> epochs, int vnodes, Integer replicas) {
+    return replay(epochs, vnodes, replicas, null);
+  }
+
+  /**
+   * As {@link #replay(List, int, Integer)}, placing the what-if rings under {@code policy} (null: each epoch's
+   * recorded policy). Under the balanced policy each what-if ring is built from the previous what-if ring's tokens,
+   * as the orchestrator would have built it (docs/placement.md, section 12), so the side by side shows what the
+   * allocator would have moved over the same history.
+   */
+  public static List<ClusterWhatIf> replay(List<EpochRecord> epochs, int vnodes, Integer replicas,
+      PlacementPolicy policy) {
     Map<String, List<EpochRecord>> byCluster = new TreeMap<>();
     for (EpochRecord e : epochs) {
       if (e.getState() == EpochState.PUBLISHED) {
@@ -96,12 +111,12 @@ public final class WhatIf {
       }
     }
     List<ClusterWhatIf> out = new ArrayList<>();
-    byCluster.forEach((cluster, published) -> out.add(replayCluster(cluster, published, vnodes, replicas)));
+    byCluster.forEach((cluster, published) -> out.add(replayCluster(cluster, published, vnodes, replicas, policy)));
     return out;
   }
 
   private static ClusterWhatIf replayCluster(String cluster, List<EpochRecord> published, int vnodes,
-      Integer replicas) {
+      Integer replicas, PlacementPolicy policy) {
     List<Row> rows = new ArrayList<>();
     List<Integer> recordedVnodes = new ArrayList<>();
     List<Integer> recordedReplicas = new ArrayList<>();
@@ -115,7 +130,7 @@ public final class WhatIf {
       addDistinct(recordedVnodes, e.getVnodes());
       addDistinct(recordedReplicas, e.getReplicas());
       RingSnapshot actual = EpochRecords.rebuild(e);
-      RingSnapshot whatIf = EpochRecords.rebuild(e, vnodes, replicas == null ? e.getReplicas() : replicas);
+      RingSnapshot whatIf = whatIf(e, previousWhatIf, vnodes, replicas == null ? e.getReplicas() : replicas, policy);
       Double movedActual = previousActual == null ? null
           : RingDiff.between(previousActual, actual).movedReplicaFraction();
       Double movedWhatIf = previousWhatIf == null ? null
@@ -126,6 +141,32 @@ public final class WhatIf {
       previousWhatIf = whatIf;
     }
     return new ClusterWhatIf(cluster, recordedVnodes, recordedReplicas, vnodes, replicas, rows);
+  }
+
+  /** The ring of the record's membership under the what-if parameters and policy. */
+  private static RingSnapshot whatIf(EpochRecord e, RingSnapshot previous, int vnodes, int replicas,
+      PlacementPolicy policy) {
+    PlacementPolicy placed = policy;
+    if (placed == null) {
+      try {
+        placed = PlacementPolicy.ofId(e.getPolicyId());
+      } catch (RingException ex) {
+        throw new CodecException(CodecException.Reason.UNKNOWN_POLICY, "epoch " + e.getEpoch() + " of cluster "
+            + e.getClusterId() + ": " + ex.getMessage(), ex);
+      }
+    }
+    try {
+      List<Member> members = EpochRecords.members(e.getMembers());
+      RingBuilder builder = placed == PlacementPolicy.BALANCED && previous != null
+          && previous.policy() == PlacementPolicy.BALANCED && previous.vnodes() == vnodes
+          && previous.replicas() == replicas
+          ? previous.toBuilder()
+          : RingSnapshot.builder().clusterId(e.getClusterId()).policy(placed).vnodes(vnodes).replicas(replicas);
+      return builder.epoch(e.getEpoch()).members(members).build();
+    } catch (RingException ex) {
+      throw new CodecException(CodecException.Reason.INVALID_CONTENT, "epoch " + e.getEpoch() + " of cluster "
+          + e.getClusterId() + ": " + ex.getMessage(), ex);
+    }
   }
 
   private static void addDistinct(List<Integer> values, int value) {

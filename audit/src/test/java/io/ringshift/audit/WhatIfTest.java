@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.ringshift.audit.WhatIf.ClusterWhatIf;
 import io.ringshift.audit.WhatIf.Row;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.ring.RingException;
@@ -43,6 +44,34 @@ class WhatIfTest {
     assertThat(c.recordedReplicas()).containsExactly(3);
     assertThat(c.rows().get(0).movedActual()).as("the first epoch moves nothing: there is no epoch before it")
         .isNull();
+  }
+
+  @Test
+  void shouldReplayAHashedHistoryUnderTheBalancedPolicyWithFewerTokensAndBetterBalance() {
+    List<ClusterWhatIf> clusters = WhatIf.replay(history.epochs(), 8, null, PlacementPolicy.BALANCED);
+    ClusterWhatIf c = clusters.get(0);
+
+    assertThat(c.rows()).hasSize(5);
+    assertThat(c.rows().get(0).balanceWhatIf()).as("a new balanced ring of equal zones").isCloseTo(1.0, within(1e-6));
+    assertThat(c.rows().get(0).balanceActual()).as("hashed at V = 16").isGreaterThan(1.1);
+    // The join of node-010 (the fourth member of az-1) under the balanced policy moves exactly its share.
+    assertThat(c.rows().get(1).movedWhatIf()).isCloseTo(1.0 / 12, within(1e-6));
+    System.out.printf("what-if balanced/8 over the standard history: moved %.4f (recorded %.4f), worst balance "
+        + "%.3f (recorded %.3f)%n", c.totalMovedWhatIf(), c.totalMovedActual(), c.worstBalanceWhatIf(),
+        c.worstBalanceActual());
+  }
+
+  @Test
+  void shouldReproduceTheRecordedRingsOfABalancedHistoryAtItsOwnParameters() {
+    History balanced = new History("default", SigningKey.generate(), 8, 3).policy(PlacementPolicy.BALANCED)
+        .init(9, 3).join("node-010", "az-1").setWeight("node-004", 2.0).drain("node-005");
+
+    ClusterWhatIf c = WhatIf.replay(balanced.epochs(), 8, null).get(0);
+
+    assertThat(c.rows()).allSatisfy(r -> {
+      assertThat(r.balanceWhatIf()).isEqualTo(r.balanceActual());
+      assertThat(r.movedWhatIf()).isEqualTo(r.movedActual());
+    });
   }
 
   @Test

@@ -17,7 +17,9 @@ import io.ringshift.audit.AuditReplay.Result;
 import io.ringshift.audit.WhatIf.ClusterWhatIf;
 import io.ringshift.cli.internal.control.ClusterOption;
 import io.ringshift.cli.internal.control.KafkaOptions;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.RingBuilder;
+import io.ringshift.ring.RingException;
 import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.KafkaClients;
 import io.ringshift.protocol.TrustedKeys;
@@ -81,6 +83,11 @@ public final class AuditCommand implements Callable<Integer> {
       description = "--what-if: replication factor (default: each epoch's recorded one).")
   private Integer replicas;
 
+  @Option(names = "--policy", paramLabel = "POLICY",
+      description = "--what-if: placement policy of the what-if rings, hashed or balanced (default: each epoch's "
+          + "recorded one); balanced builds each ring from the previous one's tokens, as the orchestrator would.")
+  private String policyName;
+
   @Mixin private JsonOption json;
 
   @Override
@@ -89,8 +96,9 @@ public final class AuditCommand implements Callable<Integer> {
     TrustedKeys trusted = whatIf ? null : trustedKeys();
     if (whatIf) {
       requireWhatIfParameters();
-    } else if (vnodes != null || replicas != null) {
-      throw new BadInputException((vnodes != null ? "--vnodes" : "--replicas") + " was given without --what-if; "
+    } else if (vnodes != null || replicas != null || policyName != null) {
+      throw new BadInputException((vnodes != null ? "--vnodes" : replicas != null ? "--replicas" : "--policy")
+          + " was given without --what-if; "
           + "the audit itself rebuilds every epoch with its recorded parameters");
     }
     String bootstrap = kafka.bootstrap();
@@ -155,7 +163,8 @@ public final class AuditCommand implements Callable<Integer> {
     }
     List<ClusterWhatIf> clusters;
     try {
-      clusters = WhatIf.replay(contents.epochs(), vnodes, replicas);
+      clusters = WhatIf.replay(contents.epochs(), vnodes, replicas,
+          policyName == null ? null : PlacementPolicy.parse(policyName));
     } catch (CodecException e) {
       throw new BadInputException("--what-if with --vnodes " + vnodes + (replicas == null ? "" : " --replicas "
           + replicas) + ": " + e.getMessage(), e);
@@ -181,6 +190,13 @@ public final class AuditCommand implements Callable<Integer> {
     }
     if (vnodes < 1) {
       throw new BadInputException("--vnodes was " + vnodes + "; it must be at least 1");
+    }
+    if (policyName != null) {
+      try {
+        PlacementPolicy.parse(policyName);
+      } catch (RingException e) {
+        throw new BadInputException("--policy: " + e.getMessage(), e);
+      }
     }
     if (replicas != null && (replicas < 1 || replicas > RingBuilder.MAX_REPLICAS)) {
       throw new BadInputException("--replicas was " + replicas + "; it must be between 1 and "

@@ -95,6 +95,8 @@ class CommandInputTest {
         c("init: invalid member", "{d}/no-zone.json: line 1, column 2: member[0]: member zone was missing",
             "init", "--members", "{d}/no-zone.json"),
         c("init: missing file", "members file {d}/none.json does not exist", "init", "--members", "{d}/none.json"),
+        c("init: unknown policy", "cannot build the ring: placement policy was \"random\"; it must be hashed or "
+            + "balanced", "init", "--members", "{d}/members.json", "--policy", "random"),
         c("init: vnodes 0", "cannot build the ring: vnodes was 0; vnodes must be >= 1", "init", "--members",
             "{d}/members.json", "--vnodes", "0"),
         c("init: replicas 65", "cannot build the ring: replicas was 65", "init", "--members", "{d}/members.json",
