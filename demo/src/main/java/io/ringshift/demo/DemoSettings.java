@@ -1,5 +1,6 @@
 package io.ringshift.demo;
 
+import io.ringshift.ring.PlacementPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -25,9 +26,10 @@ import java.util.Locale;
  * @param report where to write the HTML report, or null for none
  * @param keep whether the plane keeps running after the summary, until Ctrl-C
  * @param dashboardPort the dashboard's port on 127.0.0.1; 0 picks a free one, -1 runs none
+ * @param policy the cluster's placement policy (docs/placement.md): hashed tokens, or the balanced allocator's
  */
 public record DemoSettings(int nodes, int keys, int rate, long throttle, long seed, int vnodes, int workers,
-    Duration grace, Path report, boolean keep, int dashboardPort) {
+    Duration grace, Path report, boolean keep, int dashboardPort, PlacementPolicy policy) {
 
   public static final int MIN_NODES = 6;
   /** The reference shape; with the two spares the plane runs 122 storage nodes. */
@@ -58,7 +60,7 @@ public record DemoSettings(int nodes, int keys, int rate, long throttle, long se
   /** The defaults, with a random seed. */
   public static DemoSettings defaults() {
     return new DemoSettings(12, 200_000, 2_000, 50L << 20, new java.util.Random().nextLong(), 32, 2,
-        Duration.ofSeconds(5), null, false, DEFAULT_DASHBOARD_PORT);
+        Duration.ofSeconds(5), null, false, DEFAULT_DASHBOARD_PORT, PlacementPolicy.HASHED);
   }
 
   /** Above this many nodes on a small machine, an application rate above {@link #LARGE_SHAPE_RATE} is too much. */
@@ -84,49 +86,54 @@ public record DemoSettings(int nodes, int keys, int rate, long throttle, long se
   }
 
   public DemoSettings withNodes(int n) {
-    return new DemoSettings(n, keys, rate, throttle, seed, vnodes, workers, grace, report, keep, dashboardPort);
+    return new DemoSettings(n, keys, rate, throttle, seed, vnodes, workers, grace, report, keep, dashboardPort, policy);
   }
 
   public DemoSettings withKeys(int n) {
-    return new DemoSettings(nodes, n, rate, throttle, seed, vnodes, workers, grace, report, keep, dashboardPort);
+    return new DemoSettings(nodes, n, rate, throttle, seed, vnodes, workers, grace, report, keep, dashboardPort, policy);
   }
 
   public DemoSettings withRate(int opsPerSecond) {
     return new DemoSettings(nodes, keys, opsPerSecond, throttle, seed, vnodes, workers, grace, report, keep,
-        dashboardPort);
+        dashboardPort, policy);
   }
 
   public DemoSettings withThrottle(long bytesPerSecond) {
     return new DemoSettings(nodes, keys, rate, bytesPerSecond, seed, vnodes, workers, grace, report, keep,
-        dashboardPort);
+        dashboardPort, policy);
   }
 
   public DemoSettings withSeed(long s) {
-    return new DemoSettings(nodes, keys, rate, throttle, s, vnodes, workers, grace, report, keep, dashboardPort);
+    return new DemoSettings(nodes, keys, rate, throttle, s, vnodes, workers, grace, report, keep, dashboardPort, policy);
   }
 
   public DemoSettings withVnodes(int v) {
-    return new DemoSettings(nodes, keys, rate, throttle, seed, v, workers, grace, report, keep, dashboardPort);
+    return new DemoSettings(nodes, keys, rate, throttle, seed, v, workers, grace, report, keep, dashboardPort, policy);
   }
 
   public DemoSettings withWorkers(int w) {
-    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, w, grace, report, keep, dashboardPort);
+    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, w, grace, report, keep, dashboardPort, policy);
   }
 
   public DemoSettings withGrace(Duration g) {
-    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, workers, g, report, keep, dashboardPort);
+    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, workers, g, report, keep, dashboardPort, policy);
   }
 
   public DemoSettings withReport(Path file) {
-    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, workers, grace, file, keep, dashboardPort);
+    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, workers, grace, file, keep, dashboardPort, policy);
   }
 
   public DemoSettings withKeep(boolean k) {
-    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, workers, grace, report, k, dashboardPort);
+    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, workers, grace, report, k, dashboardPort, policy);
+  }
+
+  public DemoSettings withPolicy(PlacementPolicy p) {
+    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, workers, grace, report, keep, dashboardPort,
+        java.util.Objects.requireNonNull(p, "policy"));
   }
 
   public DemoSettings withDashboardPort(int port) {
-    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, workers, grace, report, keep, port);
+    return new DemoSettings(nodes, keys, rate, throttle, seed, vnodes, workers, grace, report, keep, port, policy);
   }
 
   private static void require(boolean ok, String format, Object... args) {

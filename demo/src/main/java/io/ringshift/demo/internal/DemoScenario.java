@@ -22,6 +22,7 @@ import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.ring.ByteUnits;
 import io.ringshift.ring.Member;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.RingDiff;
 import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
@@ -185,6 +186,7 @@ public final class DemoScenario implements AutoCloseable {
     }
     MembershipEvent init = event(MembershipAction.INIT, "", null, null, null)
         .setInitialMembers(EpochRecords.specs(members))
+        .setPolicyId(settings.policy() == PlacementPolicy.HASHED ? null : settings.policy().id())
         .setVnodes(settings.vnodes())
         .setReplicas(3)
         .build();

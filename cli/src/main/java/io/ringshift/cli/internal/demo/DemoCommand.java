@@ -14,6 +14,8 @@ import io.ringshift.demo.DemoResult;
 import io.ringshift.demo.DemoSettings;
 import io.ringshift.localplane.LocalControlPlane;
 import io.ringshift.localplane.LocalPlaneException;
+import io.ringshift.ring.PlacementPolicy;
+import io.ringshift.ring.RingException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -81,6 +83,11 @@ public final class DemoCommand extends LongRunningCommand implements Callable<In
       description = "Tokens per unit of weight (default: ${DEFAULT-VALUE}).")
   private int vnodes;
 
+  @Option(names = "--policy", paramLabel = "POLICY", defaultValue = "hashed",
+      description = "Placement policy of the demo cluster: hashed (tokens derived from node ids) or balanced (tokens "
+          + "chosen by the balanced allocator, docs/placement.md section 12) (default: ${DEFAULT-VALUE}).")
+  private String policyName;
+
   @Option(names = "--workers", paramLabel = "N", defaultValue = "2",
       description = "Migration workers sharing the tasks (default: ${DEFAULT-VALUE}).")
   private int workers;
@@ -117,6 +124,14 @@ public final class DemoCommand extends LongRunningCommand implements Callable<In
     }
   }
 
+  private static PlacementPolicy policyOf(String name) {
+    try {
+      return PlacementPolicy.parse(name);
+    } catch (RingException e) {
+      throw new IllegalArgumentException("--policy: " + e.getMessage(), e);
+    }
+  }
+
   /** Runs until {@code stopRequested} opens after the summary, with {@code --keep} (tests in-process). */
   public DemoCommand(CountDownLatch stopRequested, boolean trapSignals) {
     super(stopRequested, trapSignals);
@@ -128,7 +143,7 @@ public final class DemoCommand extends LongRunningCommand implements Callable<In
     try {
       settings = DemoSettings.defaults().withNodes(nodes).withKeys(keys).withRate(rate).withThrottle(throttle)
           .withVnodes(vnodes).withWorkers(workers).withGrace(Durations.parse("--grace", grace)).withKeep(keep)
-          .withDashboardPort(dashboardPort);
+          .withDashboardPort(dashboardPort).withPolicy(policyOf(policyName));
       if (seed != null) {
         settings = settings.withSeed(seed);
       }
