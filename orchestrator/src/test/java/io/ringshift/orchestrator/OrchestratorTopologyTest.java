@@ -154,6 +154,17 @@ class OrchestratorTopologyTest {
   }
 
   @Test
+  void shouldRejectAnInitWhoseMembersListTokens() {
+    MembershipEvent init = Events.init(CLUSTER, 3, 8);
+    init.setPolicyId(PlacementPolicy.BALANCED.id());
+    init.getInitialMembers().get(1).setTokens(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L));
+    send(init);
+    assertThat(epochs.isEmpty()).isTrue();
+    assertThat(rejected.readValuesToList()).singleElement().extracting(RejectedEvent::getReason).asString()
+        .contains("initialMembers[1] (\"node-01\") lists tokens");
+  }
+
+  @Test
   void shouldRejectAnInitWithAnUnknownPolicy() {
     MembershipEvent init = Events.init(CLUSTER, 3, 8);
     init.setPolicyId("greedy/v0");

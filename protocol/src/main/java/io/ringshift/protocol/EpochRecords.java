@@ -120,7 +120,7 @@ public final class EpochRecords {
    *
    * @param exact when true (the record's own V), a balanced member must list exactly {@code round(weight * V)}
    *     tokens and a hashed one none: the ring is rebuilt, not re-allocated; when false (a what-if at another V),
-   *     the balanced allocator keeps what fits and allocates the rest
+   *     listed tokens are ignored and the balanced allocator places the membership as a new ring
    * @throws RingException naming the member when its tokens do not fit the policy, or as {@link #members}
    */
   public static RingBuilder withMembers(RingBuilder builder, int vnodes, PlacementPolicy policy,
@@ -137,13 +137,14 @@ public final class EpochRecords {
         }
         continue;
       }
-      if (exact) {
-        long expected = Math.round(m.weight() * vnodes);
-        if (tokens.size() != expected) {
-          throw new RingException(String.format(Locale.ROOT, "members[%d] (\"%s\") lists %d tokens; under the "
-              + "balanced policy a member of weight %s at vnodes %d lists round(weight * vnodes) = %d", i, m.id(),
-              tokens.size(), m.weight(), vnodes, expected));
-        }
+      if (!exact) {
+        continue;
+      }
+      long expected = Math.round(m.weight() * vnodes);
+      if (tokens.size() != expected) {
+        throw new RingException(String.format(Locale.ROOT, "members[%d] (\"%s\") lists %d tokens; under the "
+            + "balanced policy a member of weight %s at vnodes %d lists round(weight * vnodes) = %d", i, m.id(),
+            tokens.size(), m.weight(), vnodes, expected));
       }
       builder.tokens(m.id(), tokens.stream().mapToLong(Long::longValue).toArray());
     }

@@ -78,6 +78,17 @@ class EpochRecordsTest {
   }
 
   @Test
+  void shouldPlaceABalancedMembershipAsANewRingForAWhatIfAtAnotherV() {
+    RingSnapshot balanced = Rings.varied().toBuilder().policy(PlacementPolicy.BALANCED).build();
+
+    RingSnapshot whatIf = EpochRecords.rebuild(record(balanced), 8, 3);
+
+    RingSnapshot fresh = RingSnapshot.builder().clusterId(balanced.clusterId()).epoch(balanced.epoch())
+        .policy(PlacementPolicy.BALANCED).vnodes(8).replicas(3).members(balanced.members()).build();
+    assertThat(whatIf.checksumHex()).isEqualTo(fresh.checksumHex());
+  }
+
+  @Test
   void shouldKeepMemberStatesAndOrderThroughSpecs() {
     assertThat(EpochRecords.members(EpochRecords.specs(ring.members()))).isEqualTo(ring.members());
   }

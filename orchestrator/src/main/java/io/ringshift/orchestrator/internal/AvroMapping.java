@@ -121,6 +121,13 @@ public final class AvroMapping {
       throw new RingException("INIT of cluster " + init.getClusterId()
           + ": initialMembers was empty; a new cluster needs at least one member");
     }
+    for (int i = 0; i < init.getInitialMembers().size(); i++) {
+      if (!init.getInitialMembers().get(i).getTokens().isEmpty()) {
+        throw new RingException("INIT of cluster " + init.getClusterId() + ": initialMembers[" + i + "] (\""
+            + init.getInitialMembers().get(i).getId() + "\") lists tokens; an INIT lists none, the orchestrator "
+            + "allocates them under the cluster's policy");
+      }
+    }
     return RingSnapshot.builder()
         .clusterId(init.getClusterId())
         .epoch(1)
