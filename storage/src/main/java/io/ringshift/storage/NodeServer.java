@@ -3,20 +3,18 @@ package io.ringshift.storage;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.ringshift.storage.internal.http.NodeMetrics;
+import io.ringshift.storage.internal.http.HandlerPool;
 import io.ringshift.storage.internal.http.NodeHandler;
+import io.ringshift.storage.internal.http.NodeMetrics;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Serves a {@link Store} over the node's HTTP/1.1 API (docs/storage.md, "The HTTP API"), on the JDK's own HTTP
- * server with a fixed pool of handler threads shared by its two listeners (docs/storage.md, "Two listeners"): the
+ * server with a pool of handler threads sized by its load (up to a maximum) shared by its two listeners (docs/storage.md, "Two listeners"): the
  * <b>client port</b> serves {@code /health} and the key API ({@code GET}/{@code PUT}/{@code DELETE /v1/keys/KEY}),
  * and the <b>admin listener</b> serves every endpoint (scans, change feeds, apply, digests, fences, range deletes)
  * to requests that carry the admin secret ({@link AdminSecret}). {@link RemoteStore} is its client.
@@ -26,8 +24,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * progress. The server does not own the store: close the store after the server.
  */
 public final class NodeServer implements AutoCloseable {
-  /** Handler threads by default: every open scan or feed holds one while it streams. */
+  /**
+   * Most handler threads by default: every open scan or feed holds one while it streams. Threads start as requests
+   * need them and end after {@value #IDLE_SECONDS} s idle, so a quiet node holds none.
+   */
   public static final int DEFAULT_THREADS = 32;
+  /** How long a handler thread waits for a request before it ends. */
+  static final int IDLE_SECONDS = 30;
 
   static {
     // The JDK server writes a response's headers and body separately; without TCP_NODELAY Nagle's algorithm holds
@@ -40,13 +43,13 @@ public final class NodeServer implements AutoCloseable {
 
   private final HttpServer server;
   private final HttpServer admin;
-  private final ExecutorService handlers;
+  private final ThreadPoolExecutor handlers;
   private final InetSocketAddress address;
   private final InetSocketAddress adminAddress;
   private final AdminSecret secret;
   private final NodeMetrics metrics;
 
-  private NodeServer(HttpServer server, HttpServer admin, ExecutorService handlers, AdminSecret secret,
+  private NodeServer(HttpServer server, HttpServer admin, ThreadPoolExecutor handlers, AdminSecret secret,
       NodeMetrics metrics) {
     this.server = server;
     this.admin = admin;
@@ -119,13 +122,7 @@ public final class NodeServer implements AutoCloseable {
       server.stop(0);
       throw e;
     }
-    AtomicInteger count = new AtomicInteger();
-    ThreadPoolExecutor handlers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "ringshift-node-http-" + count.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        });
+    ThreadPoolExecutor handlers = HandlerPool.create("ringshift-node-http", threads, IDLE_SECONDS, TimeUnit.SECONDS);
     NodeMetrics metrics = new NodeMetrics(registry, store);
     server.createContext("/", new NodeHandler(store, NodeHandler.Listener.CLIENT, secret,
         () -> admin.getAddress().getPort(), metrics));
@@ -192,6 +189,11 @@ public final class NodeServer implements AutoCloseable {
    * Stops accepting requests, closes every connection (ending the streams in progress) and waits up to 10 s for
    * the handler threads to finish. Idempotent.
    */
+  /** Handler threads alive now: they start as requests need them and end when idle. */
+  int handlerThreads() {
+    return handlers.getPoolSize();
+  }
+
   @Override
   public void close() {
     server.stop(0);

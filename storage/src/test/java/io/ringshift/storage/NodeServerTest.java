@@ -75,6 +75,15 @@ class NodeServerTest {
   }
 
   @Test
+  void shouldServeRequestsOneAfterAnotherOnOneHandlerThreadNotOnePerRequest() throws Exception {
+    for (int i = 0; i < 40; i++) {
+      assertThat(get("/health").status()).isEqualTo(200);
+    }
+    // A fixed pool of 32 starts a thread for each of its first 32 requests and keeps them all.
+    assertThat(server.handlerThreads()).isLessThanOrEqualTo(4);
+  }
+
+  @Test
   void shouldAnswerHealthWithTheNodesIdentityAndLatestSequence() throws Exception {
     store.put(bytes("k"), bytes("v"), 0);
 
