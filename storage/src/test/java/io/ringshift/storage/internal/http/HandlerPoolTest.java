@@ -45,6 +45,11 @@ class HandlerPoolTest {
           done.countDown();
         });
       }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (running.get() < 3 && System.nanoTime() < deadline) {
+        Thread.sleep(5); // until the three threads have started their tasks
+      }
+      assertThat(running.get()).isEqualTo(3);
       assertThat(pool.getPoolSize()).isEqualTo(3);
       assertThat(pool.getQueue()).hasSize(5);
       release.countDown();
