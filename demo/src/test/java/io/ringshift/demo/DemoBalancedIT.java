@@ -6,7 +6,6 @@ import io.ringshift.demo.DemoResult.ChangeReport;
 import io.ringshift.ring.PlacementPolicy;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,10 +17,7 @@ import org.junit.jupiter.api.Test;
 class DemoBalancedIT {
   @Test
   void shouldRunTheScenarioOnABalancedClusterAndPassEveryCheck() throws Exception {
-    long seed = Long.getLong("demo.seed", System.nanoTime());
-    System.out.println("DemoBalancedIT seed " + seed + " (-Ddemo.seed to replay)");
-    DemoSettings settings = DemoSettings.defaults().withNodes(6).withKeys(5_000).withRate(200).withVnodes(8)
-        .withGrace(Duration.ofSeconds(1)).withDashboardPort(-1).withSeed(seed).withPolicy(PlacementPolicy.BALANCED);
+    DemoSettings settings = DemoIT.small("DemoBalancedIT").withPolicy(PlacementPolicy.BALANCED);
     StringWriter text = new StringWriter();
     DemoResult result;
     try (Demo demo = Demo.start(settings, new PrintWriter(text, true), false)) {

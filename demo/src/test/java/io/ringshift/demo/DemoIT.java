@@ -19,12 +19,17 @@ import org.junit.jupiter.api.io.TempDir;
 class DemoIT {
   @TempDir Path dir;
 
+  /** The small shape of the demo ITs, with {@code -Ddemo.seed} or a fresh seed, printed for replay. */
+  static DemoSettings small(String test) {
+    long seed = Long.getLong("demo.seed", System.nanoTime());
+    System.out.println(test + " seed " + seed + " (-Ddemo.seed to replay)");
+    return DemoSettings.defaults().withNodes(6).withKeys(5_000).withRate(200).withVnodes(8)
+        .withGrace(Duration.ofSeconds(1)).withDashboardPort(-1).withSeed(seed);
+  }
+
   @Test
   void shouldRunTheScenarioAndPassEveryCheck() throws Exception {
-    long seed = Long.getLong("demo.seed", System.nanoTime());
-    System.out.println("DemoIT seed " + seed + " (-Ddemo.seed to replay)");
-    DemoSettings settings = DemoSettings.defaults().withNodes(6).withKeys(5_000).withRate(200).withVnodes(8)
-        .withGrace(Duration.ofSeconds(1)).withDashboardPort(-1).withSeed(seed);
+    DemoSettings settings = small("DemoIT");
     StringWriter text = new StringWriter();
     PrintWriter out = new PrintWriter(text, true);
     DemoResult result;

@@ -71,11 +71,8 @@ public final class RingPlacement extends MemberListPlacement {
 
   /** Builds the snapshot of a fleet; also what the V sweep times. */
   public static RingSnapshot build(Fleet fleet, int vnodes, int replicas, long epoch) {
-    var builder = RingSnapshot.builder().clusterId(CLUSTER).epoch(epoch).vnodes(vnodes).replicas(replicas);
-    for (Fleet.Node n : fleet.nodes()) {
-      builder.addMember(n.id(), n.zoneName(), n.weight());
-    }
-    return builder.build();
+    return withMembers(RingSnapshot.builder().clusterId(CLUSTER).epoch(epoch).vnodes(vnodes).replicas(replicas),
+        fleet).build();
   }
 
   /** The ring itself. */

@@ -2,7 +2,9 @@ package io.ringshift.storage.internal.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -45,11 +47,8 @@ class HandlerPoolTest {
           done.countDown();
         });
       }
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (running.get() < 3 && System.nanoTime() < deadline) {
-        Thread.sleep(5); // until the three threads have started their tasks
-      }
-      assertThat(running.get()).isEqualTo(3);
+      await("the three threads to start their tasks").atMost(Duration.ofSeconds(10))
+          .untilAsserted(() -> assertThat(running.get()).isEqualTo(3));
       assertThat(pool.getPoolSize()).isEqualTo(3);
       assertThat(pool.getQueue()).hasSize(5);
       release.countDown();
@@ -65,11 +64,8 @@ class HandlerPoolTest {
     ThreadPoolExecutor pool = HandlerPool.create("test-idle", 4, 50, TimeUnit.MILLISECONDS);
     try {
       pool.submit(() -> { }).get(5, TimeUnit.SECONDS);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (pool.getPoolSize() > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
-      assertThat(pool.getPoolSize()).isZero();
+      await("the idle thread to end after the 50 ms keep-alive").atMost(Duration.ofSeconds(5))
+          .untilAsserted(() -> assertThat(pool.getPoolSize()).isZero());
     } finally {
       pool.shutdownNow();
     }
