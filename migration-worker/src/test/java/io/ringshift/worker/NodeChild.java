@@ -1,12 +1,15 @@
 package io.ringshift.worker;
 
 import io.ringshift.storage.AdminSecret;
+import io.ringshift.storage.Entry;
 import io.ringshift.storage.NodeServer;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -22,9 +25,14 @@ public final class NodeChild {
     int keys = Integer.parseInt(args[2]);
     byte[] value = new byte[Integer.parseInt(args[3])];
     Random random = new Random(42);
+    List<Entry> batch = new ArrayList<>();
     for (int i = 0; i < keys; i++) {
       random.nextBytes(value);
-      store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), value, 1);
+      batch.add(Entry.of(("key-" + i).getBytes(StandardCharsets.UTF_8), value.clone()));
+      if (batch.size() == 1000 || i == keys - 1) {
+        store.apply(batch);
+        batch.clear();
+      }
     }
     NodeServer server = NodeServer.start(store, new InetSocketAddress("127.0.0.1", 0),
         new InetSocketAddress("127.0.0.1", 0), AdminSecret.read(Path.of(args[4])), NodeServer.DEFAULT_THREADS);

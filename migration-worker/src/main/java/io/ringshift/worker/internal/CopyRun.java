@@ -326,19 +326,24 @@ final class CopyRun extends TaskRun {
     }
     progress.state = TaskState.COPYING;
     publish();
+    // Several applies in flight (the batches of a snapshot hold disjoint keys); the progress advances only over
+    // batches applied with every batch before them, so a checkpoint means what it meant with one at a time.
     try (RangeScan open = scan;
         Prefetch<Entry> prefetch = new Prefetch<>(Thread.currentThread().getName() + "-scan",
-            () -> nextBatch(source, open, e -> e))) {
+            () -> nextBatch(source, open, e -> e));
+        ApplyWindow<SentBatch> window = new ApplyWindow<>(ctx.tuning().applyStreams(), sent -> {
+          progress.copiedBytes += sent.bytes();
+          progress.lastCopiedToken = sent.last().position();
+          progress.lastCopiedKey = sent.last().key();
+          applied(sent.bytes());
+        })) {
       List<Entry> batch;
       while (!(batch = prefetch.next(control)).isEmpty()) {
-        long bytes = send(source, batch);
-        Entry last = batch.get(batch.size() - 1);
-        progress.copiedBytes += bytes;
-        progress.lastCopiedToken = last.position();
-        progress.lastCopiedKey = last.key();
-        applied(bytes);
+        long bytes = send(source, batch, piece -> window.send(() -> applyToTarget(piece)));
+        window.endBatch(new SentBatch(bytes, batch.get(batch.size() - 1)));
         control.check();
       }
+      window.finish();
     }
     progress.caughtUpPosition = progress.watermark;
     publish();
@@ -596,6 +601,11 @@ final class CopyRun extends TaskRun {
    * starts (so a limit lowered while the batch waits governs the rest of it); returns its bytes.
    */
   private long send(String source, List<Entry> batch) {
+    return send(source, batch, this::applyToTarget);
+  }
+
+  /** As {@link #send(String, List)}, handing each piece that passed the throttles to {@code sink}. */
+  private long send(String source, List<Entry> batch, Throttles.PieceSink<Entry> sink) {
     long bytes = 0;
     for (Entry e : batch) {
       bytes += e.size();
@@ -607,11 +617,7 @@ final class CopyRun extends TaskRun {
         throttled(soFar, holder);
         published[0] = soFar;
         publish();
-      }, piece -> {
-        // The piece may have waited (or the source call been slow) past a stop: a stopped run writes nothing.
-        control.check();
-        call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(piece));
-      });
+      }, sink);
       throttled(waited.nanos() - published[0], waited.holder());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -619,6 +625,16 @@ final class CopyRun extends TaskRun {
     }
     return bytes;
   }
+
+  /** Applies {@code piece} to the target, unless the run was stopped meanwhile. */
+  private void applyToTarget(List<Entry> piece) {
+    // The piece may have waited (or the source call been slow) past a stop: a stopped run writes nothing.
+    control.check();
+    call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(piece));
+  }
+
+  /** A batch of a snapshot copy sent to the target: its bytes and its last entry. */
+  private record SentBatch(long bytes, Entry last) {}
 
   private void failed(String error) {
     progress.state = TaskState.FAILED;

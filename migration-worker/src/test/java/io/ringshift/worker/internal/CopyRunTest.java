@@ -103,7 +103,7 @@ class CopyRunTest {
 
   @Test
   void shouldResumeAfterItsLastCheckpointAndKeepTheOriginalWatermark() {
-    harness(Limits.unlimited().withRates(0, 400 * 1024));
+    harness(Limits.unlimited().withRates(0, 64 * 1024));
     a.fill("k", 3000, 100);
     long rangeBytes = bytesIn(a, HALF);
     RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
@@ -137,7 +137,7 @@ class CopyRunTest {
 
   @Test
   void shouldReplayWritesMadeWhileStoppedWhenItResumes() {
-    harness(Limits.unlimited().withRates(0, 400 * 1024));
+    harness(Limits.unlimited().withRates(0, 64 * 1024));
     a.fill("k", 3000, 100);
     RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
     String id = task.getTaskId();
