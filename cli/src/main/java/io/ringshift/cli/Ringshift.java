@@ -23,6 +23,7 @@ import io.ringshift.cli.internal.publisher.PublisherCommand;
 import io.ringshift.cli.internal.health.HealthManagerCommand;
 import io.ringshift.cli.internal.simulate.SimulateCommand;
 import io.ringshift.cli.internal.topics.TopicsCommand;
+import io.ringshift.cli.internal.worker.BudgetsCommand;
 import io.ringshift.cli.internal.worker.WorkerCommand;
 import io.ringshift.orchestrator.admin.AdminException;
 import io.ringshift.ring.RingException;
@@ -64,6 +65,7 @@ import picocli.CommandLine.Command;
       LoadCommand.class,
       NodeCommand.class,
       WorkerCommand.class,
+      BudgetsCommand.class,
       PublisherCommand.class,
       HealthManagerCommand.class,
       KeygenCommand.class,

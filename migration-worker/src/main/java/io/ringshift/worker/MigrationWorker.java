@@ -9,6 +9,7 @@ import io.ringshift.worker.internal.ControlReader;
 import io.ringshift.worker.internal.ControlState;
 import io.ringshift.worker.internal.Slots;
 import io.ringshift.worker.internal.StatusSink;
+import io.ringshift.worker.internal.GroupShares;
 import io.ringshift.worker.internal.TaskContext;
 import io.ringshift.worker.internal.TaskDispatcher;
 import io.ringshift.worker.internal.TaskRun;
@@ -74,6 +75,8 @@ import org.slf4j.LoggerFactory;
 public final class MigrationWorker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MigrationWorker.class);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
+  /** How often the worker recounts its shares of the group's budgets. */
+  private static final Duration SHARES_INTERVAL = Duration.ofMillis(500);
 
   private final WorkerConfig config;
   private final NodeStores stores;
@@ -94,6 +97,7 @@ public final class MigrationWorker implements AutoCloseable {
   private KafkaConsumer<String, byte[]> consumer;
   private TaskDispatcher dispatcher;
   private ExecutorService executor;
+  private java.util.concurrent.ScheduledExecutorService shares;
   private Thread pollThread;
 
   /** A worker reaching the nodes of {@code config.nodes()} over their HTTP API, on the system clock. */
@@ -153,6 +157,15 @@ public final class MigrationWorker implements AutoCloseable {
           config.workerId() + "-control");
       reader.start(timeout);
       reader.awaitCaughtUp(timeout);
+      throttles.shareWith(new GroupShares(config.groupId(), config.workerId(), control, clock));
+      shares = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ringshift-worker-" + config.workerId() + "-budgets");
+        t.setDaemon(true);
+        return t;
+      });
+      // The group's shares follow its workers as they start and stop copying (docs/worker.md, "Group budgets").
+      shares.scheduleWithFixedDelay(this::refreshShares, SHARES_INTERVAL.toMillis(), SHARES_INTERVAL.toMillis(),
+          TimeUnit.MILLISECONDS);
       executor = Executors.newCachedThreadPool(taskThreads(config.workerId()));
       StatusSink sink = this::send;
       TaskContext ctx = new TaskContext(config.workerId(), stores, throttles, slots, sink, control, clock,
@@ -388,6 +401,10 @@ public final class MigrationWorker implements AutoCloseable {
       executor.shutdownNow();
       executor = null;
     }
+    if (shares != null) {
+      shares.shutdownNow();
+      shares = null;
+    }
     stores.close();
     clientMetrics.forEach(KafkaClientMetrics::close);
     clientMetrics.clear();
@@ -423,6 +440,15 @@ public final class MigrationWorker implements AutoCloseable {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     return p;
+  }
+
+  private void refreshShares() {
+    try {
+      throttles.refresh();
+    } catch (RuntimeException e) {
+      // Keep the shares in force and try again at the next interval; a scheduled task that throws stops running.
+      LOG.warn("worker {}: recounting the group's budget shares failed: {}", config.workerId(), e.toString());
+    }
   }
 
   private static ThreadFactory taskThreads(String workerId) {

@@ -7,6 +7,7 @@ import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
 import io.ringshift.schemas.avro.RingSnapshot;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.schemas.avro.WorkerBudgets;
 import io.ringshift.protocol.internal.AvroClassTrust;
 import io.ringshift.protocol.internal.ReleasedSchemas;
 import org.apache.avro.specific.SpecificData;
@@ -37,6 +38,7 @@ public final class RecordSerdes {
   private static final AvroSerde<RingSnapshot> RING_SNAPSHOT = create(RingSnapshot.class);
   private static final AvroSerde<RejectedEvent> REJECTED_EVENT = create(RejectedEvent.class);
   private static final AvroSerde<ClusterState> CLUSTER_STATE = create(ClusterState.class);
+  private static final AvroSerde<WorkerBudgets> WORKER_BUDGETS = create(WorkerBudgets.class);
 
   private RecordSerdes() {}
 
@@ -76,6 +78,11 @@ public final class RecordSerdes {
   /** The orchestrator's per-cluster state (its state store and changelog topic). */
   public static AvroSerde<ClusterState> clusterState() {
     return CLUSTER_STATE;
+  }
+
+  /** Values of {@code ring.worker-budgets}: a worker group's shared byte-rate budgets. */
+  public static AvroSerde<WorkerBudgets> workerBudgets() {
+    return WORKER_BUDGETS;
   }
 
   /** A single-object serde of {@code type} that also reads every released version of its schema. */

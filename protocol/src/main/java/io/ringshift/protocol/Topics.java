@@ -4,6 +4,7 @@ import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.schemas.avro.WorkerBudgets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,8 @@ import org.apache.kafka.common.serialization.Serdes;
  * @param snapshots {@code ring.snapshots}: published, signed, chained ring snapshots, compacted, key = cluster
  *     id; values are raw bytes (a {@code RingSnapshot} in single-object encoding) so that a reader can count and
  *     refuse a malformed or forged record instead of failing in a deserializer
+ * @param workerBudgets {@code ring.worker-budgets}: byte-rate budgets shared by a group of migration workers,
+ *     compacted, key = worker group id
  */
 public record Topics(
     Topic<byte[], byte[]> membership,
@@ -44,7 +47,8 @@ public record Topics(
     Topic<String, RangeCopyTask> tasks,
     Topic<String, TaskStatus> taskStatus,
     Topic<String, RejectedEvent> rejected,
-    Topic<String, byte[]> snapshots) {
+    Topic<String, byte[]> snapshots,
+    Topic<String, WorkerBudgets> workerBudgets) {
 
   private static final Map<String, String> COMPACTED =
       Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
@@ -78,12 +82,14 @@ public record Topics(
             COMPACTED),
         new Topic<>(prefix + "ring.rejected", Serdes.String(), KafkaSerdes.of(RecordSerdes.rejectedEvent()),
             THIRTY_DAYS),
-        new Topic<>(prefix + "ring.snapshots", Serdes.String(), Serdes.ByteArray(), COMPACTED));
+        new Topic<>(prefix + "ring.snapshots", Serdes.String(), Serdes.ByteArray(), COMPACTED),
+        new Topic<>(prefix + "ring.worker-budgets", Serdes.String(), KafkaSerdes.of(RecordSerdes.workerBudgets()),
+            COMPACTED));
   }
 
   /** Every topic, in the order they are created. */
   public List<Topic<?, ?>> all() {
-    return List.of(membership, epochs, tasks, taskStatus, rejected, snapshots);
+    return List.of(membership, epochs, tasks, taskStatus, rejected, snapshots, workerBudgets);
   }
 
   /**

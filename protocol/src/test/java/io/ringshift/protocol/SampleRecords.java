@@ -19,6 +19,7 @@ import io.ringshift.schemas.avro.TaskStatus;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -55,7 +56,24 @@ final class SampleRecords {
         new Sample<>("RejectedEvent", RejectedEvent.class, RecordSerdes.rejectedEvent(),
             SampleRecords::fullRejectedEvent, SampleRecords::minimalRejectedEvent),
         new Sample<>("ClusterState", ClusterState.class, RecordSerdes.clusterState(),
-            SampleRecords::fullClusterState, SampleRecords::minimalClusterState));
+            SampleRecords::fullClusterState, SampleRecords::minimalClusterState),
+        new Sample<>("WorkerBudgets", io.ringshift.schemas.avro.WorkerBudgets.class, RecordSerdes.workerBudgets(),
+            SampleRecords::fullWorkerBudgets, SampleRecords::minimalWorkerBudgets));
+  }
+
+  static io.ringshift.schemas.avro.WorkerBudgets fullWorkerBudgets() {
+    return io.ringshift.schemas.avro.WorkerBudgets.newBuilder()
+        .setGroupId("ringshift-workers").setPerSourceBytesPerSecond(40L << 20)
+        .setSourceBytesPerSecond(Map.of("node-07", 10L << 20))
+        .setPerZoneLinkBytesPerSecond(200L << 20).setZoneLinkBytesPerSecond(Map.of("az-1>az-2", 50L << 20))
+        .setTimestampMillis(T0).build();
+  }
+
+  /** No field is optional; the maps are empty. */
+  static io.ringshift.schemas.avro.WorkerBudgets minimalWorkerBudgets() {
+    return io.ringshift.schemas.avro.WorkerBudgets.newBuilder()
+        .setGroupId("ringshift-workers").setPerSourceBytesPerSecond(0).setPerZoneLinkBytesPerSecond(0)
+        .setTimestampMillis(T0).build();
   }
 
   static RejectedEvent fullRejectedEvent() {

@@ -6,6 +6,7 @@ import io.ringshift.protocol.Topics;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.schemas.avro.WorkerBudgets;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -17,8 +18,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
- * Reads every partition of {@code ring.task-status}, {@code ring.tasks} and {@code ring.epochs} from the
- * beginning, without a consumer group, into a {@link ControlState}, on its own thread ({@link TopicTail}).
+ * Reads every partition of {@code ring.task-status}, {@code ring.tasks}, {@code ring.epochs} and
+ * {@code ring.worker-budgets} from the beginning, without a consumer group, into a {@link ControlState}, on its own thread ({@link TopicTail}).
  *
  * <p>{@link #awaitCaughtUp} is a read-your-writes barrier: it returns once the reader has read up to the end
  * offsets as of the call. The worker waits on it before it starts tasks it did not run yet, so it never starts
@@ -26,12 +27,14 @@ import org.apache.kafka.common.serialization.Deserializer;
  * not read yet.
  */
 public final class ControlReader implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ControlReader.class);
   private final Topics topics;
   private final ControlState state;
   private final TopicTail tail;
   private final Deserializer<TaskStatus> statuses;
   private final Deserializer<RangeCopyTask> tasks;
   private final Deserializer<EpochRecord> epochs;
+  private final Deserializer<WorkerBudgets> budgets;
 
   public ControlReader(String bootstrapServers, KafkaProperties kafkaProperties, Topics topics, ControlState state,
       String clientId) {
@@ -40,6 +43,7 @@ public final class ControlReader implements AutoCloseable {
     this.statuses = topics.taskStatus().valueSerde().deserializer();
     this.tasks = topics.tasks().valueSerde().deserializer();
     this.epochs = topics.epochs().valueSerde().deserializer();
+    this.budgets = topics.workerBudgets().valueSerde().deserializer();
     Properties p = kafkaProperties.applyTo(new Properties());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
@@ -48,18 +52,19 @@ public final class ControlReader implements AutoCloseable {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     this.tail = new TopicTail(new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
-        List.of(topics.taskStatus().name(), topics.tasks().name(), topics.epochs().name()), this::onRecord,
+        List.of(topics.taskStatus().name(), topics.tasks().name(), topics.epochs().name(),
+            topics.workerBudgets().name()), this::onRecord,
         "ringshift-worker-control-reader", "the control-plane topics");
   }
 
-  /** Assigns every partition of the three topics from the beginning and starts reading. */
+  /** Assigns every partition of the four topics from the beginning and starts reading. */
   public ControlReader start(Duration timeout) {
     tail.start(timeout);
     return this;
   }
 
   /**
-   * Waits until everything on the three topics at the time of the call has been read.
+   * Waits until everything on the four topics at the time of the call has been read.
    *
    * @throws IllegalStateException when that takes longer than {@code timeout} or the reader failed
    */
@@ -73,8 +78,24 @@ public final class ControlReader implements AutoCloseable {
       state.onStatus(key, r.value() == null ? null : statuses.deserialize(r.topic(), r.value()));
     } else if (r.topic().equals(topics.tasks().name())) {
       state.onTask(key, r.value() == null ? null : tasks.deserialize(r.topic(), r.value()));
+    } else if (r.topic().equals(topics.workerBudgets().name())) {
+      onBudgets(key, r);
     } else if (r.value() != null) {
       state.onEpoch(epochs.deserialize(r.topic(), r.value()));
+    }
+  }
+
+  /** A budgets record that does not decode is skipped with an error: the budgets in force stay. */
+  private void onBudgets(String key, ConsumerRecord<byte[], byte[]> r) {
+    if (r.value() == null) {
+      state.onBudgets(key, null);
+      return;
+    }
+    try {
+      state.onBudgets(key, budgets.deserialize(r.topic(), r.value()));
+    } catch (RuntimeException e) {
+      LOG.error("ignoring the record of {} at {}-{} offset {}: it does not decode as WorkerBudgets: {}", key,
+          r.topic(), r.partition(), r.offset(), e.getMessage());
     }
   }
 

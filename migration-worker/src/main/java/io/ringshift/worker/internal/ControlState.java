@@ -9,6 +9,7 @@ import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.schemas.avro.WorkerBudgets;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +84,39 @@ public final class ControlState {
     return trusted != null;
   }
 
+  /** Each cluster's node zones, from the members of its latest epoch records (any state). */
+  private final Map<String, Map<String, String>> zones = new ConcurrentHashMap<>();
+  /** Each worker group's shared budgets from {@code ring.worker-budgets}. */
+  private final Map<String, WorkerBudgets> budgets = new ConcurrentHashMap<>();
+
+  /** The zone of {@code node} in {@code clusterId}, as its latest epoch record lists it; empty when unknown. */
+  public Optional<String> zoneOf(String clusterId, String node) {
+    Map<String, String> ofCluster = zones.get(clusterId);
+    return Optional.ofNullable(ofCluster == null ? null : ofCluster.get(node));
+  }
+
+  /** The budgets of worker group {@code groupId} ({@code null} removes them: a tombstone). */
+  public void onBudgets(String groupId, WorkerBudgets record) {
+    if (groupId == null) {
+      return;
+    }
+    if (record == null) {
+      budgets.remove(groupId);
+    } else {
+      budgets.put(groupId, record);
+    }
+  }
+
+  /** The budgets set for worker group {@code groupId}; empty when none is (no group limit). */
+  public Optional<WorkerBudgets> budgets(String groupId) {
+    return Optional.ofNullable(budgets.get(groupId));
+  }
+
+  /** The latest status of every task that has one (a view: it changes as statuses arrive). */
+  public java.util.Collection<TaskStatus> statuses() {
+    return java.util.Collections.unmodifiableCollection(statuses.values());
+  }
+
   /** The latest status of a task ({@code null} removes it: a tombstone). */
   public void onStatus(String taskId, TaskStatus status) {
     if (status == null) {
@@ -129,7 +163,13 @@ public final class ControlState {
    * otherwise make cleanups delete the old owners' copies of an epoch that was never published.
    */
   public void onEpoch(EpochRecord record) {
-    if (record == null || record.getState() != EpochState.PUBLISHED) {
+    if (record == null) {
+      return;
+    }
+    // Zones only shape the group's zone-link budgets, so any epoch record may name them (a node keeps its zone).
+    Map<String, String> ofCluster = zones.computeIfAbsent(record.getClusterId(), c -> new ConcurrentHashMap<>());
+    record.getMembers().forEach(m -> ofCluster.put(m.getId(), m.getZone()));
+    if (record.getState() != EpochState.PUBLISHED) {
       return;
     }
     if (trusted == null) {

@@ -583,7 +583,7 @@ final class CopyRun extends TaskRun {
    * a tenth of a second of the lowest limit), at least one item when any is left.
    */
   private <T> List<T> nextBatch(String source, Iterator<T> items, Function<T, Entry> entryOf) {
-    long maxBytes = Math.min(ctx.tuning().batchBytes(), ctx.throttles().maxBatchBytes(source));
+    long maxBytes = Math.min(ctx.tuning().batchBytes(), ctx.throttles().maxBatchBytes(source, link(source)));
     return call(source, NodeDown.Role.SOURCE, s -> {
       List<T> batch = new ArrayList<>();
       long bytes = 0;
@@ -613,7 +613,8 @@ final class CopyRun extends TaskRun {
     try {
       // A wait of over a second is published while it lasts; the rest counts towards the next status.
       long[] published = {0};
-      Throttles.Waited waited = ctx.throttles().send(batch, Entry::size, source, control, (soFar, holder) -> {
+      Throttles.Waited waited = ctx.throttles().send(batch, Entry::size, source, link(source), control,
+          (soFar, holder) -> {
         throttled(soFar, holder);
         published[0] = soFar;
         publish();
@@ -624,6 +625,16 @@ final class CopyRun extends TaskRun {
       throw new TaskControl.Stopped(TaskControl.Stop.CANCEL);
     }
     return bytes;
+  }
+
+  /** The zone link a copy from {@code source} uses ("FROM>TO"); null while the source's zone is unknown. */
+  private String link(String source) {
+    String targetZone = task().getTargetZone();
+    if (targetZone == null) {
+      return null;
+    }
+    return ctx.control().zoneOf(task().getClusterId(), source).map(z -> GroupShares.link(z, targetZone))
+        .orElse(null);
   }
 
   /** Applies {@code piece} to the target, unless the run was stopped meanwhile. */

@@ -1,6 +1,7 @@
 package io.ringshift.worker.internal;
 
 import io.ringshift.worker.Limits;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,19 +9,32 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
 /**
- * The worker's byte-rate limits: one {@link TokenBucket} for the whole worker and one per source node, shared by
- * every task that copies from that node. A batch takes its bytes from both, in pieces of at most a tenth of a
- * second of the limits in force when each piece starts, so a lowered limit governs the rest of a batch that is
- * already waiting (within 100 ms). Limits change while tasks run.
+ * The worker's byte-rate limits: one {@link TokenBucket} for the whole worker, one per source node, shared by
+ * every task that copies from that node, and one per zone link (source zone to target zone). A batch takes its
+ * bytes from each, in pieces of at most a tenth of a second of the limits in force when each piece starts, so a
+ * lowered limit governs the rest of a batch that is already waiting (within 100 ms). Limits change while tasks
+ * run.
+ *
+ * <p>A source's rate is the lower of the worker's own per-source limit and its share of the group's budget for
+ * that source; a link's rate is its share of the group's budget for that link ({@link GroupShares}). The shares
+ * change as workers start and stop copying: {@link #refresh} (every 500 ms in a worker) recounts them.
  */
 public final class Throttles {
   /** A task that waits longer than this for one batch says so in its status. */
   static final long REPORT_AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /** A worker counts as sending from a source or over a link for this long after its last batch there. */
+  static final long ACTIVE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   private final Ticker ticker;
   private final TokenBucket worker;
   private final Map<String, TokenBucket> perSource = new ConcurrentHashMap<>();
+  private final Map<String, TokenBucket> perLink = new ConcurrentHashMap<>();
+  private final Map<String, Long> sourceUsedAt = new ConcurrentHashMap<>();
+  private final Map<String, Long> linkUsedAt = new ConcurrentHashMap<>();
+  /** Why each source's or link's bucket has its rate, for the status of a task that waits on it. */
+  private final Map<String, String> holders = new ConcurrentHashMap<>();
   private volatile long perSourceRate;
+  private volatile GroupShares group;
 
   public Throttles(Limits limits, Ticker ticker) {
     this.ticker = ticker;
@@ -32,7 +46,69 @@ public final class Throttles {
   public synchronized void setLimits(Limits limits) {
     worker.setRate(limits.bytesPerSecond());
     perSourceRate = limits.perSourceBytesPerSecond();
-    perSource.values().forEach(b -> b.setRate(perSourceRate));
+    perSource.forEach((source, bucket) -> bucket.setRate(sourceRate(source)));
+  }
+
+  /** Takes the group's budgets into account from now on ({@link GroupShares}); null: none. */
+  public synchronized void shareWith(GroupShares shares) {
+    this.group = shares;
+    refresh();
+  }
+
+  /**
+   * Recounts the group's shares and sets every source's and link's rate to match; tasks already waiting see the
+   * new rates within 100 ms.
+   */
+  public synchronized void refresh() {
+    GroupShares shares = group;
+    if (shares != null) {
+      shares.refresh();
+    }
+    perSource.forEach((source, bucket) -> {
+      long rate = sourceRate(source);
+      if (bucket.rate() != rate) {
+        bucket.setRate(rate);
+      }
+    });
+    perLink.forEach((link, bucket) -> {
+      long rate = linkRate(link);
+      if (bucket.rate() != rate) {
+        bucket.setRate(rate);
+      }
+    });
+  }
+
+  /** The rate of {@code source}'s bucket: the lower of this worker's limit and its share of the group's budget. */
+  private long sourceRate(String source) {
+    GroupShares shares = group;
+    GroupShares.Share share = shares == null ? GroupShares.Share.NONE
+        : shares.sourceShare(source, active(sourceUsedAt, source));
+    long rate = lowest(perSourceRate, share.bytesPerSecond());
+    holders.put("source:" + source, "source " + source + " at " + Rates.format(rate)
+        + (share.limited() && rate == share.bytesPerSecond() ? " (its group budget of " + Rates.format(share.budget())
+        + " shared by " + share.workers() + " worker" + (share.workers() == 1 ? "" : "s") + ")" : ""));
+    return rate;
+  }
+
+  /** The rate of {@code link}'s bucket: this worker's share of the group's budget for it (0: unlimited). */
+  private long linkRate(String link) {
+    GroupShares shares = group;
+    GroupShares.Share share = shares == null ? GroupShares.Share.NONE
+        : shares.linkShare(link, active(linkUsedAt, link));
+    holders.put("link:" + link, "zone link " + link + " at " + Rates.format(share.bytesPerSecond())
+        + (share.limited() ? " (its group budget of " + Rates.format(share.budget()) + " shared by "
+        + share.workers() + " worker" + (share.workers() == 1 ? "" : "s") + ")" : ""));
+    return share.bytesPerSecond();
+  }
+
+  private boolean active(Map<String, Long> usedAt, String key) {
+    Long at = usedAt.get(key);
+    return at != null && ticker.nanos() - at < ACTIVE_NANOS;
+  }
+
+  /** The lower of two rates where 0 is unlimited. */
+  private static long lowest(long a, long b) {
+    return a == 0 ? b : b == 0 ? a : Math.min(a, b);
   }
 
   /** Called once when a batch has waited more than a second: how long so far, and which limit holds it. */
@@ -59,6 +135,12 @@ public final class Throttles {
    */
   <T> Waited send(List<T> batch, ToLongFunction<T> sizeOf, String source, Sleeper sleeper, WaitReport report,
       PieceSink<T> sink) throws InterruptedException {
+    return send(batch, sizeOf, source, null, sleeper, report, sink);
+  }
+
+  /** As {@link #send(List, ToLongFunction, String, Sleeper, WaitReport, PieceSink)}, also over zone {@code link}. */
+  <T> Waited send(List<T> batch, ToLongFunction<T> sizeOf, String source, String link, Sleeper sleeper,
+      WaitReport report, PieceSink<T> sink) throws InterruptedException {
     long start = ticker.nanos();
     long[] reportedAt = {-1};
     WaitReport once = (soFar, holder) -> {
@@ -70,14 +152,14 @@ public final class Throttles {
     String holder = null;
     int next = 0;
     while (next < batch.size()) {
-      long max = maxBatchBytes(source);
+      long max = maxBatchBytes(source, link);
       int end = next;
       long bytes = 0;
       while (end < batch.size() && (end == next || bytes + sizeOf.applyAsLong(batch.get(end)) <= max)) {
         bytes += sizeOf.applyAsLong(batch.get(end));
         end++;
       }
-      Waited waited = acquire(bytes, source, sleeper, once, start);
+      Waited waited = acquire(bytes, source, link, sleeper, once, start);
       holder = waited.holder() != null ? waited.holder() : holder;
       sink.send(batch.subList(next, end));
       next = end;
@@ -91,35 +173,35 @@ public final class Throttles {
    * of the current lowest limit in pieces of that size, re-reading the limits between pieces.
    */
   Waited acquire(long bytes, String source, Sleeper sleeper, WaitReport report) throws InterruptedException {
-    return acquire(bytes, source, sleeper, report, ticker.nanos());
+    return acquire(bytes, source, null, sleeper, report, ticker.nanos());
   }
 
-  private Waited acquire(long bytes, String source, Sleeper sleeper, WaitReport report, long since)
+  private Waited acquire(long bytes, String source, String link, Sleeper sleeper, WaitReport report, long since)
       throws InterruptedException {
-    TokenBucket sourceBucket = bucket(source);
+    List<TokenBucket> buckets = new ArrayList<>(3);
+    List<String> names = new ArrayList<>(3);
+    buckets.add(worker);
+    names.add(null);
+    // Marked as sending first, so that a bucket created now already counts this worker in its group share.
+    sourceUsedAt.put(source, ticker.nanos());
+    buckets.add(bucket(source));
+    names.add("source:" + source);
+    if (link != null) {
+      linkUsedAt.put(link, ticker.nanos());
+      buckets.add(linkBucket(link));
+      names.add("link:" + link);
+    }
     long start = ticker.nanos();
     boolean reported = false;
     String holder = null;
     long left = bytes;
     do {
-      long piece = Math.min(left, maxBatchBytes(source));
-      boolean tookWorker = false;
-      while (true) {
+      long piece = Math.min(left, maxBatchBytes(source, link));
+      for (int i = 0; i < buckets.size(); i++) {
         long wait;
-        if (!tookWorker) {
-          wait = worker.tryAcquire(piece);
-          tookWorker = wait == 0;
-          if (wait > 0) {
-            holder = "worker at " + Rates.format(worker.rate());
-          }
-        } else {
-          wait = sourceBucket.tryAcquire(piece);
-          if (wait == 0) {
-            break;
-          }
-          holder = "source " + source + " at " + Rates.format(sourceBucket.rate());
-        }
-        if (wait > 0) {
+        while ((wait = buckets.get(i).tryAcquire(piece)) > 0) {
+          holder = names.get(i) == null ? "worker at " + Rates.format(worker.rate())
+              : holders.getOrDefault(names.get(i), names.get(i));
           long soFar = ticker.nanos() - since;
           if (!reported && soFar >= REPORT_AFTER_NANOS) {
             reported = true;
@@ -135,13 +217,34 @@ public final class Throttles {
 
   /** The largest batch that keeps throttling smooth: a tenth of a second of the lowest limit on this source. */
   long maxBatchBytes(String source) {
-    long workerRate = worker.rate();
-    long sourceRate = bucket(source).rate();
-    long lowest = workerRate == 0 ? sourceRate : sourceRate == 0 ? workerRate : Math.min(workerRate, sourceRate);
+    return maxBatchBytes(source, null);
+  }
+
+  /** As {@link #maxBatchBytes(String)}, over zone {@code link} too (null: none). */
+  long maxBatchBytes(String source, String link) {
+    long lowest = lowest(worker.rate(), bucket(source).rate());
+    if (link != null) {
+      lowest = lowest(lowest, linkBucket(link).rate());
+    }
     return TokenBucket.maxRequestBytes(lowest);
   }
 
-  private synchronized TokenBucket bucket(String source) {
-    return perSource.computeIfAbsent(source, s -> new TokenBucket(perSourceRate, ticker));
+  private TokenBucket linkBucket(String link) {
+    return bucketIn(perLink, link, this::linkRate);
+  }
+
+  private TokenBucket bucket(String source) {
+    return bucketIn(perSource, source, this::sourceRate);
+  }
+
+  /** The bucket of {@code key} in {@code buckets}, created at {@code rate} if it is new. */
+  private synchronized TokenBucket bucketIn(Map<String, TokenBucket> buckets, String key,
+      ToLongFunction<String> rate) {
+    TokenBucket bucket = buckets.get(key);
+    if (bucket == null) {
+      bucket = new TokenBucket(rate.applyAsLong(key), ticker);
+      buckets.put(key, bucket);
+    }
+    return bucket;
   }
 }

@@ -87,6 +87,7 @@ public final class StoreFixture implements AutoCloseable {
     private final AtomicInteger feedsOpened = new AtomicInteger();
     private volatile java.util.function.Predicate<String> losesApplied = k -> false;
     private volatile boolean digestsFail;
+    private volatile java.util.function.Consumer<List<Entry>> onApplied = e -> { };
 
     Node(String id, Store delegate) {
       this.id = id;
@@ -267,7 +268,14 @@ public final class StoreFixture implements AutoCloseable {
       java.util.function.Predicate<String> lost = losesApplied;
       List<Entry> kept = entries.stream().filter(e -> !lost.test(new String(e.key(), StandardCharsets.UTF_8)))
           .toList();
-      return reach(() -> kept.isEmpty() ? delegate.latestSequence() : delegate.apply(kept));
+      long sequence = reach(() -> kept.isEmpty() ? delegate.latestSequence() : delegate.apply(kept));
+      onApplied.accept(kept);
+      return sequence;
+    }
+
+    /** Calls {@code listener} with the entries of every apply this node took, after it took them. */
+    public void onApplied(java.util.function.Consumer<List<Entry>> listener) {
+      onApplied = listener;
     }
 
     @Override
