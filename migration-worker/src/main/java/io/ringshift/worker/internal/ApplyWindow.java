@@ -96,17 +96,24 @@ final class ApplyWindow<B> implements AutoCloseable {
   /** Waits for every apply still in flight, ignoring their outcome (the run already ends with its own reason). */
   @Override
   public void close() {
+    Error error = null;
     for (Slot<B> slot : slots) {
       if (slot.applied() != null) {
         try {
           awaitUninterruptibly(slot.applied());
         } catch (RuntimeException ignored) {
           // The run ends with the failure that closed the window; this apply's own failure adds nothing.
+        } catch (Error e) {
+          // Thrown after every apply has ended, so that none writes after the run.
+          error = error == null ? e : error;
         }
       }
     }
     slots.clear();
     pieces = 0;
+    if (error != null) {
+      throw error;
+    }
   }
 
   private static void await(Future<?> applied) {

@@ -86,6 +86,8 @@ public final class ControlState {
 
   /** Each cluster's node zones, from the members of its latest epoch records (any state). */
   private final Map<String, Map<String, String>> zones = new ConcurrentHashMap<>();
+  /** When each task's latest status was read here, by this worker's clock. */
+  private final Map<String, Long> statusReadAt = new ConcurrentHashMap<>();
   /** Each worker group's shared budgets from {@code ring.worker-budgets}. */
   private final Map<String, WorkerBudgets> budgets = new ConcurrentHashMap<>();
 
@@ -121,9 +123,16 @@ public final class ControlState {
   public void onStatus(String taskId, TaskStatus status) {
     if (status == null) {
       statuses.remove(taskId);
+      statusReadAt.remove(taskId);
     } else {
       statuses.put(taskId, status);
+      statusReadAt.put(taskId, clock.millis());
     }
+  }
+
+  /** When this worker read the task's latest status, by its own clock ({@link Long#MIN_VALUE} when it has none). */
+  public long statusReadAt(String taskId) {
+    return statusReadAt.getOrDefault(taskId, Long.MIN_VALUE);
   }
 
   /** The latest record of a task on {@code ring.tasks} ({@code null}: the task was dropped). */

@@ -639,8 +639,9 @@ final class CopyRun extends TaskRun {
 
   /** Applies {@code piece} to the target, unless the run was stopped meanwhile. */
   private void applyToTarget(List<Entry> piece) {
-    // The piece may have waited (or the source call been slow) past a stop: a stopped run writes nothing.
-    control.check();
+    // The piece may have waited (or the source call been slow) past a stop: a stopped run writes nothing. Runs on
+    // an apply thread too, so it leaves a restart to the task's own checks.
+    control.checkStopped();
     call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(piece));
   }
 

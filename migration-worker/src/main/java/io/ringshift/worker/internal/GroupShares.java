@@ -25,7 +25,10 @@ import java.util.Set;
  *
  * <p>While the counts settle (a worker just started copying and the others have not read its status yet) the
  * group can exceed a budget for about one status interval (2 s by default); a worker that died mid-copy keeps
- * counting for {@link #FRESH_MILLIS}, during which the others stay below the budget, never above.
+ * counting for {@link #FRESH_MILLIS}, during which the others stay below the budget, never above. Only snapshot
+ * copies (COPYING) count: a task that finished its copy and follows the source's change feed (CAUGHT_UP), or
+ * drains it at its fence, sends through its own worker's share but is not counted by the others, so the group may
+ * exceed a source's budget by that feed traffic, which is at most the rate of new writes to those ranges.
  */
 public final class GroupShares {
   /** A status older than this no longer counts its worker as copying. */
@@ -64,12 +67,18 @@ public final class GroupShares {
 
   /** Recounts the workers copying from each source and over each link, from the latest task statuses. */
   public void refresh() {
+    if (state.budgets(groupId).isEmpty()) {
+      copying = new Copying(Map.of(), Map.of());
+      return;
+    }
     long now = clock.millis();
     Map<String, Set<String>> bySource = new HashMap<>();
     Map<String, Set<String>> byLink = new HashMap<>();
     for (TaskStatus status : state.statuses()) {
+      // Freshness by when this worker read the status, not by the writer's clock, which may be skewed.
+      long readAt = state.statusReadAt(status.getTaskId());
       if (status.getState() != TaskState.COPYING || status.getSource() == null || status.getWorkerId() == null
-          || now - status.getTimestampMillis() > FRESH_MILLIS) {
+          || readAt == Long.MIN_VALUE || now - readAt > FRESH_MILLIS) {
         continue;
       }
       String source = status.getSource();

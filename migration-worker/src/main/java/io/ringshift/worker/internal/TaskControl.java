@@ -79,6 +79,16 @@ final class TaskControl implements Sleeper {
     }
   }
 
+  /**
+   * Unwinds when a stop was asked for; leaves a restart for the task's own next {@link #check()} (an apply on a
+   * pool thread must not consume it: the task would never see it if that apply's failure were ignored).
+   */
+  synchronized void checkStopped() {
+    if (stop != null) {
+      throw new Stopped(stop);
+    }
+  }
+
   /** Waits {@code duration}, or until stopped, restarted or woken; then {@link #check()}s. */
   void sleep(Duration duration) {
     sleepNanosUnchecked(duration.toNanos());

@@ -59,11 +59,16 @@ public final class Throttles {
    * Recounts the group's shares and sets every source's and link's rate to match; tasks already waiting see the
    * new rates within 100 ms.
    */
-  public synchronized void refresh() {
+  public void refresh() {
     GroupShares shares = group;
     if (shares != null) {
+      // Outside the lock: the recount reads every status, and batches take their buckets under the lock.
       shares.refresh();
     }
+    setRates();
+  }
+
+  private synchronized void setRates() {
     perSource.forEach((source, bucket) -> {
       long rate = sourceRate(source);
       if (bucket.rate() != rate) {
@@ -99,6 +104,23 @@ public final class Throttles {
         + (share.limited() ? " (its group budget of " + Rates.format(share.budget()) + " shared by "
         + share.workers() + " worker" + (share.workers() == 1 ? "" : "s") + ")" : ""));
     return share.bytesPerSecond();
+  }
+
+  /** Marks {@code key} as sent from now; whether it was inactive before. */
+  private boolean markActive(Map<String, Long> usedAt, String key) {
+    boolean was = active(usedAt, key);
+    usedAt.put(key, ticker.nanos());
+    return !was;
+  }
+
+  private synchronized void resetRate(Map<String, TokenBucket> buckets, String key, ToLongFunction<String> rate) {
+    TokenBucket bucket = buckets.get(key);
+    if (bucket != null) {
+      long next = rate.applyAsLong(key);
+      if (bucket.rate() != next) {
+        bucket.setRate(next);
+      }
+    }
   }
 
   private boolean active(Map<String, Long> usedAt, String key) {
@@ -182,12 +204,17 @@ public final class Throttles {
     List<String> names = new ArrayList<>(3);
     buckets.add(worker);
     names.add(null);
-    // Marked as sending first, so that a bucket created now already counts this worker in its group share.
-    sourceUsedAt.put(source, ticker.nanos());
+    // Marked as sending first, so that the share counts this worker; a source or link it was not sending from
+    // (its bucket may have been made by the read-ahead, or idle) gets its share again at once, not at the recount.
+    if (markActive(sourceUsedAt, source)) {
+      resetRate(perSource, source, this::sourceRate);
+    }
     buckets.add(bucket(source));
     names.add("source:" + source);
     if (link != null) {
-      linkUsedAt.put(link, ticker.nanos());
+      if (markActive(linkUsedAt, link)) {
+        resetRate(perLink, link, this::linkRate);
+      }
       buckets.add(linkBucket(link));
       names.add("link:" + link);
     }

@@ -53,12 +53,18 @@ import picocli.CommandLine.Spec;
           + "another). The running workers of the group take them within a second and divide each budget equally "
           + "among the workers copying over it right now. A rate of 0 is unlimited.",
       "Without a setting option it prints the budgets in force. With one, it changes only what it names and keeps "
-          + "the rest: --source NODE=0 or --zone-link FROM>TO=0 ... give that node or link no budget of its own, "
-          + "--clear-overrides drops them all."
+          + "the rest: --source NODE=0 exempts that node (unlimited), --source NODE=default removes its override so "
+          + "the per-source budget applies again (the same for --zone-link), --clear-overrides removes them all. "
+          + "The record is replaced as a whole: of two runs at the same time, the last one written wins."
     })
 public final class BudgetsCommand implements Callable<Integer> {
   private static final Pattern NODE = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
   private static final Pattern ZONE = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
+  private static final Pattern GROUP = Pattern.compile("[A-Za-z0-9._-]{1,249}");
+  /** The value that removes an override. */
+  private static final String DEFAULT = "default";
+  /** An override to remove, in the parsed maps. */
+  private static final long REMOVE = -1;
 
   @Spec private CommandSpec spec;
 
@@ -76,12 +82,13 @@ public final class BudgetsCommand implements Callable<Integer> {
   private Long perZoneLink;
 
   @Option(names = "--source", paramLabel = "NODE=SIZE",
-      description = "A source node's own budget instead of the per-source one (repeatable; SIZE 0: unlimited).")
+      description = "A source node's own budget instead of the per-source one (repeatable; SIZE 0: unlimited; "
+          + "'default' removes the override).")
   private List<String> sources = new ArrayList<>();
 
   @Option(names = "--zone-link", paramLabel = "FROM>TO=SIZE",
       description = "A zone link's own budget instead of the per-link one, for example az-1>az-2=50MiB (repeatable; "
-          + "quote it in a shell).")
+          + "quote it in a shell; 'default' removes the override).")
   private List<String> links = new ArrayList<>();
 
   @Option(names = "--clear-overrides", description = "Drop every --source and --zone-link budget set before.")
@@ -91,8 +98,9 @@ public final class BudgetsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (groupId == null || groupId.isBlank()) {
-      throw new BadInputException("--group-id was blank; give the workers' consumer group id");
+    if (groupId == null || !GROUP.matcher(groupId).matches()) {
+      throw new BadInputException("--group-id was \"" + groupId + "\"; a worker group id is 1 to 249 letters, digits, "
+          + "'.', '_' or '-' (the workers' --group-id)");
     }
     checkRate("--per-source-bytes-per-second", perSource);
     checkRate("--per-zone-link-bytes-per-second", perZoneLink);
@@ -114,8 +122,8 @@ public final class BudgetsCommand implements Callable<Integer> {
       current.getSourceBytesPerSecond().forEach((k, v) -> sourceBudgets.put(k.toString(), v));
       current.getZoneLinkBytesPerSecond().forEach((k, v) -> linkBudgets.put(k.toString(), v));
     }
-    sourceBudgets.putAll(sourceChanges);
-    linkBudgets.putAll(linkChanges);
+    apply(sourceBudgets, sourceChanges);
+    apply(linkBudgets, linkChanges);
     WorkerBudgets next = WorkerBudgets.newBuilder()
         .setGroupId(groupId)
         .setPerSourceBytesPerSecond(perSource != null ? perSource : current == null ? 0
@@ -129,6 +137,17 @@ public final class BudgetsCommand implements Callable<Integer> {
     write(topics, next);
     out.println("set " + describe(next));
     return 0;
+  }
+
+  /** Sets, or removes ({@link #REMOVE}), each changed override. */
+  private static void apply(Map<String, Long> overrides, Map<String, Long> changes) {
+    changes.forEach((key, rate) -> {
+      if (rate == REMOVE) {
+        overrides.remove(key);
+      } else {
+        overrides.put(key, rate);
+      }
+    });
   }
 
   private static void checkRate(String option, Long rate) {
@@ -149,7 +168,9 @@ public final class BudgetsCommand implements Callable<Integer> {
       if (!key.matcher(name).matches()) {
         throw new BadInputException(option + " was \"" + item + "\"; \"" + name + "\" is not " + what);
       }
-      parsed.put(name, size(option, item, item.substring(eq + 1).strip()));
+      if (parsed.put(name, size(option, item, item.substring(eq + 1).strip())) != null) {
+        throw new BadInputException(option + " names " + name + " twice (\"" + item + "\"); give each once");
+      }
     }
     return parsed;
   }
@@ -171,12 +192,18 @@ public final class BudgetsCommand implements Callable<Integer> {
               + "(letters, digits, '.', '_', ':' and '-')");
         }
       }
-      parsed.put(from + ">" + to, size("--zone-link", item, item.substring(eq + 1).strip()));
+      if (parsed.put(from + ">" + to, size("--zone-link", item, item.substring(eq + 1).strip())) != null) {
+        throw new BadInputException("--zone-link names " + from + ">" + to + " twice (\"" + item + "\"); give each "
+            + "once");
+      }
     }
     return parsed;
   }
 
   private static long size(String option, String item, String text) {
+    if (DEFAULT.equals(text)) {
+      return REMOVE;
+    }
     long bytes;
     try {
       bytes = ByteUnits.parse(text);

@@ -46,13 +46,21 @@ class BudgetsCommandIT {
         new String[] {"--zone-link", "az 1>az-2=10MiB"},
         new String[] {"--source", "node-07"},
         new String[] {"--source", "node-07=lots"},
-        new String[] {"--per-source-bytes-per-second", "-5"})) {
+        new String[] {"--per-source-bytes-per-second", "-5"},
+        new String[] {"--source", "node-07=1MiB", "--source", "node-07=2MiB"})) {
       List<String> args = new ArrayList<>(List.of("budgets", "--group-id", "copiers"));
       args.addAll(Arrays.asList(bad));
       Cli.Result refused = cli(args.toArray(String[]::new));
       assertThat(refused.exitCode()).as(refused.toString()).isEqualTo(2);
-      assertThat(refused.stderr()).as(refused.toString()).contains(bad[0]).contains(bad[1]);
+      assertThat(refused.stderr()).as(refused.toString()).contains(bad[0])
+          .contains(bad.length == 2 ? bad[1] : "node-07 twice");
     }
+    Cli.Result badGroup = cli("budgets", "--group-id", "two words", "--per-source-bytes-per-second", "1MiB");
+    assertThat(badGroup.exitCode()).as(badGroup.toString()).isEqualTo(2);
+    assertThat(badGroup.stderr()).contains("--group-id was \"two words\"").contains("letters, digits");
+    Cli.Result removed = cli("budgets", "--group-id", "copiers", "--source", "node-07=default");
+    assertThat(removed.stdout()).as("one override removed").isEqualTo("set budgets of worker group copiers: per "
+        + "source node 30.0 MiB/s, per zone link 100 MiB/s; zone link az-1>az-2 10.0 MiB/s\n");
     Cli.Result cleared = cli("budgets", "--group-id", "copiers", "--clear-overrides");
     assertThat(cleared.stdout()).as("refused input changed nothing; the overrides are gone")
         .isEqualTo("set budgets of worker group copiers: per source node 30.0 MiB/s, per zone link 100 MiB/s\n");
