@@ -2,6 +2,9 @@ package io.ringshift.client;
 
 import io.ringshift.client.internal.AcceptedSnapshot;
 import io.ringshift.client.internal.ClientMetrics;
+import io.ringshift.client.internal.HotKeySketch;
+import io.ringshift.client.internal.ReadBalancer;
+import io.ringshift.ring.Member;
 import io.ringshift.client.internal.EpochFloor;
 import io.ringshift.client.internal.GateOutcome;
 import io.ringshift.client.internal.SnapshotFile;
@@ -14,11 +17,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -77,6 +82,8 @@ public final class RingClient implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(RingClient.class);
   private static final AtomicInteger INSTANCES = new AtomicInteger();
+  /** Sampled lookups after which the hot-key counts halve: about 8 M lookups, seconds at a busy client. */
+  private static final long HOT_KEY_HALF_LIFE = 1L << 20;
 
   private enum State { NEW, RUNNING, CLOSED }
 
@@ -84,6 +91,10 @@ public final class RingClient implements AutoCloseable {
   private final String clusterId;
   private final SnapshotGate gate;
   private final ClientMetrics metrics;
+  /** The hot-key sketch, or null when the configuration turns it off. */
+  private final HotKeySketch hotKeys;
+  /** The bounded-load read chooser, or null: reads from the first read-eligible replica. */
+  private final ReadBalancer reads;
   private final List<Consumer<SnapshotSwap>> listeners = new CopyOnWriteArrayList<>();
   private final ReentrantLock swapLock = new ReentrantLock();
   private final Condition swapped = swapLock.newCondition();
@@ -111,6 +122,17 @@ public final class RingClient implements AutoCloseable {
     this.clusterId = config.clusterId();
     this.gate = new SnapshotGate(clusterId, config.trustedKeys());
     this.metrics = new ClientMetrics(config.meterRegistry(), clusterId, this::epoch, this::ageSeconds);
+    this.hotKeys = config.hotKeyCapacity() == 0 ? null
+        : new HotKeySketch(config.hotKeyCapacity(), HOT_KEY_HALF_LIFE);
+    this.reads = config.readBalanceFactor() == 0 ? null
+        : new ReadBalancer(config.readBalanceFactor(), System::nanoTime);
+    if (hotKeys != null) {
+      metrics.hotKeys(rank -> {
+        List<HotKeySketch.Entry> top = hotKeys.top(rank);
+        long total = hotKeys.total();
+        return top.size() < rank || total == 0 ? 0.0 : (double) top.get(rank - 1).count() / total;
+      });
+    }
   }
 
   /**
@@ -205,7 +227,7 @@ public final class RingClient implements AutoCloseable {
     return SnapshotFile.hasMagic(bytes);
   }
 
-  // ---- lookups: no Kafka, no lock, no allocation ----
+  // ---- lookups: no Kafka, no lock, no allocation (with trackHotKeys one lookup in eight takes the sketch's lock) --
 
   /**
    * The placement of a key's bytes in the current snapshot.
@@ -214,7 +236,11 @@ public final class RingClient implements AutoCloseable {
    */
   public Placement placement(byte[] key) {
     RoutingTable t = requireTable();
-    return t.at(t.ring.position(key));
+    long position = t.ring.position(key);
+    if (hotKeys != null && ThreadLocalRandom.current().nextInt(HotKeySketch.SAMPLE) == 0) {
+      hotKeys.offer(position, key);
+    }
+    return t.at(position);
   }
 
   /**
@@ -225,7 +251,60 @@ public final class RingClient implements AutoCloseable {
    */
   public Placement placement(CharSequence key) {
     RoutingTable t = requireTable();
-    return t.at(t.ring.position(key));
+    long position = t.ring.position(key);
+    if (hotKeys != null && ThreadLocalRandom.current().nextInt(HotKeySketch.SAMPLE) == 0) {
+      hotKeys.offer(position, key);
+    }
+    return t.at(position);
+  }
+
+  /**
+   * The read-eligible replica a read of {@code key} should go to: with
+   * {@link RingClientConfig.Builder#boundedLoadReads} the first in preference order whose recent reads from this
+   * client stay within the bound (a hot key's reads overflow from its primary to its other replicas), otherwise the
+   * first read-eligible replica. Null when no owner of the key's range is read-eligible (all are being filled).
+   * Counts the lookup like {@link #placement(byte[])}.
+   *
+   * @throws RingClientException (retriable) before the first snapshot
+   */
+  public Member readReplica(byte[] key) {
+    return chooseReader(placement(key));
+  }
+
+  /** As {@link #readReplica(byte[])}, for a key hashed as UTF-8. */
+  public Member readReplica(CharSequence key) {
+    return chooseReader(placement(key));
+  }
+
+  private Member chooseReader(Placement p) {
+    if (reads == null) {
+      return p.readableCount() == 0 ? null : p.readable(0);
+    }
+    RoutingTable t = table;
+    return reads.choose(p.readable(), t == null ? p.readableCount() : t.readEligibleMembers);
+  }
+
+  /**
+   * The {@code n} keys this client looked up most recently, hottest first, as its bounded sketch estimates them
+   * (counts decay, so they follow a changing workload).
+   *
+   * @throws IllegalStateException when hot-key tracking is off ({@link RingClientConfig.Builder#trackHotKeys})
+   */
+  public List<HotKey> hotKeys(int n) {
+    if (hotKeys == null) {
+      throw new IllegalStateException("hot-key tracking is off for this client; turn it on with "
+          + "RingClientConfig.builder().trackHotKeys(64)");
+    }
+    if (n < 1) {
+      throw new IllegalArgumentException("n was " + n + "; ask for at least 1 key");
+    }
+    long total = hotKeys.total();
+    List<HotKey> top = new ArrayList<>();
+    for (HotKeySketch.Entry e : hotKeys.top(n)) {
+      top.add(new HotKey(e.key(), e.position(), total == 0 ? 0 : (double) e.count() / total,
+          total == 0 ? 0 : (double) e.error() / total));
+    }
+    return List.copyOf(top);
   }
 
   private RoutingTable requireTable() {

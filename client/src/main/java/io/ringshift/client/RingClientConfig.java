@@ -39,6 +39,9 @@ import java.util.regex.Pattern;
  *     no snapshot older than the latest epoch a trusted publisher signed PUBLISHED there is routed by, so an old
  *     snapshot replayed on the compacted snapshots topic is refused even by a client that starts without a persist
  *     file; default {@value #DEFAULT_EPOCHS_TOPIC}, {@code null} for no floor ({@link Builder#noEpochFloor()})
+ * @param hotKeyCapacity counters of the hot-key sketch ({@link Builder#trackHotKeys}); default 0, off
+ * @param readBalanceFactor the bound of bounded-load reads over the mean ({@link Builder#boundedLoadReads});
+ *     default 0, reads from the first read-eligible replica
  * @throws IllegalArgumentException when a value breaks its rule; the message names the value and the rule
  */
 public record RingClientConfig(
@@ -53,7 +56,9 @@ public record RingClientConfig(
     Duration requestTimeout,
     Duration retryBackoff,
     Duration probeInterval,
-    String epochsTopic) {
+    String epochsTopic,
+    int hotKeyCapacity,
+    double readBalanceFactor) {
 
   /** The topic the snapshot publisher writes to. */
   public static final String DEFAULT_TOPIC = "ring.snapshots";
@@ -62,6 +67,8 @@ public record RingClientConfig(
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_RETRY_BACKOFF = Duration.ofSeconds(1);
   public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(15);
+  /** Most counters of the hot-key sketch. */
+  public static final int MAX_HOT_KEY_CAPACITY = 4096;
   /** Longest cluster id, as for the ring ({@code RingBuilder.MAX_CLUSTER_ID_LENGTH}). */
   public static final int MAX_CLUSTER_ID_LENGTH = 256;
 
@@ -105,6 +112,14 @@ public record RingClientConfig(
     requirePositive("requestTimeout", requestTimeout);
     requirePositive("retryBackoff", retryBackoff);
     requirePositive("probeInterval", probeInterval);
+    if (hotKeyCapacity < 0 || hotKeyCapacity > MAX_HOT_KEY_CAPACITY) {
+      throw new IllegalArgumentException("hotKeyCapacity was " + hotKeyCapacity + "; it must be 0 (off) to "
+          + MAX_HOT_KEY_CAPACITY + " counters");
+    }
+    if (readBalanceFactor != 0 && (!(readBalanceFactor > 1) || Double.isInfinite(readBalanceFactor))) {
+      throw new IllegalArgumentException("readBalanceFactor was " + readBalanceFactor + "; it must be 0 (reads "
+          + "from the first read-eligible replica) or a number > 1 (bounded-load reads, for example 1.25)");
+    }
   }
 
   /** A builder with the defaults documented on the record components. */
@@ -149,6 +164,8 @@ public record RingClientConfig(
     private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
     private Duration retryBackoff = DEFAULT_RETRY_BACKOFF;
     private Duration probeInterval = DEFAULT_PROBE_INTERVAL;
+    private int hotKeyCapacity;
+    private double readBalanceFactor;
 
     private Builder() {}
 
@@ -244,6 +261,26 @@ public record RingClientConfig(
     }
 
     /**
+     * Counts key lookups in a bounded sketch of {@code capacity} counters (64 is plenty for a top 10), sampling one
+     * lookup in eight: {@link RingClient#hotKeys} and the {@code ringshift.client.hot.key.share} gauges report the
+     * hottest keys. 0 (the default) turns it off; lookups then count nothing.
+     */
+    public Builder trackHotKeys(int capacity) {
+      this.hotKeyCapacity = capacity;
+      return this;
+    }
+
+    /**
+     * Chooses read replicas with bounded load ({@link RingClient#readReplica}): the first read-eligible replica in
+     * preference order whose recent reads from this client are at most {@code factor} times the mean, for example
+     * 1.25. 0 (the default): always the first read-eligible replica.
+     */
+    public Builder boundedLoadReads(double factor) {
+      this.readBalanceFactor = factor;
+      return this;
+    }
+
+    /**
      * Reads the trusted key files and builds the configuration.
      *
      * @throws IllegalArgumentException naming the value when one breaks its rule, or naming the file when a
@@ -256,7 +293,7 @@ public record RingClientConfig(
       }
       return new RingClientConfig(bootstrapServers, clusterId, topic, keys, persistFile,
           meterRegistry == null ? new SimpleMeterRegistry() : meterRegistry, clock, consumerProperties,
-          requestTimeout, retryBackoff, probeInterval, epochsTopic);
+          requestTimeout, retryBackoff, probeInterval, epochsTopic, hotKeyCapacity, readBalanceFactor);
     }
 
     private static TrustedKeys readKeys(List<Path> files) {

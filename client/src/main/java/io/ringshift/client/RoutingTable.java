@@ -17,12 +17,15 @@ import java.util.Map;
 final class RoutingTable {
   final AcceptedSnapshot accepted;
   final RingSnapshot ring;
+  /** How many members reads may use (not FILLING): what bounded-load reads average over. */
+  final int readEligibleMembers;
   private final Placement[] placements;
 
   private RoutingTable(AcceptedSnapshot accepted, Placement[] placements) {
     this.accepted = accepted;
     this.ring = accepted.snapshot().ring();
     this.placements = placements;
+    this.readEligibleMembers = (int) ring.members().stream().filter(Member::readEligible).count();
   }
 
   static RoutingTable of(AcceptedSnapshot accepted) {

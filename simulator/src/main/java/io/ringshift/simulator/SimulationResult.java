@@ -211,6 +211,8 @@ public record SimulationResult(
     /** The values of {@link #level()} and {@link #measure()}. */
     public static final String PRIMARY = "primary";
     public static final String REPLICA = "replica";
+    /** Requests with bounded-load reads over each key's replicas (factor 1.25; docs/simulate.md). */
+    public static final String BOUNDED_READS = "bounded-reads";
     public static final String KEYS = "keys";
     public static final String BYTES = "bytes";
     public static final String QPS = "qps";

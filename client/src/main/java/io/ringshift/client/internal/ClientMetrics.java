@@ -25,9 +25,13 @@ public final class ClientMetrics implements AutoCloseable {
   public static final String REFUSALS = "ringshift.client.refusals";
   public static final String GAPS = "ringshift.client.gaps";
   public static final String INSTALL_FAILURES = "ringshift.client.install.failures";
+  public static final String HOT_KEY_SHARE = "ringshift.client.hot.key.share";
+  /** Ranks of the hot-key gauges: one series each, whatever the keys. */
+  public static final int HOT_KEY_RANKS = 5;
 
   private final MeterRegistry registry;
   private final List<Meter> meters = new ArrayList<>();
+  private final String clusterId;
   private final Counter swaps;
   private final Counter gaps;
   private final Counter installFailures;
@@ -35,6 +39,7 @@ public final class ClientMetrics implements AutoCloseable {
 
   public ClientMetrics(MeterRegistry registry, String clusterId, LongSupplier epoch, DoubleSupplier ageSeconds) {
     this.registry = registry;
+    this.clusterId = clusterId;
     Tags tags = Tags.of("cluster", clusterId);
     // Strong references: the suppliers are lambdas nothing else holds, and a weakly held one would read NaN.
     meters.add(Gauge.builder(EPOCH, epoch, s -> s.getAsLong())
@@ -59,6 +64,21 @@ public final class ClientMetrics implements AutoCloseable {
           .tags(tags.and("reason", reason.name())).register(registry);
       refusals.put(reason, c);
       meters.add(c);
+    }
+  }
+
+  /**
+   * Registers {@value #HOT_KEY_SHARE} for ranks 1 to {@value #HOT_KEY_RANKS}: the estimated share of recent lookups
+   * of the rank-th hottest key ({@code shareOfRank}). The keys themselves are not tags (unbounded series); {@code
+   * RingClient.hotKeys} names them.
+   */
+  public void hotKeys(java.util.function.IntToDoubleFunction shareOfRank) {
+    Tags tags = Tags.of("cluster", clusterId);
+    for (int rank = 1; rank <= HOT_KEY_RANKS; rank++) {
+      int r = rank;
+      meters.add(Gauge.builder(HOT_KEY_SHARE, () -> shareOfRank.applyAsDouble(r))
+          .description("estimated share of this client's recent lookups taken by its rank-th hottest key")
+          .tags(tags.and("rank", Integer.toString(rank))).strongReference(true).register(registry));
     }
   }
 

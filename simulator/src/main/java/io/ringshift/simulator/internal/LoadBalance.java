@@ -54,6 +54,94 @@ final class LoadBalance {
     return new LoadBalance(a.placement.fleet(), r, load, new double[] {w.count, squaresBytes, squaresQps});
   }
 
+  /** Bounded-load reads ({@link #boundedReads}) at this factor: Envoy's hash_balance_factor of 125. */
+  static final double READ_BALANCE_FACTOR = 1.25;
+
+  /**
+   * Per-node request rate when reads use bounded load, as {@code RingClient.readReplica} with {@code
+   * boundedLoadReads(factor)} does: each key's requests go to the first of its replicas whose load is under {@code
+   * factor} times its fair share (weight / total weight of all requests), the rest overflowing to the next, and
+   * what no replica has room for to the least loaded one. A steady-state, fluid model (requests of all keys
+   * interleave; the order keys are taken in is the workload's, which is random by popularity): a node ends at most
+   * {@code factor} times its share unless one key alone needs more than all its replicas' room. Returned as a
+   * balance row of level {@link BalanceRow#BOUNDED_READS}.
+   */
+  static BalanceRow boundedReads(Workload w, Assignment a, double factor) {
+    Fleet fleet = a.placement.fleet();
+    int size = fleet.maxNumber() + 1;
+    double[] cap = new double[size];
+    for (Fleet.Node n : fleet.nodes()) {
+      cap[n.number()] = factor * w.totalQps * n.weight() / fleet.totalWeight();
+    }
+    double[] load = new double[size];
+    int r = a.stride;
+    double squares = 0;
+    for (int k = 0; k < w.count; k++) {
+      double left = w.qps[k];
+      squares += left * left;
+      int base = k * r;
+      int count = 0;
+      while (count < r && a.nodes[base + count] >= 0) {
+        count++;
+      }
+      for (int j = 0; j < count && left > 0; j++) {
+        int n = a.nodes[base + j];
+        double room = cap[n] - load[n];
+        if (room > 0) {
+          double take = Math.min(room, left);
+          load[n] += take;
+          left -= take;
+        }
+      }
+      if (left > 0) {
+        waterFill(load, cap, a.nodes, base, count, left);
+      }
+    }
+    double[][][] loads = new double[1][3][];
+    loads[0][0] = new double[size];
+    loads[0][1] = new double[size];
+    loads[0][2] = load;
+    return new LoadBalance(fleet, r, loads, new double[] {0, 0, squares}).row(BalanceRow.BOUNDED_READS,
+        BalanceRow.QPS, 0, 2);
+  }
+
+  /**
+   * Adds {@code amount} over the {@code count} replicas at {@code nodes[base..]} so that the fullest of them ends as
+   * low as it can (relative to its cap): the least loaded take it first, up to a common level. That is where reads
+   * that always go to the least loaded replica settle when all of them are over the bound.
+   */
+  private static void waterFill(double[] load, double[] cap, int[] nodes, int base, int count, double amount) {
+    double lo = Double.MAX_VALUE;
+    double hi = 0;
+    for (int j = 0; j < count; j++) {
+      int n = nodes[base + j];
+      lo = Math.min(lo, load[n] / cap[n]);
+      hi = Math.max(hi, (load[n] + amount) / cap[n]);
+    }
+    for (int step = 0; step < 100; step++) {
+      double level = (lo + hi) / 2;
+      double needed = 0;
+      for (int j = 0; j < count; j++) {
+        int n = nodes[base + j];
+        needed += Math.max(0, level * cap[n] - load[n]);
+      }
+      if (needed < amount) {
+        lo = level;
+      } else {
+        hi = level;
+      }
+    }
+    double placed = 0;
+    for (int j = 0; j < count; j++) {
+      int n = nodes[base + j];
+      double add = Math.max(0, hi * cap[n] - load[n]);
+      load[n] += add;
+      placed += add;
+    }
+    // Rounding: whatever the bisection left over goes to the first replica.
+    load[nodes[base]] += amount - placed;
+  }
+
   /** The six rows: primary and replica level, keys, bytes and QPS. */
   List<BalanceRow> rows() {
     List<BalanceRow> rows = new ArrayList<>(6);

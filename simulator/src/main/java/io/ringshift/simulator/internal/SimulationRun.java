@@ -206,16 +206,20 @@ public final class SimulationRun {
   // ---- 2. balance of the base ring ----
 
   private Section<BalanceRow> balance(SimulationResult.WorkloadSummary summary) {
-    List<BalanceRow> rows = LoadBalance.of(workload, ringBase).rows();
+    List<BalanceRow> rows = new ArrayList<>(LoadBalance.of(workload, ringBase).rows());
+    BalanceRow bounded = LoadBalance.boundedReads(workload, ringBase, LoadBalance.READ_BALANCE_FACTOR);
+    rows.add(bounded);
     BalanceRow replicaBytes = BalanceRow.find(rows, BalanceRow.REPLICA, BalanceRow.BYTES);
     BalanceRow primaryKeys = BalanceRow.find(rows, BalanceRow.PRIMARY, BalanceRow.KEYS);
     BalanceRow primaryQps = BalanceRow.find(rows, BalanceRow.PRIMARY, BalanceRow.QPS);
     String takeaway = String.format(Locale.ROOT,
         "At V = %d the busiest node holds %.2fx the mean of primaries and %.2fx of replica bytes (CV %.1f%%; the "
             + "key sample alone gives %.1f%%). Request load follows the hot keys: the hottest key alone is %.1fx "
-            + "a node's mean rate, so primary QPS max/mean is %.1f whatever the placement.",
+            + "a node's mean rate, so primary QPS max/mean is %.1f whatever the placement; reads with bounded load "
+            + "(factor %.2f, RingClient.readReplica) spread hot keys over their replicas: max/mean %.2f.",
         p.vnodes(), primaryKeys.maxOverMean(), replicaBytes.maxOverMean(), 100 * replicaBytes.cv(),
-        100 * replicaBytes.randomFloorCv(), summary.hottestKeyOverNodeMean(), primaryQps.maxOverMean());
+        100 * replicaBytes.randomFloorCv(), summary.hottestKeyOverNodeMean(), primaryQps.maxOverMean(),
+        LoadBalance.READ_BALANCE_FACTOR, bounded.maxOverMean());
     return new Section<>("Balance of the base ring", takeaway, rows);
   }
 

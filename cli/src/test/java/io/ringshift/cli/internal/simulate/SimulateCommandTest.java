@@ -92,7 +92,7 @@ class SimulateCommandTest {
     assertThat(changes.get(2).path("sources").path("keysDegradedFraction").asDouble()).isPositive();
     assertThat(json.path("changes").path("takeaway").asText()).isNotBlank();
 
-    assertThat(json.path("balance").path("rows")).hasSize(6);
+    assertThat(json.path("balance").path("rows")).hasSize(7);
     assertThat(json.path("balance").path("rows").get(0).fieldNames()).toIterable()
         .contains("level", "measure", "maxOverMean", "minOverMean", "cv", "randomFloorCv", "perNodeLoad");
     assertThat(json.path("weights").path("rows").get(0).fieldNames()).toIterable()
