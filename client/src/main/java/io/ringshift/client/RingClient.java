@@ -3,6 +3,7 @@ package io.ringshift.client;
 import io.ringshift.client.internal.AcceptedSnapshot;
 import io.ringshift.client.internal.ClientMetrics;
 import io.ringshift.client.internal.HotKeySketch;
+import io.ringshift.client.internal.HotKeysReporter;
 import io.ringshift.client.internal.ReadBalancer;
 import io.ringshift.ring.Member;
 import io.ringshift.client.internal.EpochFloor;
@@ -101,6 +102,7 @@ public final class RingClient implements AutoCloseable {
   private final Object lifecycle = new Object();
   private State state = State.NEW;
   private SnapshotTail tail;
+  private HotKeysReporter reporter;
 
   /** The table lookups read: one volatile read per lookup. {@code null} before the first snapshot. */
   private volatile RoutingTable table;
@@ -166,6 +168,11 @@ public final class RingClient implements AutoCloseable {
         throw e;
       }
       tail.start();
+      RingClientConfig.HotKeyReports reports = config.hotKeyReports();
+      if (reports != null) {
+        reporter = new HotKeysReporter(hotKeys, clusterId, reports.clientId(), reports.topic(), reports.interval(),
+            config.bootstrapServers(), config.consumerProperties(), config.clock());
+      }
       state = State.RUNNING;
       return this;
     }
@@ -413,6 +420,9 @@ public final class RingClient implements AutoCloseable {
       state = State.CLOSED;
       if (tail != null) {
         tail.close();
+      }
+      if (reporter != null) {
+        reporter.close();
       }
       metrics.close();
     }

@@ -42,6 +42,8 @@ import java.util.regex.Pattern;
  * @param hotKeyCapacity counters of the hot-key sketch ({@link Builder#trackHotKeys}); default 0, off
  * @param readBalanceFactor the bound of bounded-load reads over the mean ({@link Builder#boundedLoadReads});
  *     default 0, reads from the first read-eligible replica
+ * @param hotKeyReports where and how often the client reports its hot keys ({@link Builder#reportHotKeys}); default
+ *     {@code null}, no reports
  * @throws IllegalArgumentException when a value breaks its rule; the message names the value and the rule
  */
 public record RingClientConfig(
@@ -58,7 +60,8 @@ public record RingClientConfig(
     Duration probeInterval,
     String epochsTopic,
     int hotKeyCapacity,
-    double readBalanceFactor) {
+    double readBalanceFactor,
+    HotKeyReports hotKeyReports) {
 
   /** The topic the snapshot publisher writes to. */
   public static final String DEFAULT_TOPIC = "ring.snapshots";
@@ -81,6 +84,9 @@ public record RingClientConfig(
       "enable.auto.commit", "the client assigns partitions and commits nothing");
 
   private static final Pattern LEGAL_TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+  private static final Pattern LEGAL_CLIENT_ID = Pattern.compile("[a-zA-Z0-9._:-]{1,128}");
+  /** The topic clients report their hot keys to. */
+  public static final String DEFAULT_HOT_KEYS_TOPIC = "ring.hot-keys";
 
   public RingClientConfig {
     bootstrapServers = requireText("bootstrapServers", bootstrapServers,
@@ -119,6 +125,28 @@ public record RingClientConfig(
     if (readBalanceFactor != 0 && (!(readBalanceFactor > 1) || Double.isInfinite(readBalanceFactor))) {
       throw new IllegalArgumentException("readBalanceFactor was " + readBalanceFactor + "; it must be 0 (reads "
           + "from the first read-eligible replica) or a number > 1 (bounded-load reads, for example 1.25)");
+    }
+  }
+
+  /**
+   * Reports of the hottest keys to Kafka, for {@code ringshift status}.
+   *
+   * @param clientId this client's id among the cluster's clients (the report's key is {@code <cluster>/<client id>})
+   * @param interval how often a report is written
+   * @param topic the topic, {@value #DEFAULT_HOT_KEYS_TOPIC} by default
+   */
+  public record HotKeyReports(String clientId, Duration interval, String topic) {
+    public HotKeyReports {
+      if (clientId == null || !LEGAL_CLIENT_ID.matcher(clientId).matches()) {
+        throw new IllegalArgumentException("the hot-key report's client id was " + (clientId == null ? "not set"
+            : "\"" + clientId + "\"") + "; it must be 1 to 128 of [a-zA-Z0-9._:-]");
+      }
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("the hot-key report interval was " + interval + "; it must be at least "
+            + "1 s");
+      }
+      requireTopic("hot-key report topic", topic);
     }
   }
 
@@ -166,6 +194,9 @@ public record RingClientConfig(
     private Duration probeInterval = DEFAULT_PROBE_INTERVAL;
     private int hotKeyCapacity;
     private double readBalanceFactor;
+    private String hotKeysClientId;
+    private Duration hotKeysInterval;
+    private String hotKeysTopic = DEFAULT_HOT_KEYS_TOPIC;
 
     private Builder() {}
 
@@ -281,6 +312,23 @@ public record RingClientConfig(
     }
 
     /**
+     * Writes this client's 20 hottest keys to {@value #DEFAULT_HOT_KEYS_TOPIC} every {@code interval} (at least
+     * 1 s), keyed {@code <cluster>/<clientId>}, so that {@code ringshift status} shows the cluster's hot keys. Needs
+     * {@link #trackHotKeys}. Best effort: a report that fails is logged; lookups never wait for it.
+     */
+    public Builder reportHotKeys(String clientId, Duration interval) {
+      this.hotKeysClientId = clientId;
+      this.hotKeysInterval = interval;
+      return this;
+    }
+
+    /** The topic hot-key reports go to (default {@value #DEFAULT_HOT_KEYS_TOPIC}). */
+    public Builder hotKeysTopic(String topic) {
+      this.hotKeysTopic = topic;
+      return this;
+    }
+
+    /**
      * Reads the trusted key files and builds the configuration.
      *
      * @throws IllegalArgumentException naming the value when one breaks its rule, or naming the file when a
@@ -293,7 +341,9 @@ public record RingClientConfig(
       }
       return new RingClientConfig(bootstrapServers, clusterId, topic, keys, persistFile,
           meterRegistry == null ? new SimpleMeterRegistry() : meterRegistry, clock, consumerProperties,
-          requestTimeout, retryBackoff, probeInterval, epochsTopic, hotKeyCapacity, readBalanceFactor);
+          requestTimeout, retryBackoff, probeInterval, epochsTopic, hotKeyCapacity, readBalanceFactor,
+          hotKeysClientId == null && hotKeysInterval == null ? null
+              : new HotKeyReports(hotKeysClientId, hotKeysInterval, hotKeysTopic));
     }
 
     private static TrustedKeys readKeys(List<Path> files) {

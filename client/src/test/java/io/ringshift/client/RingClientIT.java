@@ -134,6 +134,43 @@ class RingClientIT {
     assertThat(client.awaitEpoch(7, Duration.ofMillis(100))).isFalse();
   }
 
+  /** A client that reports its hot keys writes them to its topic, keyed cluster/client, hottest first. */
+  @Test
+  void shouldReportItsHotKeysToKafka() throws InterruptedException {
+    String hotKeys = KAFKA.topic("ring.hot-keys");
+    KAFKA.kafka().createTopics(List.of(new NewTopic(hotKeys, 1, (short) 1)
+        .configs(Map.of("cleanup.policy", "compact"))));
+    publisher.publish(TestSnapshots.chain(PUBLISHER, 1).get(0));
+    RingClient client = start(config().trackHotKeys(64).reportHotKeys("web-1", Duration.ofSeconds(1))
+        .hotKeysTopic(hotKeys).build(), new ArrayList<>());
+    awaitEpoch(client, 1);
+    for (int i = 0; i < 20_000; i++) {
+      client.placement(i % 2 == 0 ? "hot" : "user:" + i);
+    }
+    Map<String, Object> props = Map.of("bootstrap.servers", KAFKA.bootstrapServers(), "auto.offset.reset", "earliest",
+        "group.id", KAFKA.applicationId() + "-hot-keys");
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]> consumer =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(props,
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(hotKeys));
+      List<io.ringshift.schemas.avro.HotKeysReport> reports = new ArrayList<>();
+      await("a hot-key report on " + hotKeys).atMost(TIMEOUT).until(() -> {
+        consumer.poll(Duration.ofMillis(200)).forEach(r -> {
+          assertThat(r.key()).isEqualTo(CLUSTER + "/web-1");
+          reports.add(io.ringshift.protocol.RecordSerdes.hotKeysReport().deserialize(r.value()));
+        });
+        return !reports.isEmpty();
+      });
+      io.ringshift.schemas.avro.HotKeysReport report = reports.get(0);
+      assertThat(report.getClientId()).isEqualTo("web-1");
+      assertThat(report.getLookups()).isPositive();
+      assertThat(report.getKeys()).isNotEmpty().hasSizeLessThanOrEqualTo(20);
+      assertThat(StandardCharsets.UTF_8.decode(report.getKeys().get(0).getKey()).toString()).isEqualTo("hot");
+      assertThat(report.getKeys().get(0).getShare()).isBetween(0.4, 0.6);
+    }
+  }
+
   /**
    * Compaction has left only an old, genuinely signed snapshot (epoch 3) of the cluster on the snapshots topic: a
    * replay, while epoch 5 is the latest the publisher signed PUBLISHED on the epochs topic. A client that starts

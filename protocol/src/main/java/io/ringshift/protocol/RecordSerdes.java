@@ -2,6 +2,7 @@ package io.ringshift.protocol;
 
 import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.HotKeysReport;
 import io.ringshift.schemas.avro.MembershipEvent;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
@@ -39,6 +40,7 @@ public final class RecordSerdes {
   private static final AvroSerde<RejectedEvent> REJECTED_EVENT = create(RejectedEvent.class);
   private static final AvroSerde<ClusterState> CLUSTER_STATE = create(ClusterState.class);
   private static final AvroSerde<WorkerBudgets> WORKER_BUDGETS = create(WorkerBudgets.class);
+  private static final AvroSerde<HotKeysReport> HOT_KEYS_REPORT = create(HotKeysReport.class);
 
   private RecordSerdes() {}
 
@@ -83,6 +85,11 @@ public final class RecordSerdes {
   /** Values of {@code ring.worker-budgets}: a worker group's shared byte-rate budgets. */
   public static AvroSerde<WorkerBudgets> workerBudgets() {
     return WORKER_BUDGETS;
+  }
+
+  /** Values of {@code ring.hot-keys}: a client's hottest keys. */
+  public static AvroSerde<HotKeysReport> hotKeysReport() {
+    return HOT_KEYS_REPORT;
   }
 
   /** A single-object serde of {@code type} that also reads every released version of its schema. */

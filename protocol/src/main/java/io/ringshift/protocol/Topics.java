@@ -1,6 +1,7 @@
 package io.ringshift.protocol;
 
 import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.HotKeysReport;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -40,6 +41,8 @@ import org.apache.kafka.common.serialization.Serdes;
  *     refuse a malformed or forged record instead of failing in a deserializer
  * @param workerBudgets {@code ring.worker-budgets}: byte-rate budgets shared by a group of migration workers,
  *     compacted, key = worker group id
+ * @param hotKeys {@code ring.hot-keys}: the hottest keys clients report, compacted, key = {@code
+ *     <cluster>/<client id>}
  */
 public record Topics(
     Topic<byte[], byte[]> membership,
@@ -48,7 +51,8 @@ public record Topics(
     Topic<String, TaskStatus> taskStatus,
     Topic<String, RejectedEvent> rejected,
     Topic<String, byte[]> snapshots,
-    Topic<String, WorkerBudgets> workerBudgets) {
+    Topic<String, WorkerBudgets> workerBudgets,
+    Topic<String, HotKeysReport> hotKeys) {
 
   private static final Map<String, String> COMPACTED =
       Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
@@ -84,12 +88,14 @@ public record Topics(
             THIRTY_DAYS),
         new Topic<>(prefix + "ring.snapshots", Serdes.String(), Serdes.ByteArray(), COMPACTED),
         new Topic<>(prefix + "ring.worker-budgets", Serdes.String(), KafkaSerdes.of(RecordSerdes.workerBudgets()),
+            COMPACTED),
+        new Topic<>(prefix + "ring.hot-keys", Serdes.String(), KafkaSerdes.of(RecordSerdes.hotKeysReport()),
             COMPACTED));
   }
 
   /** Every topic, in the order they are created. */
   public List<Topic<?, ?>> all() {
-    return List.of(membership, epochs, tasks, taskStatus, rejected, snapshots, workerBudgets);
+    return List.of(membership, epochs, tasks, taskStatus, rejected, snapshots, workerBudgets, hotKeys);
   }
 
   /**

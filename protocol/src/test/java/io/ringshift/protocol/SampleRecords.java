@@ -58,7 +58,23 @@ final class SampleRecords {
         new Sample<>("ClusterState", ClusterState.class, RecordSerdes.clusterState(),
             SampleRecords::fullClusterState, SampleRecords::minimalClusterState),
         new Sample<>("WorkerBudgets", io.ringshift.schemas.avro.WorkerBudgets.class, RecordSerdes.workerBudgets(),
-            SampleRecords::fullWorkerBudgets, SampleRecords::minimalWorkerBudgets));
+            SampleRecords::fullWorkerBudgets, SampleRecords::minimalWorkerBudgets),
+        new Sample<>("HotKeysReport", io.ringshift.schemas.avro.HotKeysReport.class, RecordSerdes.hotKeysReport(),
+            SampleRecords::fullHotKeysReport, SampleRecords::minimalHotKeysReport));
+  }
+
+  static io.ringshift.schemas.avro.HotKeysReport fullHotKeysReport() {
+    return io.ringshift.schemas.avro.HotKeysReport.newBuilder()
+        .setClusterId("c1").setClientId("web-7").setLookups(1_000_000)
+        .setKeys(List.of(new io.ringshift.schemas.avro.HotKeyShare(java.nio.ByteBuffer.wrap("user:0".getBytes(
+            java.nio.charset.StandardCharsets.UTF_8)), 0.102, 0.001)))
+        .setTimestampMillis(T0).build();
+  }
+
+  /** No field is optional; no key yet. */
+  static io.ringshift.schemas.avro.HotKeysReport minimalHotKeysReport() {
+    return io.ringshift.schemas.avro.HotKeysReport.newBuilder()
+        .setClusterId("c1").setClientId("web-7").setLookups(0).setKeys(List.of()).setTimestampMillis(T0).build();
   }
 
   static io.ringshift.schemas.avro.WorkerBudgets fullWorkerBudgets() {

@@ -80,6 +80,10 @@ public final class StatusCommand implements Callable<Integer> {
       JsonOutput.print(out, Reports.statusJson(view, System.currentTimeMillis()));
     } else {
       Reports.statusText(view, limit, System.currentTimeMillis()).forEach(out::println);
+      // The clients' hot keys, when some report them (a topic that does not exist yet shows nothing).
+      LatestRecords.read(kafka, kafka.topics().hotKeys().name(), k -> k.startsWith(clusterId + "/"))
+          .ifPresent(reports -> HotKeysSection.lines(clusterId, reports.values(), System.currentTimeMillis())
+              .forEach(out::println));
       out.flush();
     }
     return 0;

@@ -4,6 +4,7 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.control.ByteSizeConverter;
 import io.ringshift.cli.internal.control.KafkaOptions;
+import io.ringshift.cli.internal.control.LatestRecords;
 import io.ringshift.protocol.Topics;
 import io.ringshift.ring.ByteUnits;
 import io.ringshift.schemas.avro.WorkerBudgets;
@@ -21,17 +22,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -232,45 +226,12 @@ public final class BudgetsCommand implements Callable<Integer> {
 
   /** The latest budgets of the group on the topic, null when none. */
   private WorkerBudgets read(Topics topics) {
-    Properties p = kafka.kafkaProperties().applyTo(new Properties());
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    Duration timeout = kafka.timeout();
     String topic = topics.workerBudgets().name();
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
-        new ByteArrayDeserializer())) {
-      List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
-      if (infos == null || infos.isEmpty()) {
-        throw new BadInputException("Kafka at " + kafka.bootstrap() + " has no topic " + topic + "; create the "
-            + "control plane's topics first (ringshift topics create)");
-      }
-      List<TopicPartition> partitions = infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
-      WorkerBudgets latest = null;
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (partitions.stream().anyMatch(tp -> consumer.position(tp, timeout) < end.get(tp))) {
-        if (System.nanoTime() > deadline) {
-          throw new KafkaUnavailableException("reading " + topic + " at " + kafka.bootstrap() + " took longer than "
-              + timeout.toSeconds() + " s");
-        }
-        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          if (!groupId.equals(r.key())) {
-            continue;
-          }
-          latest = r.value() == null ? null
-              : topics.workerBudgets().valueSerde().deserializer().deserialize(topic, r.value());
-        }
-      }
-      return latest;
-    } catch (org.apache.kafka.common.errors.TimeoutException e) {
-      throw new KafkaUnavailableException("Kafka at " + kafka.bootstrap() + " did not answer within "
-          + timeout.toSeconds() + " s: " + e.getMessage(), e);
-    } catch (KafkaException e) {
-      throw new KafkaUnavailableException("reading " + topic + " at " + kafka.bootstrap() + " failed: "
-          + e.getMessage(), e);
-    }
+    Map<String, byte[]> latest = LatestRecords.read(kafka, topic, groupId::equals).orElseThrow(() ->
+        new BadInputException("Kafka at " + kafka.bootstrap() + " has no topic " + topic + "; create the "
+            + "control plane's topics first (ringshift topics create)"));
+    byte[] value = latest.get(groupId);
+    return value == null ? null : topics.workerBudgets().valueSerde().deserializer().deserialize(topic, value);
   }
 
   private void write(Topics topics, WorkerBudgets budgets) {

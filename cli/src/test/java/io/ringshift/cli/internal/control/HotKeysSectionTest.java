@@ -1,0 +1,45 @@
+package io.ringshift.cli.internal.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ringshift.protocol.RecordSerdes;
+import io.ringshift.schemas.avro.HotKeyShare;
+import io.ringshift.schemas.avro.HotKeysReport;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The hot-key lines of {@code ringshift status}: recent reports of the cluster, weighed by their lookups. */
+class HotKeysSectionTest {
+  private static final long NOW = 1_800_000_000_000L;
+
+  @Test
+  void shouldMergeTheRecentReportsOfTheClusterWeighedByTheirLookups() {
+    List<byte[]> values = List.of(
+        report("c1", "web-1", 100_000, NOW - 5_000, share("user:0", 0.20, 0.01)),
+        report("c1", "web-2", 300_000, NOW - 60_000, share("user:0", 0.05, 0.0), share("user:9", 0.10, 0.002)),
+        report("c1", "gone", 900_000, NOW - HotKeysSection.RECENT.toMillis() - 1, share("old", 0.9, 0)),
+        report("c2", "other", 900_000, NOW, share("elsewhere", 0.9, 0)),
+        "not a report".getBytes(StandardCharsets.UTF_8));
+    assertThat(HotKeysSection.lines("c1", values, NOW)).containsExactly(
+        "hot keys   share of the lookups of 2 clients (reports of the last 10 min; at most this much overcount)",
+        "             8.75%  (0.25%)  user:0",
+        "             7.50%  (0.15%)  user:9");
+  }
+
+  @Test
+  void shouldShowNothingWithoutRecentReports() {
+    assertThat(HotKeysSection.lines("c1", List.of(), NOW)).isEmpty();
+    assertThat(HotKeysSection.lines("c1", List.of(report("c1", "idle", 0, NOW)), NOW)).isEmpty();
+  }
+
+  private static HotKeyShare share(String key, double share, double overcount) {
+    return new HotKeyShare(ByteBuffer.wrap(key.getBytes(StandardCharsets.UTF_8)), share, overcount);
+  }
+
+  private static byte[] report(String cluster, String client, long lookups, long at, HotKeyShare... keys) {
+    return RecordSerdes.hotKeysReport().serialize(HotKeysReport.newBuilder().setClusterId(cluster)
+        .setClientId(client).setLookups(lookups).setKeys(List.of(keys)).setTimestampMillis(at).build());
+  }
+}
