@@ -46,8 +46,8 @@ class GroupBudgetIT {
   @RegisterExtension static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
 
   private static final long BUDGET = 3L << 20;
-  private static final Duration SETTLE = Duration.ofSeconds(3);
-  private static final Duration WINDOW = Duration.ofSeconds(5);
+  private static final Duration SETTLE = Duration.ofSeconds(4);
+  private static final Duration WINDOW = Duration.ofSeconds(8);
 
   @TempDir Path dir;
   private StoreFixture nodes;
@@ -67,7 +67,7 @@ class GroupBudgetIT {
   void shouldHoldASourcesBudgetForThreeWorkersTogetherAndFollowALiveChange() {
     nodes = new StoreFixture(dir.resolve("nodes"));
     StoreFixture.Node source = nodes.node("node-a");
-    source.fill("k", 60_000, 1000);
+    source.fill("k", 80_000, 1000);
     for (String target : List.of("node-t1", "node-t2", "node-t3")) {
       nodes.node(target).onApplied(entries ->
           applied.add(new long[] {System.nanoTime(), entries.stream().mapToLong(Entry::size).sum()}));
