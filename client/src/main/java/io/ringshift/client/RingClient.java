@@ -163,16 +163,16 @@ public final class RingClient implements AutoCloseable {
         if (config.persistFile() != null) {
           loadPersisted(config.persistFile());
         }
+        RingClientConfig.HotKeyReports reports = config.hotKeyReports();
+        if (reports != null) {
+          reporter = new HotKeysReporter(hotKeys, clusterId, reports.clientId(), reports.topic(),
+              reports.interval(), config.bootstrapServers(), config.consumerProperties(), config.clock());
+        }
       } catch (RuntimeException | Error e) {
         tail.close(); // closes the consumer it was never started with
         throw e;
       }
       tail.start();
-      RingClientConfig.HotKeyReports reports = config.hotKeyReports();
-      if (reports != null) {
-        reporter = new HotKeysReporter(hotKeys, clusterId, reports.clientId(), reports.topic(), reports.interval(),
-            config.bootstrapServers(), config.consumerProperties(), config.clock());
-      }
       state = State.RUNNING;
       return this;
     }

@@ -201,6 +201,8 @@ class RingClientIT {
     awaitEpoch(client, 5);
     publisher.publish(chain.get(5));
     awaitEpoch(client, 6);
+    // Listeners run right after the swap, on the client's thread: awaitEpoch can return before they do.
+    await("the swap listener saw epoch 6").atMost(TIMEOUT).until(() -> swaps.size() == 2);
     assertThat(swaps).extracting(SnapshotSwap::epoch).containsExactly(5L, 6L);
   }
 
