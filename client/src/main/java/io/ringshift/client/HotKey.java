@@ -21,8 +21,13 @@ public record HotKey(byte[] key, long position, double share, double maxOvercoun
 
   /** The key as text: printable ASCII bytes as they are, every other byte as {@code \xNN}. */
   public String keyText() {
-    StringBuilder s = new StringBuilder(key.length);
-    for (byte b : key) {
+    return text(key);
+  }
+
+  /** {@code bytes} as {@link #keyText()} shows a key. */
+  public static String text(byte[] bytes) {
+    StringBuilder s = new StringBuilder(bytes.length);
+    for (byte b : bytes) {
       if (b >= 0x20 && b < 0x7f && b != '\\') {
         s.append((char) b);
       } else {

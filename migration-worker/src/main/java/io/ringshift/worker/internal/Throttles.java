@@ -90,8 +90,7 @@ public final class Throttles {
         : shares.sourceShare(source, active(sourceUsedAt, source));
     long rate = lowest(perSourceRate, share.bytesPerSecond());
     holders.put("source:" + source, "source " + source + " at " + Rates.format(rate)
-        + (share.limited() && rate == share.bytesPerSecond() ? " (its group budget of " + Rates.format(share.budget())
-        + " shared by " + share.workers() + " worker" + (share.workers() == 1 ? "" : "s") + ")" : ""));
+        + (rate == share.bytesPerSecond() ? groupBudget(share) : ""));
     return rate;
   }
 
@@ -101,9 +100,14 @@ public final class Throttles {
     GroupShares.Share share = shares == null ? GroupShares.Share.NONE
         : shares.linkShare(link, active(linkUsedAt, link));
     holders.put("link:" + link, "zone link " + link + " at " + Rates.format(share.bytesPerSecond())
-        + (share.limited() ? " (its group budget of " + Rates.format(share.budget()) + " shared by "
-        + share.workers() + " worker" + (share.workers() == 1 ? "" : "s") + ")" : ""));
+        + groupBudget(share));
     return share.bytesPerSecond();
+  }
+
+  /** " (its group budget of B shared by n workers)" for a share that limits; empty otherwise. */
+  private static String groupBudget(GroupShares.Share share) {
+    return !share.limited() ? "" : " (its group budget of " + Rates.format(share.budget()) + " shared by "
+        + share.workers() + " worker" + (share.workers() == 1 ? "" : "s") + ")";
   }
 
   /** Marks {@code key} as sent from now; whether it was inactive before. */

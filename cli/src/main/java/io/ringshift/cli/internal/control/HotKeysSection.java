@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.client.HotKey;
 import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.HotKeyShare;
 import io.ringshift.schemas.avro.HotKeysReport;
@@ -66,21 +67,8 @@ final class HotKeysSection {
         + "at most this much overcount)", recent.size(), recent.size() == 1 ? "" : "s", RECENT.toMinutes()));
     for (Merged m : merged.subList(0, Math.min(SHOWN, merged.size()))) {
       lines.add(String.format(Locale.ROOT, "           %6.2f%%  (%.2f%%)  %s", 100 * m.share(), 100 * m.overcount(),
-          text(m.key())));
+          HotKey.text(m.key())));
     }
     return lines;
-  }
-
-  /** Printable ASCII as it is, other bytes as {@code \xNN}. */
-  private static String text(byte[] key) {
-    StringBuilder s = new StringBuilder();
-    for (byte b : key) {
-      if (b >= 0x20 && b < 0x7f && b != '\\') {
-        s.append((char) b);
-      } else {
-        s.append(String.format(Locale.ROOT, "\\x%02x", b & 0xff));
-      }
-    }
-    return s.toString();
   }
 }
