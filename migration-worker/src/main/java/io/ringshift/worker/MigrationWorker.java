@@ -13,6 +13,7 @@ import io.ringshift.worker.internal.GroupShares;
 import io.ringshift.worker.internal.TaskContext;
 import io.ringshift.worker.internal.TaskDispatcher;
 import io.ringshift.worker.internal.TaskRun;
+import io.ringshift.worker.internal.TaskScheduler;
 import io.ringshift.worker.internal.Throttles;
 import io.ringshift.worker.internal.Ticker;
 import io.ringshift.worker.internal.WorkerMetrics;
@@ -30,11 +31,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -96,7 +94,7 @@ public final class MigrationWorker implements AutoCloseable {
   private ControlReader reader;
   private KafkaConsumer<String, byte[]> consumer;
   private TaskDispatcher dispatcher;
-  private ExecutorService executor;
+  private TaskScheduler scheduler;
   private java.util.concurrent.ScheduledExecutorService shares;
   private Thread pollThread;
 
@@ -166,11 +164,11 @@ public final class MigrationWorker implements AutoCloseable {
       // The group's shares follow its workers as they start and stop copying (docs/worker.md, "Group budgets").
       shares.scheduleWithFixedDelay(this::refreshShares, SHARES_INTERVAL.toMillis(), SHARES_INTERVAL.toMillis(),
           TimeUnit.MILLISECONDS);
-      executor = Executors.newCachedThreadPool(taskThreads(config.workerId()));
+      scheduler = new TaskScheduler("ringshift-worker-" + config.workerId(), limits.maxTasks());
       StatusSink sink = this::send;
       TaskContext ctx = new TaskContext(config.workerId(), stores, throttles, slots, sink, control, clock,
           Ticker.system(), config.tuning(), config.grace(), metrics);
-      TaskDispatcher tasks = new TaskDispatcher(ctx, executor);
+      TaskDispatcher tasks = new TaskDispatcher(ctx, scheduler);
       dispatcher = tasks;
       metrics.view(new WorkerMetrics.View() {
         @Override
@@ -216,6 +214,10 @@ public final class MigrationWorker implements AutoCloseable {
     Objects.requireNonNull(next, "limits");
     throttles.setLimits(next);
     slots.setLimits(next);
+    TaskScheduler s = scheduler;
+    if (s != null) {
+      s.copySlots(next.maxTasks());
+    }
     limits = next;
     LOG.info("worker {}: limits now {}", config.workerId(), next);
   }
@@ -397,9 +399,9 @@ public final class MigrationWorker implements AutoCloseable {
       producer.close(Duration.ofSeconds(10));
       producer = null;
     }
-    if (executor != null) {
-      executor.shutdownNow();
-      executor = null;
+    if (scheduler != null) {
+      scheduler.close();
+      scheduler = null;
     }
     if (shares != null) {
       shares.shutdownNow();
@@ -449,14 +451,5 @@ public final class MigrationWorker implements AutoCloseable {
       // Keep the shares in force and try again at the next interval; a scheduled task that throws stops running.
       LOG.warn("worker {}: recounting the group's budget shares failed: {}", config.workerId(), e.toString());
     }
-  }
-
-  private static ThreadFactory taskThreads(String workerId) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, "ringshift-worker-" + workerId + "-task-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * The delete names the task's epoch, and the node refuses it when its own ring, of a later epoch, makes it a
  * replica of the range again (a FAIL published while this cleanup waited or ran): VERIFIED, nothing more deleted.
- * Until then it is BLOCKED with a reason naming what it waits for, re-checked every {@code retryInterval}.
+ * Until then it is BLOCKED with a reason naming what it waits for, re-checked every {@code retryInterval}
+ * (holding no thread in between).
  * Deleting is idempotent, so a worker that dies between the delete and its VERIFIED status deletes again, which
  * deletes nothing. It never deletes from a node that is itself one of the new replicas, and never when the task
  * names no new replica.
@@ -53,63 +54,60 @@ final class CleanupRun extends TaskRun {
   }
 
   @Override
-  protected void execute() {
-    while (true) {
-      control.check();
-      OptionalLong failedIn = ctx.control().failedIn(task().getClusterId(), task().getTarget());
-      if (failedIn.isPresent()) {
-        // A node declared failed is out of the ring for good and its data is written off: nothing to delete, and
-        // nothing that will ever answer. (A node that comes back joins anew, and its first copy clears its ranges.)
-        LOG.info("task {}: not deleting {} from {}: it was declared failed (epoch {})", task().getTaskId(), range(),
-            task().getTarget(), failedIn.getAsLong());
-        nothingToDelete(task().getTarget() + " was declared failed and removed by published epoch "
-            + failedIn.getAsLong() + "; its data is written off");
-        return;
-      }
-      String unknown = unknownTarget();
-      if (unknown != null) {
-        LOG.info("task {}: not deleting {} from {}: {}", task().getTaskId(), range(), task().getTarget(), unknown);
-        nothingToDelete(unknown);
-        return;
-      }
-      String waiting = gate();
-      if (waiting == null) {
-        // What a later epoch gives back to the target stays (deleting it would delete that epoch's copy); the rest
-        // of the range is deleted.
-        List<RingRange> rest = minus(range(), handedBackBy().stream()
-            .map(t -> RingRange.of(t.getRangeStart(), t.getRangeEnd())).toList());
-        if (rest.isEmpty()) {
-          String handedBack = handedBack();
-          LOG.info("task {}: not deleting {} from {}: {}", task().getTaskId(), range(), task().getTarget(), handedBack);
-          nothingToDelete(handedBack);
-          return;
-        }
-        try {
-          long deleted = 0;
-          for (RingRange piece : rest) {
-            deleted += call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(piece, task().getEpoch()));
-          }
-          LOG.info("task {}: deleted {} keys of {} from {}{}", task().getTaskId(), deleted, range(),
-              task().getTarget(), rest.size() == 1 && rest.get(0).equals(range()) ? ""
-                  : " (only " + rest + ": later epochs give the rest back: " + handedBack() + ")");
-          progress.state = TaskState.VERIFIED;
-          progress.blockedReason = null;
-          publish();
-          return;
-        } catch (NodeDown down) {
-          waiting = down.node + " (cleanup target) unreachable: " + down.reason();
-        } catch (StoreException.Refused refused) {
-          // The node's own ring makes it a replica of the range again: that epoch's copy stays, for good.
-          LOG.info("task {}: {} refused the delete: {}", task().getTaskId(), task().getTarget(), refused.getMessage());
-          nothingToDelete(task().getTarget() + " refused the delete: " + refused.getMessage());
-          return;
-        } catch (StoreException e) {
-          waiting = "deleting the range on " + task().getTarget() + " failed, retrying: " + e.getMessage();
-        }
-      }
-      report(waiting);
-      control.sleep(ctx.tuning().retryInterval());
+  protected Duration execute() {
+    OptionalLong failedIn = ctx.control().failedIn(task().getClusterId(), task().getTarget());
+    if (failedIn.isPresent()) {
+      // A node declared failed is out of the ring for good and its data is written off: nothing to delete, and
+      // nothing that will ever answer. (A node that comes back joins anew, and its first copy clears its ranges.)
+      LOG.info("task {}: not deleting {} from {}: it was declared failed (epoch {})", task().getTaskId(), range(),
+          task().getTarget(), failedIn.getAsLong());
+      nothingToDelete(task().getTarget() + " was declared failed and removed by published epoch "
+          + failedIn.getAsLong() + "; its data is written off");
+      return null;
     }
+    String unknown = unknownTarget();
+    if (unknown != null) {
+      LOG.info("task {}: not deleting {} from {}: {}", task().getTaskId(), range(), task().getTarget(), unknown);
+      nothingToDelete(unknown);
+      return null;
+    }
+    String waiting = gate();
+    if (waiting == null) {
+      // What a later epoch gives back to the target stays (deleting it would delete that epoch's copy); the rest
+      // of the range is deleted.
+      List<RingRange> rest = minus(range(), handedBackBy().stream()
+          .map(t -> RingRange.of(t.getRangeStart(), t.getRangeEnd())).toList());
+      if (rest.isEmpty()) {
+        String handedBack = handedBack();
+        LOG.info("task {}: not deleting {} from {}: {}", task().getTaskId(), range(), task().getTarget(), handedBack);
+        nothingToDelete(handedBack);
+        return null;
+      }
+      try {
+        long deleted = 0;
+        for (RingRange piece : rest) {
+          deleted += call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(piece, task().getEpoch()));
+        }
+        LOG.info("task {}: deleted {} keys of {} from {}{}", task().getTaskId(), deleted, range(),
+            task().getTarget(), rest.size() == 1 && rest.get(0).equals(range()) ? ""
+                : " (only " + rest + ": later epochs give the rest back: " + handedBack() + ")");
+        progress.state = TaskState.VERIFIED;
+        progress.blockedReason = null;
+        publish();
+        return null;
+      } catch (NodeDown down) {
+        waiting = down.node + " (cleanup target) unreachable: " + down.reason();
+      } catch (StoreException.Refused refused) {
+        // The node's own ring makes it a replica of the range again: that epoch's copy stays, for good.
+        LOG.info("task {}: {} refused the delete: {}", task().getTaskId(), task().getTarget(), refused.getMessage());
+        nothingToDelete(task().getTarget() + " refused the delete: " + refused.getMessage());
+        return null;
+      } catch (StoreException e) {
+        waiting = "deleting the range on " + task().getTarget() + " failed, retrying: " + e.getMessage();
+      }
+    }
+    report(waiting);
+    return ctx.tuning().retryInterval();
   }
 
   /**

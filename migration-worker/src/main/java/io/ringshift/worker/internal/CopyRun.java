@@ -79,6 +79,21 @@ final class CopyRun extends TaskRun {
   private int feedLosses;
   /** What blockedReason says while such a copy runs again, from the second loss in a row; null otherwise. */
   private String feedLostReason;
+  /** Where the run is: copying (or waiting to), following its source until the fence, fencing and verifying. */
+  private enum Phase { COPY, AWAIT_FENCE, VERIFY }
+
+  /** How often a task waiting for a copy slot looks again, should no released slot wake it. */
+  private static final Duration SLOT_POLL = Duration.ofSeconds(1);
+
+  private Phase phase = Phase.COPY;
+  /** Sources that stopped answering in this round of choosing one. */
+  private final Map<String, String> failedSources = new LinkedHashMap<>();
+  /** The source of this attempt: chosen before waiting for a slot, kept until the run verifies or starts over. */
+  private String source;
+  /** The wait for a slot last published; null when none was. */
+  private String slotReported;
+  /** Verification attempt of this fence (1 first; the wait after a failed one doubles). */
+  private int verifyAttempt;
   /** The range followed while waiting for the fence (read by the tail thread; the task's range does not change). */
   private volatile RingRange followed;
   /** What ended the wait for the fence, set by the tail thread; thrown by the run's own thread. */
@@ -90,57 +105,144 @@ final class CopyRun extends TaskRun {
   }
 
   @Override
-  protected void execute() {
-    Map<String, String> failedSources = new LinkedHashMap<>();
-    while (true) {
+  protected Duration execute() {
+    try {
       control.check();
-      try {
-        if (task().getSources().isEmpty()) {
-          blocked("the task names no source: no replica of the range survives");
-          control.sleep(ctx.tuning().retryInterval());
-          continue;
-        }
-        String source = chooseSource(failedSources);
-        if (source == null) {
-          blocked("no source reachable: " + describe(failedSources));
-          failedSources.clear();
-          control.sleep(ctx.tuning().retryInterval());
-          continue;
-        }
-        copyFrom(source);
-        return;
-      } catch (NodeDown down) {
-        if (down.role == NodeDown.Role.TARGET) {
-          LOG.info("task {}: target unreachable, retrying in {}: {}", id(), ctx.tuning().retryInterval(),
-              down.getMessage());
-          blocked("target " + down.node + " unreachable: " + down.reason());
-          control.sleep(ctx.tuning().retryInterval());
-        } else {
-          LOG.info("task {}: source {} stopped answering: {}", id(), down.node, down.reason());
-          failedSources.put(down.node, down.reason());
-        }
-      } catch (StoreException.FeedUnavailable e) {
-        feedLost(e);
-      } catch (TaskControl.Restart restart) {
-        LOG.info("task {}: starting over: {}", id(), restart.getMessage());
-        progress.forgetSource();
+      return switch (phase) {
+        case COPY -> copyStep();
+        case AWAIT_FENCE -> awaitFenceStep();
+        case VERIFY -> verifyStep();
+      };
+    } catch (TaskControl.Stopped stopped) {
+      throw stopped;
+    } catch (NodeDown down) {
+      startOver();
+      if (down.role == NodeDown.Role.TARGET) {
+        LOG.info("task {}: target unreachable, retrying in {}: {}", id(), ctx.tuning().retryInterval(),
+            down.getMessage());
+        blocked("target " + down.node + " unreachable: " + down.reason());
+        return ctx.tuning().retryInterval();
+      }
+      LOG.info("task {}: source {} stopped answering: {}", id(), down.node, down.reason());
+      failedSources.put(down.node, down.reason());
+      return Duration.ZERO;
+    } catch (StoreException.FeedUnavailable e) {
+      startOver();
+      return feedLost(e);
+    } catch (TaskControl.Restart restart) {
+      startOver();
+      LOG.info("task {}: starting over: {}", id(), restart.getMessage());
+      progress.forgetSource();
+      failedSources.clear();
+      return Duration.ZERO;
+    } catch (StoreException e) {
+      startOver();
+      if (e.retriable()) {
+        blocked("store error, retrying: " + e.getMessage());
+        return ctx.tuning().retryInterval();
+      }
+      failed(e.getMessage());
+      return null;
+    } catch (RuntimeException e) {
+      startOver();
+      LOG.warn("task {}: unexpected error, retrying in {}", id(), ctx.tuning().retryInterval(), e);
+      blocked("unexpected error, retrying: " + e);
+      return ctx.tuning().retryInterval();
+    }
+  }
+
+  /**
+   * Chooses a source (once per attempt), takes a copy slot (or waits for one without a thread), copies the snapshot
+   * and catches up, then follows the source while it waits for the fence.
+   */
+  private Duration copyStep() {
+    if (task().getSources().isEmpty()) {
+      blocked("the task names no source: no replica of the range survives");
+      return ctx.tuning().retryInterval();
+    }
+    if (source == null) {
+      String chosen = chooseSource(failedSources);
+      if (chosen == null) {
+        blocked("no source reachable: " + describe(failedSources));
         failedSources.clear();
-      } catch (TaskControl.Stopped stopped) {
-        throw stopped;
-      } catch (StoreException e) {
-        if (e.retriable()) {
-          blocked("store error, retrying: " + e.getMessage());
-          control.sleep(ctx.tuning().retryInterval());
-        } else {
-          failed(e.getMessage());
-          return;
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("task {}: unexpected error, retrying in {}", id(), ctx.tuning().retryInterval(), e);
-        blocked("unexpected error, retrying: " + e);
-        control.sleep(ctx.tuning().retryInterval());
+        return ctx.tuning().retryInterval();
+      }
+      source = chosen;
+      slotReported = null;
+      if (progress.state == TaskState.BLOCKED || progress.state == TaskState.FAILED) {
+        progress.state = progress.watermark == null ? TaskState.PENDING : TaskState.COPYING;
       }
     }
+    String target = task().getTarget();
+    String waiting = ctx.slots().tryAcquire(source, target, this, control::wake);
+    if (waiting != null) {
+      // Saying why in the status when the reason changes; a freed slot wakes the task, the poll is a safety net.
+      if (!waiting.equals(slotReported)) {
+        progress.blockedReason = waiting;
+        publish();
+        slotReported = waiting;
+      }
+      return SLOT_POLL;
+    }
+    // A copy started again because the source's log keeps falling short says so while it copies.
+    progress.blockedReason = feedLostReason;
+    boolean holding = true;
+    try {
+      if (!progress.snapshotCopied()) {
+        copySnapshot(source);
+      }
+      catchUp(source);
+      feedLosses = 0;
+      feedLostReason = null;
+      ctx.slots().release(source, target);
+      holding = false;
+      progress.state = TaskState.CAUGHT_UP;
+      progress.blockedReason = null;
+      publish();
+    } finally {
+      if (holding) {
+        ctx.slots().release(source, target);
+      }
+    }
+    // The worker's SourceTails applies the source's new writes to the range (one feed per source for all the tasks
+    // waiting on it) until the fence is requested; a failure of that feed or of the target wakes the task and is
+    // thrown in its next step, as its own feed's would be.
+    followed = range();
+    ctx.tails().follow(source, this);
+    phase = Phase.AWAIT_FENCE;
+    return awaitFenceStep();
+  }
+
+  /** Waits (without a thread: the fence request and a tail failure wake it) until the fence is requested. */
+  private Duration awaitFenceStep() {
+    throwTailFailure();
+    if (!task().getFenceRequested()) {
+      return ctx.tuning().retryInterval();
+    }
+    ctx.tails().unfollow(this);
+    phase = Phase.VERIFY;
+    verifyAttempt = 1;
+    throwTailFailure();
+    return verifyStep();
+  }
+
+  /**
+   * Back to choosing a source, after a failure: stops following the source's tail and waiting for a slot (a slot
+   * held is released where it was taken).
+   */
+  private void startOver() {
+    if (phase == Phase.AWAIT_FENCE) {
+      ctx.tails().unfollow(this);
+    }
+    ctx.slots().cancelWait(this);
+    phase = Phase.COPY;
+    source = null;
+  }
+
+  @Override
+  protected void stepEnded() {
+    ctx.tails().unfollow(this);
+    ctx.slots().cancelWait(this);
   }
 
   /**
@@ -149,7 +251,7 @@ final class CopyRun extends TaskRun {
    * copying again at once would loop forever without a word. So from the second loss in a row the task says so
    * in blockedReason (BLOCKED while it waits, kept while it copies again) and waits {@code retryInterval} first.
    */
-  private void feedLost(StoreException.FeedUnavailable e) {
+  private Duration feedLost(StoreException.FeedUnavailable e) {
     String source = progress.source;
     Long watermark = progress.watermark;
     feedLosses++;
@@ -161,8 +263,9 @@ final class CopyRun extends TaskRun {
           + watermark + " for as long as the copy takes: copied the range " + feedLosses
           + " times in a row; copying it again in " + Rates.duration(ctx.tuning().retryInterval());
       blocked(feedLostReason);
-      control.sleep(ctx.tuning().retryInterval());
+      return ctx.tuning().retryInterval();
     }
+    return Duration.ZERO;
   }
 
   /**
@@ -192,50 +295,6 @@ final class CopyRun extends TaskRun {
       return node;
     }
     return null;
-  }
-
-  private void copyFrom(String source) {
-    String target = task().getTarget();
-    holdSlot(source, target);
-    boolean holding = true;
-    try {
-      if (!progress.snapshotCopied()) {
-        copySnapshot(source);
-      }
-      catchUp(source);
-      feedLosses = 0;
-      feedLostReason = null;
-      ctx.slots().release(source, target);
-      holding = false;
-      progress.state = TaskState.CAUGHT_UP;
-      progress.blockedReason = null;
-      publish();
-    } finally {
-      if (holding) {
-        ctx.slots().release(source, target);
-      }
-    }
-    awaitFence(source);
-    fenceAndVerify(source);
-  }
-
-  /**
-   * Waits for the fence request while the worker's {@link SourceTails} applies the source's new writes to the
-   * range (one feed per source for all the tasks waiting on it); a failure of that feed or of the target ends the
-   * wait by being thrown here, on the task's own thread, as its own feed's would be.
-   */
-  private void awaitFence(String source) {
-    followed = range();
-    ctx.tails().follow(source, this);
-    try {
-      while (!task().getFenceRequested()) {
-        control.sleep(ctx.tuning().tailInterval());
-        throwTailFailure();
-      }
-    } finally {
-      ctx.tails().unfollow(this);
-    }
-    throwTailFailure();
   }
 
   private void throwTailFailure() {
@@ -279,25 +338,6 @@ final class CopyRun extends TaskRun {
   void tailFailed(RuntimeException failure) {
     tailFailure = failure;
     control.wake();
-  }
-
-  /** Waits for a copy slot (the caps), saying why in the status while it waits. */
-  private void holdSlot(String source, String target) {
-    if (progress.state == TaskState.BLOCKED || progress.state == TaskState.FAILED) {
-      progress.state = progress.watermark == null ? TaskState.PENDING : TaskState.COPYING;
-    }
-    String waiting;
-    String reported = null;
-    while ((waiting = ctx.slots().tryAcquire(source, target)) != null) {
-      if (!waiting.equals(reported)) {
-        progress.blockedReason = waiting;
-        publish();
-        reported = waiting;
-      }
-      control.sleep(Duration.ofMillis(100));
-    }
-    // A copy started again because the source's log keeps falling short says so while it copies.
-    progress.blockedReason = feedLostReason;
   }
 
   private void copySnapshot(String source) {
@@ -391,57 +431,58 @@ final class CopyRun extends TaskRun {
    * back; a fence in force is returned as it is), drains, reconciles and verifies, waiting twice as long after each
    * failed attempt, up to {@link #MAX_VERIFY_BACKOFF}. So a task whose range differs for a passing reason (a write
    * of the old epoch the target took and the source refused) verifies at once, and a lasting one (a target that
-   * loses writes) keeps saying so, and verifies as soon as it is fixed, instead of holding its fence for good.
+   * loses writes) keeps saying so, and verifies as soon as it is fixed, instead of holding its fence for good. One
+   * attempt per step; returns null when VERIFIED, otherwise the wait before the next attempt.
    */
-  private void fenceAndVerify(String source) {
+  private Duration verifyStep() {
     RingRange range = range();
     String target = task().getTarget();
-    for (int attempt = 1; ; attempt++) {
-      Fence fence = fence(source, range);
-      progress.fencePosition = fence.position();
-      progress.state = TaskState.FENCED;
+    int attempt = verifyAttempt;
+    Fence fence = fence(source, range);
+    progress.fencePosition = fence.position();
+    progress.state = TaskState.FENCED;
+    progress.blockedReason = null;
+    publish();
+    while (progress.caughtUpPosition < fence.position()) {
+      control.check();
+      long before = progress.caughtUpPosition;
+      pass(source);
+      if (progress.caughtUpPosition == before) {
+        control.sleep(ctx.tuning().tailInterval());
+      }
+    }
+    RangeDigest sourceDigest = call(source, NodeDown.Role.SOURCE, s -> s.digest(range));
+    RangeDigest targetDigest = call(target, NodeDown.Role.TARGET, t -> t.digest(range));
+    String recopied = "";
+    if (!sourceDigest.sameContentAs(targetDigest)) {
+      Recopied fixed = new Recopied();
+      reconcile(source, range, sourceDigest, targetDigest, 0, fixed);
+      LOG.info("task {}: digests differed at fence position {} (source {}, target {}): re-copied {}", id(),
+          fence.position(), sourceDigest, targetDigest, fixed);
+      recopied = " and re-copying " + fixed;
+      sourceDigest = call(source, NodeDown.Role.SOURCE, s -> s.digest(range));
+      targetDigest = call(target, NodeDown.Role.TARGET, t -> t.digest(range));
+    }
+    progress.digest = sourceDigest.digest().clone();
+    if (sourceDigest.sameContentAs(targetDigest)) {
+      // The store the digest came from: a cleanup deletes the old copies only while the target still is it.
+      progress.targetIncarnation = call(target, NodeDown.Role.TARGET, t -> t.info()).incarnation();
+      progress.state = TaskState.VERIFIED;
+      progress.targetDigest = null;
       progress.blockedReason = null;
       publish();
-      while (progress.caughtUpPosition < fence.position()) {
-        control.check();
-        long before = progress.caughtUpPosition;
-        pass(source);
-        if (progress.caughtUpPosition == before) {
-          control.sleep(ctx.tuning().tailInterval());
-        }
-      }
-      RangeDigest sourceDigest = call(source, NodeDown.Role.SOURCE, s -> s.digest(range));
-      RangeDigest targetDigest = call(target, NodeDown.Role.TARGET, t -> t.digest(range));
-      String recopied = "";
-      if (!sourceDigest.sameContentAs(targetDigest)) {
-        Recopied fixed = new Recopied();
-        reconcile(source, range, sourceDigest, targetDigest, 0, fixed);
-        LOG.info("task {}: digests differed at fence position {} (source {}, target {}): re-copied {}", id(),
-            fence.position(), sourceDigest, targetDigest, fixed);
-        recopied = " and re-copying " + fixed;
-        sourceDigest = call(source, NodeDown.Role.SOURCE, s -> s.digest(range));
-        targetDigest = call(target, NodeDown.Role.TARGET, t -> t.digest(range));
-      }
-      progress.digest = sourceDigest.digest().clone();
-      if (sourceDigest.sameContentAs(targetDigest)) {
-        // The store the digest came from: a cleanup deletes the old copies only while the target still is it.
-        progress.targetIncarnation = call(target, NodeDown.Role.TARGET, t -> t.info()).incarnation();
-        progress.state = TaskState.VERIFIED;
-        progress.targetDigest = null;
-        progress.blockedReason = null;
-        publish();
-        LOG.info("task {}: VERIFIED at fence position {}{}: {}", id(), fence.position(), recopied, sourceDigest);
-        return;
-      }
-      progress.targetDigest = targetDigest.digest().clone();
-      Duration wait = verifyBackoff(attempt);
-      String reason = "range digests differ after draining to fence position " + fence.position() + recopied
-          + ": source " + source + " has " + sourceDigest + ", target " + target + " has " + targetDigest
-          + "; verifying again in " + Rates.duration(wait) + " (attempt " + attempt + ")";
-      LOG.error("task {}: {}", id(), reason);
-      blocked(reason);
-      control.sleep(wait);
+      LOG.info("task {}: VERIFIED at fence position {}{}: {}", id(), fence.position(), recopied, sourceDigest);
+      return null;
     }
+    progress.targetDigest = targetDigest.digest().clone();
+    Duration wait = verifyBackoff(attempt);
+    String reason = "range digests differ after draining to fence position " + fence.position() + recopied
+        + ": source " + source + " has " + sourceDigest + ", target " + target + " has " + targetDigest
+        + "; verifying again in " + Rates.duration(wait) + " (attempt " + attempt + ")";
+    LOG.error("task {}: {}", id(), reason);
+    blocked(reason);
+    verifyAttempt = attempt + 1;
+    return wait;
   }
 
   /**

@@ -1,7 +1,11 @@
 package io.ringshift.worker.internal;
 
 import io.ringshift.worker.Limits;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -10,10 +14,18 @@ import java.util.Map;
  * the fence holds none (otherwise tasks waiting for the fence of their epoch, which needs every task caught
  * up, could take every slot and the epoch would never finish). Caps change while tasks run; lowering one lets
  * running tasks finish and admits no new one until the count is under it.
+ *
+ * <p>A task that finds no slot waits without a thread: it leaves a waker, and a release wakes the waiters it may
+ * fit, first come first woken (a woken task takes its slot with {@link #tryAcquire} like any other, and waits again
+ * at the back if another took it first); new caps wake every waiter.
  */
 public final class Slots {
+  private record Waiter(String source, String target, Runnable wake) {}
+
   private final Map<String, Integer> bySource = new HashMap<>();
   private final Map<String, Integer> byTarget = new HashMap<>();
+  /** Tasks waiting for a slot, in the order they came. */
+  private final Map<Object, Waiter> waiters = new LinkedHashMap<>();
   private int running;
   private Limits limits;
 
@@ -21,8 +33,15 @@ public final class Slots {
     this.limits = limits;
   }
 
-  public synchronized void setLimits(Limits next) {
-    limits = next;
+  public void setLimits(Limits next) {
+    List<Runnable> wake;
+    synchronized (this) {
+      limits = next;
+      wake = new ArrayList<>();
+      waiters.values().forEach(w -> wake.add(w.wake()));
+      waiters.clear();
+    }
+    wake.forEach(Runnable::run);
   }
 
   /**
@@ -31,6 +50,41 @@ public final class Slots {
    * @return null when taken, otherwise why not (the blockedReason of a waiting task)
    */
   synchronized String tryAcquire(String source, String target) {
+    String full = full(source, target, running, bySource, byTarget);
+    if (full != null) {
+      return full;
+    }
+    running++;
+    bySource.merge(source, 1, Integer::sum);
+    byTarget.merge(target, 1, Integer::sum);
+    return null;
+  }
+
+  /**
+   * As {@link #tryAcquire(String, String)}; when no slot is free, {@code waiter} waits for one: {@code wake} runs
+   * (once, on the releasing thread) when one it may fit is freed. Taking a slot ends the wait.
+   */
+  synchronized String tryAcquire(String source, String target, Object waiter, Runnable wake) {
+    waiters.remove(waiter);
+    String full = tryAcquire(source, target);
+    if (full != null) {
+      waiters.put(waiter, new Waiter(source, target, wake));
+    }
+    return full;
+  }
+
+  /** {@code waiter} no longer waits for a slot (it stopped, or starts over). */
+  synchronized void cancelWait(Object waiter) {
+    waiters.remove(waiter);
+  }
+
+  /** Tasks waiting for a slot now. */
+  public synchronized int waiting() {
+    return waiters.size();
+  }
+
+  private String full(String source, String target, int running, Map<String, Integer> bySource,
+      Map<String, Integer> byTarget) {
     if (running >= limits.maxTasks()) {
       return "waiting for a copy slot: " + running + " tasks running in this worker (max " + limits.maxTasks()
           + ")";
@@ -45,16 +99,38 @@ public final class Slots {
       return "waiting for a copy slot: " + toTarget + " tasks copying to target " + target + " (max "
           + limits.maxTasksPerTarget() + " per target)";
     }
-    running++;
-    bySource.merge(source, 1, Integer::sum);
-    byTarget.merge(target, 1, Integer::sum);
     return null;
   }
 
-  synchronized void release(String source, String target) {
-    running--;
-    bySource.computeIfPresent(source, (k, v) -> v == 1 ? null : v - 1);
-    byTarget.computeIfPresent(target, (k, v) -> v == 1 ? null : v - 1);
+  private boolean fits(String source, String target, int running, Map<String, Integer> bySource,
+      Map<String, Integer> byTarget) {
+    return running < limits.maxTasks() && bySource.getOrDefault(source, 0) < limits.maxTasksPerSource()
+        && byTarget.getOrDefault(target, 0) < limits.maxTasksPerTarget();
+  }
+
+  /** Frees a slot and wakes the waiters the free slots may now fit, first come first. */
+  void release(String source, String target) {
+    List<Runnable> wake = new ArrayList<>();
+    synchronized (this) {
+      running--;
+      bySource.computeIfPresent(source, (k, v) -> v == 1 ? null : v - 1);
+      byTarget.computeIfPresent(target, (k, v) -> v == 1 ? null : v - 1);
+      // Count the woken as if they had taken their slots, so a release wakes only as many as can be admitted.
+      int admitted = running;
+      Map<String, Integer> fromSource = new HashMap<>(bySource);
+      Map<String, Integer> toTarget = new HashMap<>(byTarget);
+      for (Iterator<Waiter> it = waiters.values().iterator(); it.hasNext() && admitted < limits.maxTasks(); ) {
+        Waiter w = it.next();
+        if (fits(w.source(), w.target(), admitted, fromSource, toTarget)) {
+          admitted++;
+          fromSource.merge(w.source(), 1, Integer::sum);
+          toTarget.merge(w.target(), 1, Integer::sum);
+          wake.add(w.wake());
+          it.remove();
+        }
+      }
+    }
+    wake.forEach(Runnable::run);
   }
 
   /** Tasks holding a slot now. */

@@ -6,8 +6,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * How the dispatcher steers a running task from other threads: stop it (writing its last checkpoint, or not),
  * restart it (a re-plan dropped its source), or wake it early (the fence was requested). The task calls
- * {@link #check()} at every batch boundary and waits only through {@link #sleep} and {@link #sleepNanos}, which
- * return early on any of these, so a stop takes effect at the next checkpoint boundary.
+ * {@link #check()} at every batch boundary; inside a step it waits only through {@link #sleep} and
+ * {@link #sleepNanos}, which return early on any of these, so a stop takes effect at the next checkpoint boundary.
+ * Between steps it holds no thread, and any of these runs its next step at once ({@link #onWake}).
  */
 final class TaskControl implements Sleeper {
   /** Why a task stops. */
@@ -44,23 +45,51 @@ final class TaskControl implements Sleeper {
   private Stop stop;
   private String restart;
   private boolean woken;
+  /** Runs the task's next step at once when it waits between steps ({@link TaskScheduler}); null when none. */
+  private volatile Runnable waker;
 
-  synchronized void stop(Stop mode) {
-    // A cancel or a drop is final: a later checkpoint request must not turn it back into a write.
-    if (stop == null || stop == Stop.CHECKPOINT) {
-      stop = mode;
+  /** What runs the task's next step now; called on a stop, a restart and a wake, outside this control's lock. */
+  void onWake(Runnable next) {
+    waker = next;
+  }
+
+  void stop(Stop mode) {
+    synchronized (this) {
+      // A cancel or a drop is final: a later checkpoint request must not turn it back into a write.
+      if (stop == null || stop == Stop.CHECKPOINT) {
+        stop = mode;
+      }
+      notifyAll();
     }
-    notifyAll();
+    wakeStepper();
   }
 
-  synchronized void restart(String why) {
-    restart = why;
-    notifyAll();
+  void restart(String why) {
+    synchronized (this) {
+      restart = why;
+      notifyAll();
+    }
+    wakeStepper();
   }
 
-  synchronized void wake() {
-    woken = true;
-    notifyAll();
+  void wake() {
+    synchronized (this) {
+      woken = true;
+      notifyAll();
+    }
+    wakeStepper();
+  }
+
+  /** Forgets a wake that came between two steps: the step about to run sees whatever it announced. */
+  synchronized void clearWoken() {
+    woken = false;
+  }
+
+  private void wakeStepper() {
+    Runnable w = waker;
+    if (w != null) {
+      w.run();
+    }
   }
 
   synchronized Stop stopRequested() {

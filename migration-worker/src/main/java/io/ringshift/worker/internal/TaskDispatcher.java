@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -28,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * own, for one that had ended the dispatcher lifts them from the task's status and last record), and stops the
  * tasks of revoked partitions, which never lifts fences (another worker continues the task). Every task is
  * tagged with an owner (its partition), so a rebalance stops exactly the tasks it takes away. Called from the
- * worker's poll thread only; tasks and the lifting of fences run on the executor.
+ * worker's poll thread only; tasks and the lifting of fences run on the worker's {@link TaskScheduler}.
  */
 public final class TaskDispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(TaskDispatcher.class);
@@ -36,13 +35,13 @@ public final class TaskDispatcher {
   private record Running(Object owner, TaskRun run, CompletableFuture<Void> done) {}
 
   private final TaskContext ctx;
-  private final Executor executor;
+  private final TaskScheduler scheduler;
   private final Map<String, Running> tasks = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> lifting = ConcurrentHashMap.newKeySet();
 
-  public TaskDispatcher(TaskContext ctx, Executor executor) {
+  public TaskDispatcher(TaskContext ctx, TaskScheduler scheduler) {
     this.ctx = ctx;
-    this.executor = executor;
+    this.scheduler = scheduler;
   }
 
   /** Whether this dispatcher has a run (running or finished) for the task. */
@@ -74,21 +73,22 @@ public final class TaskDispatcher {
       return;
     }
     TaskRun run = TaskRun.of(task, previous, ctx);
-    CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
-      try {
-        run.run();
-      } catch (RuntimeException | Error e) {
-        LOG.error("task {} ended with an error", taskId, e);
-        throw e;
-      }
-    }, executor);
+    // Registered before its first step, so a record or a stop that comes at once finds it.
+    CompletableFuture<Void> done = new CompletableFuture<>();
     tasks.put(taskId, new Running(owner, run, done));
+    scheduler.start(run).whenComplete((v, e) -> {
+      if (e != null) {
+        done.completeExceptionally(e);
+      } else {
+        done.complete(null);
+      }
+    });
   }
 
   /**
    * A tombstone dropped a task that has no running run (it ended VERIFIED or BLOCKED here, or before a restart or
    * rebalance): when its latest status says it fenced, lifts the fence of its range at its epoch on every source
-   * of its last record, on the executor, best effort (a node that does not answer is logged and skipped). The
+   * of its last record, on the scheduler's pool, best effort (a node that does not answer is logged and skipped). The
    * record is the ended run's, else the last one {@link ControlState} kept; the status is {@link ControlState}'s,
    * else the ended run's last.
    */
@@ -120,7 +120,7 @@ public final class TaskDispatcher {
     // The target too: a run fences it before the sources.
     List<String> fencedNodes = new java.util.ArrayList<>(record.getSources());
     fencedNodes.add(0, record.getTarget());
-    CompletableFuture<Void> lift = CompletableFuture.runAsync(() -> {
+    CompletableFuture<Void> lift = scheduler.runAsync(() -> {
       for (String node : fencedNodes) {
         String keeper = ctx.control().liveTaskFencing(record.getClusterId(), epoch, range, node, taskId);
         if (keeper != null) {
@@ -137,7 +137,7 @@ public final class TaskDispatcher {
               range, epoch, node, e.getMessage());
         }
       }
-    }, executor);
+    });
     lifting.add(lift);
     lift.whenComplete((v, e) -> lifting.remove(lift));
   }

@@ -7,15 +7,16 @@ import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
+import java.time.Duration;
 import java.util.function.Function;
 
 /**
- * One task running on a worker thread, from the task record and the latest status on {@code ring.task-status}.
+ * One task, run in steps by the worker's {@link TaskScheduler}, from the task record and the latest status on {@code ring.task-status}.
  * Subclasses implement a kind ({@link CopyRun}, {@link CleanupRun}, {@link UnknownKindRun}); this class holds
  * what they share: the latest task record (a re-emission may request the fence or change the sources), the
  * progress, publishing, and the stop controls.
  */
-public abstract class TaskRun implements Runnable {
+public abstract class TaskRun {
   static {
     // Copying a generated record (newBuilder(other), as republish does) needs Avro to trust the generated
     // classes; the schemas module installs that trust when its serdes are first used.
@@ -26,6 +27,7 @@ public abstract class TaskRun implements Runnable {
   protected final TaskControl control = new TaskControl();
   protected final Progress progress;
   private final boolean fresh;
+  private boolean started;
   private volatile RangeCopyTask task;
   private TaskStatus lastPublished;
   private volatile boolean finished;
@@ -56,31 +58,53 @@ public abstract class TaskRun implements Runnable {
     };
   }
 
-  @Override
-  public final void run() {
+  /**
+   * Runs the task's next step ({@link TaskScheduler}): returns how long it waits before its next step (it holds no
+   * thread meanwhile, and a stop, a restart or a wake ends the wait at once), or null when the run has ended.
+   */
+  final Duration step() {
+    control.clearWoken();
+    boolean ended = true;
     try {
-      if (fresh) {
-        publish();
+      control.checkStopped();
+      if (!started) {
+        started = true;
+        if (fresh) {
+          publish();
+        }
       }
-      execute();
+      Duration next = execute();
+      ended = next == null;
+      return next;
     } catch (TaskControl.Stopped stopped) {
       if (control.stopRequested() == TaskControl.Stop.CHECKPOINT) {
         // The one status a stopped run writes: its last checkpoint, unless the stop became a cancel meanwhile.
         publishStatus();
       }
+      return null;
     } finally {
-      boolean drop;
-      synchronized (this) {
-        finished = true;
-        drop = control.stopRequested() == TaskControl.Stop.DROPPED;
-      }
-      if (drop) {
-        // Whatever ended the run (a stop, an interrupt reporting CANCEL, VERIFIED or BLOCKED just before the drop
-        // arrived), a dropped task still lifts its fences.
-        dropped();
+      if (ended) {
+        end();
       }
     }
   }
+
+  private void end() {
+    boolean drop;
+    synchronized (this) {
+      finished = true;
+      drop = control.stopRequested() == TaskControl.Stop.DROPPED;
+    }
+    stepEnded();
+    if (drop) {
+      // Whatever ended the run (a stop, an interrupt reporting CANCEL, VERIFIED or BLOCKED just before the drop
+      // arrived), a dropped task still lifts its fences.
+      dropped();
+    }
+  }
+
+  /** The run ended (done, stopped or failed): release what only its steps held. Does nothing by default. */
+  protected void stepEnded() {}
 
   /**
    * Drops the task (a tombstone): a run that has not ended stops and lifts its fences itself as it ends, and this
@@ -95,8 +119,13 @@ public abstract class TaskRun implements Runnable {
     return true;
   }
 
-  /** The kind's work; returns when the task is done for this worker, throws {@link TaskControl.Stopped}. */
-  protected abstract void execute();
+  /**
+   * One step of the kind's work: returns null when the task is done for this worker, otherwise how long to wait
+   * before the next step ({@link Duration#ZERO}: at once, after the other tasks' turns); throws
+   * {@link TaskControl.Stopped}. A step waits only for work in progress (a throttle, a drain); it returns to wait
+   * for anything else.
+   */
+  protected abstract Duration execute();
 
   /**
    * The task was dropped by a re-plan before this run ended: undo what would outlive it (a copy lifts

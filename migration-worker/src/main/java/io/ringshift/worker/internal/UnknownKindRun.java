@@ -3,6 +3,7 @@ package io.ringshift.worker.internal;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
+import java.time.Duration;
 
 /**
  * A task of a kind this worker version cannot read ({@code UNKNOWN}: a newer orchestrator added it). Reported
@@ -16,9 +17,10 @@ final class UnknownKindRun extends TaskRun {
   }
 
   @Override
-  protected void execute() {
+  protected Duration execute() {
     progress.state = TaskState.BLOCKED;
     progress.blockedReason = REASON;
     publish();
+    return null;
   }
 }

@@ -20,10 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
@@ -53,7 +50,7 @@ final class Harness implements AutoCloseable {
   final TaskContext ctx;
   final MeterRegistry registry = new SimpleMeterRegistry();
   final WorkerMetrics metrics = new WorkerMetrics(registry);
-  private final ExecutorService executor = Executors.newCachedThreadPool();
+  private final TaskScheduler scheduler = new TaskScheduler("harness", 8);
 
   Harness(NodeStores stores, Limits limits, TaskTuning tuning, Clock clock, Duration grace) {
     control = new ControlState(TrustedKeys.of(PUBLISHER.publicKey()), clock);
@@ -99,8 +96,8 @@ final class Harness implements AutoCloseable {
     return RangeCopyTask.newBuilder(task).setFenceRequested(true).build();
   }
 
-  Future<?> start(TaskRun run) {
-    return executor.submit(run);
+  CompletableFuture<Void> start(TaskRun run) {
+    return scheduler.start(run);
   }
 
   /** A new run of {@code task} from its latest status here, started. */
@@ -136,7 +133,6 @@ final class Harness implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
-    executor.shutdownNow();
-    executor.awaitTermination(10, TimeUnit.SECONDS);
+    scheduler.close();
   }
 }

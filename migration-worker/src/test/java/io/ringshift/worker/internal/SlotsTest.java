@@ -35,4 +35,29 @@ class SlotsTest {
     slots.release("a", "y");
     assertThat(slots.tryAcquire("b", "z")).isNull();
   }
+
+  @Test
+  void shouldWakeOnlyTheWaitersAFreedSlotFitsFirstComeFirst() {
+    Slots slots = new Slots(Limits.DEFAULTS.withCaps(2, 1, 2));
+    assertThat(slots.tryAcquire("a", "x")).isNull();
+    assertThat(slots.tryAcquire("b", "y")).isNull();
+    java.util.List<String> woken = new java.util.ArrayList<>();
+    assertThat(slots.tryAcquire("a", "z", "w1", () -> woken.add("w1"))).startsWith("waiting");
+    assertThat(slots.tryAcquire("c", "z", "w2", () -> woken.add("w2"))).startsWith("waiting");
+    assertThat(slots.tryAcquire("d", "z", "w3", () -> woken.add("w3"))).startsWith("waiting");
+    assertThat(slots.waiting()).isEqualTo(3);
+
+    // One slot in the worker is free, but source a still copies: w1 cannot take it, w2 can, and w3 waits on.
+    slots.release("b", "y");
+    assertThat(woken).containsExactly("w2");
+    assertThat(slots.tryAcquire("c", "z", "w2", () -> woken.add("w2 again"))).isNull();
+    assertThat(slots.waiting()).isEqualTo(2);
+
+    slots.release("a", "x");
+    assertThat(woken).containsExactly("w2", "w1");
+    slots.cancelWait("w1");
+    slots.setLimits(Limits.DEFAULTS.withCaps(4, 1, 2));
+    assertThat(woken).as("new caps wake every waiter").containsExactly("w2", "w1", "w3");
+    assertThat(slots.waiting()).isZero();
+  }
 }

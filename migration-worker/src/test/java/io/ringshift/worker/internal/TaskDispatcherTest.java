@@ -19,8 +19,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +30,7 @@ class TaskDispatcherTest {
   StoreFixture nodes;
   StoreFixture.Node a;
   Harness h;
-  ExecutorService executor;
+  TaskScheduler scheduler;
   TaskDispatcher dispatcher;
 
   @BeforeEach
@@ -43,14 +41,14 @@ class TaskDispatcherTest {
     a.fill("k", 1000, 100);
     h = new Harness(nodes.stores(), Limits.unlimited().withRates(0, 100 * 1024), Harness.FAST,
         Clock.systemUTC(), Duration.ZERO);
-    executor = Executors.newCachedThreadPool();
-    dispatcher = new TaskDispatcher(h.ctx, executor);
+    scheduler = new TaskScheduler("test", 8);
+    dispatcher = new TaskDispatcher(h.ctx, scheduler);
   }
 
   @AfterEach
   void tearDown() throws Exception {
     dispatcher.stopAll(Duration.ofSeconds(5));
-    executor.shutdownNow();
+    scheduler.close();
     h.close();
     nodes.close();
   }
@@ -256,7 +254,7 @@ class TaskDispatcherTest {
     assertThat(blocked.getBlockedReason()).startsWith("range digests differ");
     // A worker that restarted (or got the partition in a rebalance) sees only the tombstone; the record of the task
     // is the one ControlState kept.
-    TaskDispatcher restarted = new TaskDispatcher(h.ctx, executor);
+    TaskDispatcher restarted = new TaskDispatcher(h.ctx, scheduler);
 
     restarted.onTask("p0", task.getTaskId(), null);
 

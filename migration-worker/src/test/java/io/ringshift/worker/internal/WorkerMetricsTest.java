@@ -15,8 +15,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,7 +26,7 @@ class WorkerMetricsTest {
   StoreFixture nodes;
   StoreFixture.Node a;
   Harness h;
-  ExecutorService executor;
+  TaskScheduler scheduler;
   TaskDispatcher dispatcher;
 
   @BeforeEach
@@ -39,8 +37,8 @@ class WorkerMetricsTest {
     a.fill("k", 1000, 100);
     h = new Harness(nodes.stores(), Limits.unlimited().withRates(0, 100 * 1024), Harness.FAST,
         Clock.systemUTC(), Duration.ZERO);
-    executor = Executors.newCachedThreadPool();
-    dispatcher = new TaskDispatcher(h.ctx, executor);
+    scheduler = new TaskScheduler("test", 8);
+    dispatcher = new TaskDispatcher(h.ctx, scheduler);
     h.metrics.view(new WorkerMetrics.View() {
       @Override
       public List<TaskRun> runs() {
@@ -57,7 +55,7 @@ class WorkerMetricsTest {
   @AfterEach
   void tearDown() throws Exception {
     dispatcher.stopAll(Duration.ofSeconds(5));
-    executor.shutdownNow();
+    scheduler.close();
     h.close();
     nodes.close();
   }
