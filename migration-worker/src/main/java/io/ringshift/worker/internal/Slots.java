@@ -3,7 +3,6 @@ package io.ringshift.worker.internal;
 import io.ringshift.worker.Limits;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +14,10 @@ import java.util.Map;
  * up, could take every slot and the epoch would never finish). Caps change while tasks run; lowering one lets
  * running tasks finish and admits no new one until the count is under it.
  *
- * <p>A task that finds no slot waits without a thread: it leaves a waker, and a release wakes the waiters it may
- * fit, first come first woken (a woken task takes its slot with {@link #tryAcquire} like any other, and waits again
- * at the back if another took it first); new caps wake every waiter.
+ * <p>A task that finds no slot waits in line without a thread: it leaves a waker, and a release wakes the waiters
+ * the freed slot may fit, first come first, as many as can be admitted. A waiter keeps its place until it takes a
+ * slot, and a task does not take a free slot that a waiter ahead of it in the line fits; new caps wake every
+ * waiter.
  */
 public final class Slots {
   private record Waiter(String source, String target, Runnable wake) {}
@@ -39,7 +39,6 @@ public final class Slots {
       limits = next;
       wake = new ArrayList<>();
       waiters.values().forEach(w -> wake.add(w.wake()));
-      waiters.clear();
     }
     wake.forEach(Runnable::run);
   }
@@ -65,12 +64,27 @@ public final class Slots {
    * (once, on the releasing thread) when one it may fit is freed. Taking a slot ends the wait.
    */
   synchronized String tryAcquire(String source, String target, Object waiter, Runnable wake) {
-    waiters.remove(waiter);
-    String full = tryAcquire(source, target);
-    if (full != null) {
-      waiters.put(waiter, new Waiter(source, target, wake));
+    String full = full(source, target, running, bySource, byTarget);
+    if (full == null) {
+      // A slot it fits is free, but one that came first and fits too goes first.
+      for (Map.Entry<Object, Waiter> e : waiters.entrySet()) {
+        if (e.getKey().equals(waiter)) {
+          break;
+        }
+        Waiter w = e.getValue();
+        if (fits(w.source(), w.target(), running, bySource, byTarget)) {
+          full = "waiting for a copy slot: tasks that came first take the free ones";
+          break;
+        }
+      }
     }
-    return full;
+    if (full != null) {
+      // A waiter keeps its place in the line (put on a present key keeps the order).
+      waiters.put(waiter, new Waiter(source, target, wake));
+      return full;
+    }
+    waiters.remove(waiter);
+    return tryAcquire(source, target);
   }
 
   /** {@code waiter} no longer waits for a slot (it stopped, or starts over). */
@@ -119,14 +133,16 @@ public final class Slots {
       int admitted = running;
       Map<String, Integer> fromSource = new HashMap<>(bySource);
       Map<String, Integer> toTarget = new HashMap<>(byTarget);
-      for (Iterator<Waiter> it = waiters.values().iterator(); it.hasNext() && admitted < limits.maxTasks(); ) {
-        Waiter w = it.next();
+      for (Waiter w : waiters.values()) {
+        if (admitted >= limits.maxTasks()) {
+          break;
+        }
         if (fits(w.source(), w.target(), admitted, fromSource, toTarget)) {
           admitted++;
           fromSource.merge(w.source(), 1, Integer::sum);
           toTarget.merge(w.target(), 1, Integer::sum);
+          // Woken, it stays in line until it takes its slot, so a newcomer cannot take it first.
           wake.add(w.wake());
-          it.remove();
         }
       }
     }

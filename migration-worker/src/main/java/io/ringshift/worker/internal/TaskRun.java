@@ -77,6 +77,8 @@ public abstract class TaskRun {
       ended = next == null;
       return next;
     } catch (TaskControl.Stopped stopped) {
+      // First out of what it waited in (a source's tail): from here the run alone touches its progress.
+      stepEnded();
       if (control.stopRequested() == TaskControl.Stop.CHECKPOINT) {
         // The one status a stopped run writes: its last checkpoint, unless the stop became a cancel meanwhile.
         publishStatus();
@@ -103,7 +105,18 @@ public abstract class TaskRun {
     }
   }
 
-  /** The run ended (done, stopped or failed): release what only its steps held. Does nothing by default. */
+  /**
+   * The worker closes and the run's next step will not run: it ends where it is (a dropped run still lifts its
+   * fences).
+   */
+  final void abandon() {
+    end();
+  }
+
+  /**
+   * The run ends (done, stopped or failed): leave what it waited in between steps. Idempotent; does nothing by
+   * default.
+   */
   protected void stepEnded() {}
 
   /**

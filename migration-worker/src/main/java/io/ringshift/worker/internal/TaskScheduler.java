@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -31,46 +31,58 @@ public final class TaskScheduler implements AutoCloseable {
   /** Threads beside the copy slots, for the short steps of tasks that do not copy (fence, verify, cleanup). */
   public static final int SHORT_STEP_THREADS = 16;
   private static final long IDLE_SECONDS = 30;
+  private static final int STOP_THREADS = 4;
 
   private final ThreadPoolExecutor pool;
-  private final ScheduledExecutorService timer;
+  /** Runs the last step of stopped runs, so a stop (a rebalance, a close) does not wait behind queued steps. */
+  private final ThreadPoolExecutor stopPool;
+  private final ScheduledThreadPoolExecutor timer;
 
   /** A pool for {@code copySlots} copies at once plus the short steps; threads are named after {@code name}. */
   public TaskScheduler(String name, int copySlots) {
-    int threads = threadsFor(copySlots);
-    AtomicInteger n = new AtomicInteger();
-    pool = new ThreadPoolExecutor(threads, threads, IDLE_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, name + "-task-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    pool.allowCoreThreadTimeOut(true);
+    pool = pool(name + "-task-", threadsFor(copySlots));
+    stopPool = pool(name + "-task-stop-", STOP_THREADS);
     timer = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, name + "-task-timer");
       t.setDaemon(true);
       return t;
     });
+    // A run woken early cancels its timer: removed at once, not kept queued until its time.
+    timer.setRemoveOnCancelPolicy(true);
+  }
+
+  private static ThreadPoolExecutor pool(String prefix, int threads) {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor p = new ThreadPoolExecutor(threads, threads, IDLE_SECONDS, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, prefix + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    p.allowCoreThreadTimeOut(true);
+    return p;
   }
 
   private static int threadsFor(int copySlots) {
     return Math.max(1, copySlots) + SHORT_STEP_THREADS;
   }
 
-  /** Resizes the pool for a new number of copy slots (the worker's limits changed). */
+  /**
+   * Grows the pool for more copy slots (the worker's limits changed). A lower cap leaves the pool as it is: copies
+   * running under the old cap keep their threads until they finish, and a smaller pool would make every other
+   * step wait for them.
+   */
   public synchronized void copySlots(int copySlots) {
     int threads = threadsFor(copySlots);
     if (threads > pool.getMaximumPoolSize()) {
       pool.setMaximumPoolSize(threads);
       pool.setCorePoolSize(threads);
-    } else {
-      pool.setCorePoolSize(threads);
-      pool.setMaximumPoolSize(threads);
     }
   }
 
-  /** Threads of the pool now (busy or idle, not yet expired). */
+  /** Threads of the pools now (busy or idle, not yet expired). */
   public int threads() {
-    return pool.getPoolSize();
+    return pool.getPoolSize() + stopPool.getPoolSize();
   }
 
   /** Runs {@code run} step by step from now; the future completes when it ends (exceptionally if a step threw). */
@@ -86,22 +98,28 @@ public final class TaskScheduler implements AutoCloseable {
     return CompletableFuture.runAsync(job, pool);
   }
 
-  /** Stops the pool and the timer, interrupting steps still running (a stopped step writes nothing). */
+  /** Stops the pools and the timer, interrupting steps still running (a stopped step writes nothing). */
   @Override
   public void close() {
     timer.shutdownNow();
     pool.shutdownNow();
+    stopPool.shutdownNow();
   }
 
-  /** One run and where it is: queued for the pool, running a step, or parked until a time or a wake. */
+  /**
+   * One run and where it is: queued for a pool, running a step, or parked until a time or a wake. Its state
+   * changes under its own lock, which with the pools' hand-off orders one step's writes before the next step.
+   */
   private final class Driven implements Runnable {
     private final TaskRun run;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private boolean queued;
+    /** Queued on the stop pool too (a stop came while it was queued on the main pool). */
+    private boolean expedited;
     private boolean running;
     private boolean wokenWhileRunning;
-    /** Changes each time the run parks or is woken, so a timer that fires late for an older park does nothing. */
-    private long parked;
+    /** The timer of the current park; null when not parked. */
+    private ScheduledFuture<?> parkedUntil;
 
     Driven(TaskRun run) {
       this.run = run;
@@ -109,44 +127,77 @@ public final class TaskScheduler implements AutoCloseable {
 
     /** Runs the next step at once: from a park now, from a running step as soon as it returns. */
     void wake() {
+      boolean stopping = run.control.stopRequested() != null;
       synchronized (this) {
-        if (done.isDone() || queued) {
+        if (done.isDone()) {
           return;
         }
         if (running) {
           wokenWhileRunning = true;
           return;
         }
-        parked++;
-        queued = true;
+        if (queued) {
+          if (!stopping || expedited) {
+            return;
+          }
+          // Queued behind other steps: its last step goes to the stop pool; whichever pool comes first runs it.
+          expedited = true;
+        } else {
+          unpark();
+          queued = true;
+        }
       }
-      submit();
+      submit(stopping);
     }
 
-    private void timerFired(long park) {
+    private void unpark() {
+      if (parkedUntil != null) {
+        parkedUntil.cancel(false);
+        parkedUntil = null;
+      }
+    }
+
+    private void timerFired(ScheduledFuture<?>[] self) {
       synchronized (this) {
-        if (park != parked || queued || running || done.isDone()) {
+        if (parkedUntil == null || parkedUntil != self[0] || queued || running || done.isDone()) {
           return;
         }
+        parkedUntil = null;
         queued = true;
       }
-      submit();
+      submit(false);
     }
 
-    private void submit() {
+    private void submit(boolean stopping) {
       try {
-        pool.execute(this);
+        (stopping ? stopPool : pool).execute(this);
       } catch (RejectedExecutionException e) {
-        // The worker is closing: the run's stop already asked for its last step, which cannot run any more.
-        LOG.debug("task {} not stepped: the worker is closing", run.task().getTaskId());
-        done.completeExceptionally(e);
+        abandon(e);
       }
+    }
+
+    /** The worker is closing and the run's next step cannot run any more: it ends where it is. */
+    private void abandon(RejectedExecutionException e) {
+      synchronized (this) {
+        if (running || done.isDone()) {
+          return;
+        }
+        queued = false;
+        running = true;
+      }
+      LOG.debug("task {} not stepped: the worker is closing", run.task().getTaskId());
+      run.abandon();
+      done.completeExceptionally(e);
     }
 
     @Override
     public void run() {
       synchronized (this) {
+        if (!queued || running) {
+          return; // queued on both pools, and the other one ran it
+        }
         queued = false;
+        expedited = false;
         running = true;
       }
       Duration next;
@@ -161,26 +212,25 @@ public final class TaskScheduler implements AutoCloseable {
         done.complete(null);
         return;
       }
-      long park;
       synchronized (this) {
         running = false;
-        if (wokenWhileRunning || next.isZero() || next.isNegative()) {
-          wokenWhileRunning = false;
-          queued = true;
-          park = -1;
-        } else {
-          park = ++parked;
+        if (!wokenWhileRunning && next.compareTo(Duration.ZERO) > 0) {
+          ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
+          try {
+            self[0] = timer.schedule(() -> timerFired(self), next.toNanos(), TimeUnit.NANOSECONDS);
+          } catch (RejectedExecutionException e) {
+            running = true;
+            run.abandon();
+            done.completeExceptionally(e);
+            return;
+          }
+          parkedUntil = self[0];
+          return;
         }
+        wokenWhileRunning = false;
+        queued = true;
       }
-      if (park < 0) {
-        submit();
-        return;
-      }
-      try {
-        timer.schedule(() -> timerFired(park), next.toNanos(), TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException e) {
-        done.completeExceptionally(e);
-      }
+      submit(run.control.stopRequested() != null);
     }
   }
 }

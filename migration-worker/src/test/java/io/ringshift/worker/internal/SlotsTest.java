@@ -37,7 +37,7 @@ class SlotsTest {
   }
 
   @Test
-  void shouldWakeOnlyTheWaitersAFreedSlotFitsFirstComeFirst() {
+  void shouldWakeOnlyTheWaitersAFreedSlotFitsAndKeepThemInLine() {
     Slots slots = new Slots(Limits.DEFAULTS.withCaps(2, 1, 2));
     assertThat(slots.tryAcquire("a", "x")).isNull();
     assertThat(slots.tryAcquire("b", "y")).isNull();
@@ -55,9 +55,16 @@ class SlotsTest {
 
     slots.release("a", "x");
     assertThat(woken).containsExactly("w2", "w1");
-    slots.cancelWait("w1");
-    slots.setLimits(Limits.DEFAULTS.withCaps(4, 1, 2));
+    // w1 was woken for the free slot and keeps its place: a newcomer, or w3 behind it, does not take the slot.
+    assertThat(slots.tryAcquire("e", "q", "newcomer", () -> {})).isEqualTo(
+        "waiting for a copy slot: tasks that came first take the free ones");
+    assertThat(slots.tryAcquire("d", "z", "w3", () -> woken.add("w3"))).startsWith("waiting for a copy slot: tasks that");
+    assertThat(slots.tryAcquire("a", "z", "w1", () -> {})).isNull();
+    slots.cancelWait("newcomer");
+    slots.setLimits(Limits.DEFAULTS.withCaps(4, 1, 4));
     assertThat(woken).as("new caps wake every waiter").containsExactly("w2", "w1", "w3");
+    assertThat(slots.waiting()).as("w3 stays in line until it takes a slot").isEqualTo(1);
+    assertThat(slots.tryAcquire("d", "z", "w3", () -> {})).isNull();
     assertThat(slots.waiting()).isZero();
   }
 }
