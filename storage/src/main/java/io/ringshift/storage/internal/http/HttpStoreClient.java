@@ -38,8 +38,9 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -59,9 +60,9 @@ import org.slf4j.LoggerFactory;
  * throws {@link StoreException.Unavailable} ("no data arrived for N ms").
  *
  * <p>Design note (the idle timeout): each stream's body is wrapped so that a read records the moment it started to
- * wait on the network and clears it when bytes came back. One daemon watchdog thread per client, started with its
- * first stream, checks the open streams a few times per timeout and closes the body of a stream whose read has
- * waited longer than the timeout; closing the JDK's body stream wakes the blocked read with an IOException, which
+ * wait on the network and clears it when bytes came back. One daemon watchdog thread, shared by all clients of the
+ * process, checks each client's open streams a few times per timeout from its first stream, and closes the body of
+ * a stream whose read has waited longer than the timeout; closing the JDK's body stream wakes the blocked read with an IOException, which
  * the stream turns into the idle-timeout error. Only time spent inside a read counts, so a reader that is slow to
  * ask for the next item (a throttled copy) is never aborted, however long it pauses.
  */
@@ -86,7 +87,8 @@ public final class HttpStoreClient implements Store {
   private final AdminSecret secret;
   private final HttpClient client;
   private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
-  private ScheduledExecutorService watchdog;
+  /** This client's check on the shared watchdog thread; null until its first stream. */
+  private ScheduledFuture<?> watchdog;
   private volatile boolean closed;
 
   private HttpStoreClient(String hostPort, URI base, Duration timeout, AdminSecret secret, boolean batched) {
@@ -95,11 +97,46 @@ public final class HttpStoreClient implements Store {
     this.base = base;
     this.timeout = timeout;
     this.secret = secret;
-    this.client = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(timeout)
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
+    this.client = sharedClient(hostPort, timeout);
+  }
+
+  /**
+   * JDK clients shared by every node client of the process with the same timeout, {@link #SHARED_CLIENTS} of them,
+   * a node always on the same one. Each JDK client has a selector thread and a pool of worker threads of its own,
+   * and keeps its connections per destination anyway: a client per node made a process that talks to 120 nodes (a
+   * worker, an application's {@code RingClient}) hold 120 selector threads and hundreds of idle workers. Closing a
+   * node client never closed its JDK client (Java 17 has no close), so sharing changes nothing there.
+   */
+  private static final int SHARED_CLIENTS = 4;
+  private static final Map<Duration, HttpClient[]> SHARED = new ConcurrentHashMap<>();
+
+  private static HttpClient sharedClient(String hostPort, Duration timeout) {
+    HttpClient[] clients = SHARED.computeIfAbsent(timeout, t -> {
+      HttpClient[] built = new HttpClient[SHARED_CLIENTS];
+      for (int i = 0; i < built.length; i++) {
+        built[i] = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(t)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+      }
+      return built;
+    });
+    return clients[Math.floorMod(hostPort.hashCode(), SHARED_CLIENTS)];
+  }
+
+  /** One daemon thread checks the open streams of every node client of the process for the idle timeout. */
+  private static final ScheduledExecutorService WATCHDOG = watchdogThread();
+
+  private static ScheduledExecutorService watchdogThread() {
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+      Thread t = new Thread(task, "remote-store-watchdog");
+      t.setDaemon(true);
+      return t;
+    });
+    // A closed client's check leaves the queue at once.
+    executor.setRemoveOnCancelPolicy(true);
+    return executor;
   }
 
   /**
@@ -580,7 +617,7 @@ public final class HttpStoreClient implements Store {
     streams.clear();
     synchronized (this) {
       if (watchdog != null) {
-        watchdog.shutdownNow();
+        watchdog.cancel(false);
       }
     }
   }
@@ -764,13 +801,8 @@ public final class HttpStoreClient implements Store {
     if (watchdog != null || closed) {
       return;
     }
-    watchdog = Executors.newSingleThreadScheduledExecutor(task -> {
-      Thread t = new Thread(task, "remote-store-watchdog-" + hostPort);
-      t.setDaemon(true);
-      return t;
-    });
     long period = Math.max(10, Math.min(1_000, timeout.toMillis() / 4));
-    watchdog.scheduleWithFixedDelay(this::abortStalledStreams, period, period, TimeUnit.MILLISECONDS);
+    watchdog = WATCHDOG.scheduleWithFixedDelay(this::abortStalledStreams, period, period, TimeUnit.MILLISECONDS);
   }
 
   /** Aborts every stream whose read has waited for the body longer than the timeout. */
