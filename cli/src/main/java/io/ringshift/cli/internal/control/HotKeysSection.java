@@ -28,8 +28,39 @@ final class HotKeysSection {
 
   private record Merged(byte[] key, double share, double overcount) {}
 
+  /** The merged hot keys of the recent reports, hottest first, and how many clients reported. */
+  private record Ranking(int clients, List<Merged> keys) {}
+
+  /** One hot key in {@code ringshift status --json}: the key as status prints it, its share and overcount. */
+  record HotKeyJson(String key, double share, double maxOvercount) {}
+
+  /** The JSON of the merged hot keys, the {@link #SHOWN} hottest; empty when no report is recent. */
+  static List<HotKeyJson> json(String clusterId, Collection<byte[]> values, long nowMillis) {
+    Ranking ranking = rank(clusterId, values, nowMillis);
+    List<HotKeyJson> json = new ArrayList<>();
+    for (Merged m : ranking.keys().subList(0, Math.min(SHOWN, ranking.keys().size()))) {
+      json.add(new HotKeyJson(HotKey.text(m.key()), m.share(), m.overcount()));
+    }
+    return json;
+  }
+
   /** The lines for {@code clusterId} from the raw values of {@code ring.hot-keys}; none when no report is recent. */
   static List<String> lines(String clusterId, Collection<byte[]> values, long nowMillis) {
+    Ranking ranking = rank(clusterId, values, nowMillis);
+    if (ranking.clients() == 0) {
+      return List.of();
+    }
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "hot keys   share of the lookups of %d client%s (reports of the last %d min; "
+        + "at most this much overcount)", ranking.clients(), ranking.clients() == 1 ? "" : "s", RECENT.toMinutes()));
+    for (Merged m : ranking.keys().subList(0, Math.min(SHOWN, ranking.keys().size()))) {
+      lines.add(String.format(Locale.ROOT, "           %6.2f%%  (%.2f%%)  %s", 100 * m.share(), 100 * m.overcount(),
+          HotKey.text(m.key())));
+    }
+    return lines;
+  }
+
+  private static Ranking rank(String clusterId, Collection<byte[]> values, long nowMillis) {
     List<HotKeysReport> recent = new ArrayList<>();
     for (byte[] value : values) {
       HotKeysReport r;
@@ -44,7 +75,7 @@ final class HotKeysSection {
       }
     }
     if (recent.isEmpty()) {
-      return List.of();
+      return new Ranking(0, List.of());
     }
     double lookups = recent.stream().mapToLong(HotKeysReport::getLookups).sum();
     Map<ByteBuffer, double[]> sums = new HashMap<>();
@@ -62,13 +93,6 @@ final class HotKeysSection {
       merged.add(new Merged(bytes, sum[0] / lookups, sum[1] / lookups));
     });
     merged.sort((a, b) -> Double.compare(b.share(), a.share()));
-    List<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "hot keys   share of the lookups of %d client%s (reports of the last %d min; "
-        + "at most this much overcount)", recent.size(), recent.size() == 1 ? "" : "s", RECENT.toMinutes()));
-    for (Merged m : merged.subList(0, Math.min(SHOWN, merged.size()))) {
-      lines.add(String.format(Locale.ROOT, "           %6.2f%%  (%.2f%%)  %s", 100 * m.share(), 100 * m.overcount(),
-          HotKey.text(m.key())));
-    }
-    return lines;
+    return new Ranking(recent.size(), merged);
   }
 }

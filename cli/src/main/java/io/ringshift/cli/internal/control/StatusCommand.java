@@ -8,6 +8,7 @@ import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -77,7 +78,11 @@ public final class StatusCommand implements Callable<Integer> {
     ClusterView view = kafka.view(clusterId, EnumSet.allOf(Part.class), rejected, spec.commandLine().getErr());
     PrintWriter out = spec.commandLine().getOut();
     if (json.on()) {
-      JsonOutput.print(out, Reports.statusJson(view, System.currentTimeMillis()));
+      long now = System.currentTimeMillis();
+      List<HotKeysSection.HotKeyJson> hotKeys = LatestRecords.read(kafka, kafka.topics().hotKeys().name(),
+              k -> k.startsWith(clusterId + "/"))
+          .map(reports -> HotKeysSection.json(clusterId, reports.values(), now)).orElse(List.of());
+      JsonOutput.print(out, Reports.statusJson(view, now).withHotKeys(hotKeys));
     } else {
       Reports.statusText(view, limit, System.currentTimeMillis()).forEach(out::println);
       // The clients' hot keys, when some report them (a topic that does not exist yet shows nothing).

@@ -18,6 +18,7 @@ import java.util.List;
  */
 final class StatusWatch {
   private static final String CLEAR = "\033[H\033[2J";
+  private static final Duration HOT_KEYS_EVERY = Duration.ofSeconds(10);
 
   private StatusWatch() {}
 
@@ -28,6 +29,8 @@ final class StatusWatch {
     try (ControlPlaneAdmin client = kafka.connect();
         ControlPlaneAdmin.Follower follower = client.follow(EnumSet.allOf(Part.class))) {
       List<String> shown = null;
+      List<String> hotKeys = List.of();
+      long hotKeysReadAt = 0;
       int warned = 0;
       Duration wait = Duration.ZERO;
       while (!Thread.currentThread().isInterrupted()) {
@@ -50,7 +53,15 @@ final class StatusWatch {
           }
           continue;
         }
-        List<String> lines = Reports.statusText(view, limit, System.currentTimeMillis());
+        long now = System.currentTimeMillis();
+        List<String> lines = new java.util.ArrayList<>(Reports.statusText(view, limit, now));
+        // The clients' hot keys, read again at most every HOT_KEYS_EVERY (a report comes every few seconds at most).
+        if (hotKeysReadAt == 0 || now - hotKeysReadAt >= HOT_KEYS_EVERY.toMillis()) {
+          hotKeysReadAt = now;
+          hotKeys = LatestRecords.read(kafka, kafka.topics().hotKeys().name(), k -> k.startsWith(clusterId + "/"))
+              .map(reports -> HotKeysSection.lines(clusterId, reports.values(), now)).orElse(List.of());
+        }
+        lines.addAll(hotKeys);
         if (!lines.equals(shown)) {
           if (terminal) {
             out.print(CLEAR);

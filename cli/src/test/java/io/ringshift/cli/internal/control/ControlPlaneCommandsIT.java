@@ -10,14 +10,23 @@ import io.ringshift.cli.internal.Fixtures;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
 import io.ringshift.orchestrator.Orchestrator;
 import io.ringshift.orchestrator.OrchestratorConfig;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.protocol.Topics;
+import io.ringshift.schemas.avro.HotKeyShare;
+import io.ringshift.schemas.avro.HotKeysReport;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -101,6 +110,24 @@ class ControlPlaneCommandsIT {
     assertThat(json.get("active").get("cause").get("requestId").asText())
         .isEqualTo(lines.get(0).substring("request ".length(), "request ".length() + 36));
     assertThat(json.get("inFlight").isNull()).isTrue();
+    assertThat(json.get("hotKeys")).as("no client reported hot keys").isEmpty();
+
+    // A client's report on ring.hot-keys (RingClientConfig.reportHotKeys writes these) shows in both forms.
+    HotKeysReport report = HotKeysReport.newBuilder().setClusterId("default").setClientId("web-1").setLookups(1_000)
+        .setKeys(List.of(new HotKeyShare(java.nio.ByteBuffer.wrap("user:42".getBytes(StandardCharsets.UTF_8)), 0.25,
+            0.01)))
+        .setTimestampMillis(System.currentTimeMillis()).build();
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
+        Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers()), new StringSerializer(),
+        new ByteArraySerializer())) {
+      producer.send(new ProducerRecord<>(Topics.withPrefix(KAFKA.topicPrefix()).hotKeys().name(), "default/web-1",
+          RecordSerdes.hotKeysReport().serialize(report))).get();
+    }
+    JsonNode hot = json(cli("status", "--json")).get("hotKeys");
+    assertThat(hot).hasSize(1);
+    assertThat(hot.get(0).get("key").asText()).isEqualTo("user:42");
+    assertThat(hot.get(0).get("share").asDouble()).isEqualTo(0.25);
+    assertThat(cli("status").stdout()).contains("25.00%  (1.00%)  user:42");
   }
 
   @Test

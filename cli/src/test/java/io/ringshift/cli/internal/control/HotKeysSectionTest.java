@@ -29,6 +29,18 @@ class HotKeysSectionTest {
   }
 
   @Test
+  void shouldGiveTheMergedHotKeysForStatusJson() {
+    List<byte[]> values = List.of(
+        report("c1", "web-1", 100_000, NOW - 5_000, share("user:0", 0.20, 0.01)),
+        report("c1", "web-2", 300_000, NOW - 60_000, share("user:0", 0.05, 0.0), share("user:9", 0.10, 0.002)));
+    List<HotKeysSection.HotKeyJson> json = HotKeysSection.json("c1", values, NOW);
+    assertThat(json).extracting(HotKeysSection.HotKeyJson::key).containsExactly("user:0", "user:9");
+    assertThat(json.get(0).share()).isCloseTo(0.0875, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(json.get(0).maxOvercount()).isCloseTo(0.0025, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(HotKeysSection.json("c1", List.of(), NOW)).isEmpty();
+  }
+
+  @Test
   void shouldShowNothingWithoutRecentReports() {
     assertThat(HotKeysSection.lines("c1", List.of(), NOW)).isEmpty();
     assertThat(HotKeysSection.lines("c1", List.of(report("c1", "idle", 0, NOW)), NOW)).isEmpty();
