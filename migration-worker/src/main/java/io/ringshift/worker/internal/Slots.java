@@ -16,8 +16,8 @@ import java.util.Map;
  *
  * <p>A task that finds no slot waits in line without a thread: it leaves a waker, and a release wakes the waiters
  * the freed slot may fit, first come first, as many as can be admitted. A waiter keeps its place until it takes a
- * slot, and a task does not take a free slot that a waiter ahead of it in the line fits; new caps wake every
- * waiter.
+ * slot, and a task takes a free slot only if it still fits once the waiters ahead of it that fit have taken
+ * theirs; a waiter that leaves the line passes its wake on, and new caps wake every waiter.
  */
 public final class Slots {
   private record Waiter(String source, String target, Runnable wake) {}
@@ -65,18 +65,8 @@ public final class Slots {
    */
   synchronized String tryAcquire(String source, String target, Object waiter, Runnable wake) {
     String full = full(source, target, running, bySource, byTarget);
-    if (full == null) {
-      // A slot it fits is free, but one that came first and fits too goes first.
-      for (Map.Entry<Object, Waiter> e : waiters.entrySet()) {
-        if (e.getKey().equals(waiter)) {
-          break;
-        }
-        Waiter w = e.getValue();
-        if (fits(w.source(), w.target(), running, bySource, byTarget)) {
-          full = "waiting for a copy slot: tasks that came first take the free ones";
-          break;
-        }
-      }
+    if (full == null && !fitsAfterThoseAhead(waiter, source, target)) {
+      full = "waiting for a copy slot: tasks that came first take the free ones";
     }
     if (full != null) {
       // A waiter keeps its place in the line (put on a present key keeps the order).
@@ -87,9 +77,45 @@ public final class Slots {
     return tryAcquire(source, target);
   }
 
-  /** {@code waiter} no longer waits for a slot (it stopped, or starts over). */
-  synchronized void cancelWait(Object waiter) {
-    waiters.remove(waiter);
+  /**
+   * Whether a copy from {@code source} to {@code target} still fits once the waiters ahead of {@code waiter} in the
+   * line that fit have taken their slots, first come first.
+   */
+  private boolean fitsAfterThoseAhead(Object waiter, String source, String target) {
+    int admitted = running;
+    Map<String, Integer> fromSource = null;
+    Map<String, Integer> toTarget = null;
+    for (Map.Entry<Object, Waiter> e : waiters.entrySet()) {
+      if (e.getKey().equals(waiter)) {
+        break;
+      }
+      if (fromSource == null) {
+        fromSource = new HashMap<>(bySource);
+        toTarget = new HashMap<>(byTarget);
+      }
+      Waiter w = e.getValue();
+      if (fits(w.source(), w.target(), admitted, fromSource, toTarget)) {
+        admitted++;
+        fromSource.merge(w.source(), 1, Integer::sum);
+        toTarget.merge(w.target(), 1, Integer::sum);
+      }
+    }
+    return fromSource == null || fits(source, target, admitted, fromSource, toTarget);
+  }
+
+  /**
+   * {@code waiter} no longer waits for a slot (it stopped, or starts over); a slot it was woken for goes to the next
+   * waiter it fits.
+   */
+  void cancelWait(Object waiter) {
+    List<Runnable> wake;
+    synchronized (this) {
+      if (waiters.remove(waiter) == null) {
+        return;
+      }
+      wake = wakeable();
+    }
+    wake.forEach(Runnable::run);
   }
 
   /** Tasks waiting for a slot now. */
@@ -122,6 +148,30 @@ public final class Slots {
         && byTarget.getOrDefault(target, 0) < limits.maxTasksPerTarget();
   }
 
+  /**
+   * The wakers of the waiters the free slots fit, first come first, as many as can be admitted (counting the woken as
+   * if they had taken their slots); called with the lock held.
+   */
+  private List<Runnable> wakeable() {
+    List<Runnable> wake = new ArrayList<>();
+    int admitted = running;
+    Map<String, Integer> fromSource = new HashMap<>(bySource);
+    Map<String, Integer> toTarget = new HashMap<>(byTarget);
+    for (Waiter w : waiters.values()) {
+      if (admitted >= limits.maxTasks()) {
+        break;
+      }
+      if (fits(w.source(), w.target(), admitted, fromSource, toTarget)) {
+        admitted++;
+        fromSource.merge(w.source(), 1, Integer::sum);
+        toTarget.merge(w.target(), 1, Integer::sum);
+        // Woken, it stays in line until it takes its slot, so a newcomer cannot take it first.
+        wake.add(w.wake());
+      }
+    }
+    return wake;
+  }
+
   /** Frees a slot and wakes the waiters the free slots may now fit, first come first. */
   void release(String source, String target) {
     List<Runnable> wake = new ArrayList<>();
@@ -129,22 +179,7 @@ public final class Slots {
       running--;
       bySource.computeIfPresent(source, (k, v) -> v == 1 ? null : v - 1);
       byTarget.computeIfPresent(target, (k, v) -> v == 1 ? null : v - 1);
-      // Count the woken as if they had taken their slots, so a release wakes only as many as can be admitted.
-      int admitted = running;
-      Map<String, Integer> fromSource = new HashMap<>(bySource);
-      Map<String, Integer> toTarget = new HashMap<>(byTarget);
-      for (Waiter w : waiters.values()) {
-        if (admitted >= limits.maxTasks()) {
-          break;
-        }
-        if (fits(w.source(), w.target(), admitted, fromSource, toTarget)) {
-          admitted++;
-          fromSource.merge(w.source(), 1, Integer::sum);
-          toTarget.merge(w.target(), 1, Integer::sum);
-          // Woken, it stays in line until it takes its slot, so a newcomer cannot take it first.
-          wake.add(w.wake());
-        }
-      }
+      wake.addAll(wakeable());
     }
     wake.forEach(Runnable::run);
   }

@@ -51,8 +51,8 @@ final class SourceTails {
   private final Map<String, Set<CopyRun>> following = new LinkedHashMap<>();
   /** Sources whose thread runs. */
   private final Set<String> threads = new HashSet<>();
-  /** Tasks a pass is working on now: {@link #unfollow} waits until they are out. */
-  private final Set<CopyRun> inPass = new HashSet<>();
+  /** Tasks whose progress a pass reads or writes at this moment: {@link #unfollow} waits until they are out. */
+  private final Set<CopyRun> touching = new HashSet<>();
 
   SourceTails(NodeStores stores, TaskTuning tuning) {
     this.stores = stores;
@@ -72,13 +72,13 @@ final class SourceTails {
 
   /**
    * Stops following for {@code run}; returns once no pass works on it any longer (a pass in progress finishes the
-   * batch it is applying first).
+   * batch it is applying to it, if any, and then leaves it out).
    */
   synchronized void unfollow(CopyRun run) {
     following.values().removeIf(runs -> runs.remove(run) && runs.isEmpty());
     notifyAll();
     boolean interrupted = false;
-    while (inPass.contains(run)) {
+    while (touching.contains(run)) {
       try {
         wait();
       } catch (InterruptedException e) {
@@ -112,17 +112,9 @@ final class SourceTails {
           return;
         }
         runs = List.copyOf(set);
-        inPass.addAll(runs);
       }
-      try {
-        for (int from = 0; from < runs.size(); from += Store.MAX_FEED_RANGES) {
-          pass(source, runs.subList(from, Math.min(runs.size(), from + Store.MAX_FEED_RANGES)));
-        }
-      } finally {
-        synchronized (this) {
-          runs.forEach(inPass::remove);
-          notifyAll();
-        }
+      for (int from = 0; from < runs.size(); from += Store.MAX_FEED_RANGES) {
+        pass(source, runs.subList(from, Math.min(runs.size(), from + Store.MAX_FEED_RANGES)));
       }
     }
   }
@@ -171,12 +163,23 @@ final class SourceTails {
   }
 
   private void tail(String source, List<CopyRun> runs) {
-    List<CopyRun> live = new ArrayList<>(runs);
+    List<CopyRun> live = new ArrayList<>(runs.size());
     List<RingRange> ranges = new ArrayList<>(runs.size());
     long after = Long.MAX_VALUE;
     for (CopyRun run : runs) {
-      ranges.add(run.followedRange());
-      after = Math.min(after, run.followedPosition());
+      if (!touch(source, run)) {
+        continue;
+      }
+      try {
+        ranges.add(run.followedRange());
+        after = Math.min(after, run.followedPosition());
+        live.add(run);
+      } finally {
+        untouch(run);
+      }
+    }
+    if (live.isEmpty()) {
+      return;
     }
     Store store = stores.store(source);
     long upTo;
@@ -204,14 +207,44 @@ final class SourceTails {
     }
     long lag = store.latestSequence() - upTo;
     for (CopyRun run : live) {
-      run.followedUpTo(upTo, lag);
+      if (touch(source, run)) {
+        try {
+          run.followedUpTo(upTo, lag);
+        } finally {
+          untouch(run);
+        }
+      }
     }
+  }
+
+  /**
+   * Marks {@code run} as touched by the pass when it still follows {@code source}, and says whether it does: a run
+   * that unfollowed is left out of the rest of the pass, so its unfollow waits at most for one batch.
+   */
+  private synchronized boolean touch(String source, CopyRun run) {
+    Set<CopyRun> runs = following.get(source);
+    if (runs == null || !runs.contains(run)) {
+      return false;
+    }
+    touching.add(run);
+    return true;
+  }
+
+  /** The pass is done with {@code run} for now: an {@link #unfollow} waiting for it returns. */
+  private synchronized void untouch(CopyRun run) {
+    touching.remove(run);
+    notifyAll();
   }
 
   /** Applies each task's batch to its target; a task that fails or stops leaves {@code live}. */
   private void apply(String source, Map<CopyRun, List<Change>> batches, List<CopyRun> live) {
     for (Map.Entry<CopyRun, List<Change>> batch : batches.entrySet()) {
       CopyRun run = batch.getKey();
+      if (!touch(source, run)) {
+        // It unfollowed (its fence was requested, or it stopped): the pass leaves it out from here.
+        live.remove(run);
+        continue;
+      }
       try {
         run.applyFollowed(source, batch.getValue());
       } catch (TaskControl.Stopped stopped) {
@@ -219,6 +252,8 @@ final class SourceTails {
       } catch (RuntimeException e) {
         live.remove(run);
         fail(run, e);
+      } finally {
+        untouch(run);
       }
     }
     batches.clear();

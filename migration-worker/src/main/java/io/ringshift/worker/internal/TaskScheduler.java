@@ -1,7 +1,10 @@
 package io.ringshift.worker.internal;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -37,6 +40,8 @@ public final class TaskScheduler implements AutoCloseable {
   /** Runs the last step of stopped runs, so a stop (a rebalance, a close) does not wait behind queued steps. */
   private final ThreadPoolExecutor stopPool;
   private final ScheduledThreadPoolExecutor timer;
+  /** Runs not ended yet, so a close ends those still queued or parked. */
+  private final Set<Driven> live = ConcurrentHashMap.newKeySet();
 
   /** A pool for {@code copySlots} copies at once plus the short steps; threads are named after {@code name}. */
   public TaskScheduler(String name, int copySlots) {
@@ -88,6 +93,8 @@ public final class TaskScheduler implements AutoCloseable {
   /** Runs {@code run} step by step from now; the future completes when it ends (exceptionally if a step threw). */
   public CompletableFuture<Void> start(TaskRun run) {
     Driven driven = new Driven(run);
+    live.add(driven);
+    driven.done.whenComplete((v, e) -> live.remove(driven));
     run.control.onWake(driven::wake);
     driven.wake();
     return driven.done;
@@ -98,12 +105,18 @@ public final class TaskScheduler implements AutoCloseable {
     return CompletableFuture.runAsync(job, pool);
   }
 
-  /** Stops the pools and the timer, interrupting steps still running (a stopped step writes nothing). */
+  /**
+   * Stops the pools and the timer, interrupting steps still running (a stopped step writes nothing); a run that has
+   * not ended, queued or parked, ends where it is (a dropped one still lifts its fences).
+   */
   @Override
   public void close() {
     timer.shutdownNow();
     pool.shutdownNow();
     stopPool.shutdownNow();
+    for (Driven d : List.copyOf(live)) {
+      d.abandon(new RejectedExecutionException("the worker closed"));
+    }
   }
 
   /**
@@ -114,7 +127,7 @@ public final class TaskScheduler implements AutoCloseable {
     private final TaskRun run;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private boolean queued;
-    /** Queued on the stop pool too (a stop came while it was queued on the main pool). */
+    /** Queued on the stop pool too (a stop came while it was queued on the main pool only). */
     private boolean expedited;
     private boolean running;
     private boolean wokenWhileRunning;
@@ -128,6 +141,7 @@ public final class TaskScheduler implements AutoCloseable {
     /** Runs the next step at once: from a park now, from a running step as soon as it returns. */
     void wake() {
       boolean stopping = run.control.stopRequested() != null;
+      boolean toPool;
       synchronized (this) {
         if (done.isDone()) {
           return;
@@ -140,14 +154,17 @@ public final class TaskScheduler implements AutoCloseable {
           if (!stopping || expedited) {
             return;
           }
-          // Queued behind other steps: its last step goes to the stop pool; whichever pool comes first runs it.
+          // Queued behind other steps: its last step goes to the stop pool too.
           expedited = true;
+          toPool = false;
         } else {
           unpark();
           queued = true;
+          expedited = stopping;
+          toPool = true;
         }
       }
-      submit(stopping);
+      submit(toPool, stopping);
     }
 
     private void unpark() {
@@ -165,23 +182,34 @@ public final class TaskScheduler implements AutoCloseable {
         parkedUntil = null;
         queued = true;
       }
-      submit(false);
+      submit(true, false);
     }
 
-    private void submit(boolean stopping) {
+    /**
+     * Queues the next step on the main pool and, for a stopped run, on the stop pool too: whichever thread comes
+     * first runs it (the other finds it taken), so a mass stop runs on every thread there is and never waits behind
+     * queued steps.
+     */
+    private void submit(boolean toPool, boolean toStopPool) {
       try {
-        (stopping ? stopPool : pool).execute(this);
+        if (toStopPool) {
+          stopPool.execute(this);
+        }
+        if (toPool) {
+          pool.execute(this);
+        }
       } catch (RejectedExecutionException e) {
         abandon(e);
       }
     }
 
     /** The worker is closing and the run's next step cannot run any more: it ends where it is. */
-    private void abandon(RejectedExecutionException e) {
+    void abandon(RejectedExecutionException e) {
       synchronized (this) {
         if (running || done.isDone()) {
           return;
         }
+        unpark();
         queued = false;
         running = true;
       }
@@ -212,25 +240,30 @@ public final class TaskScheduler implements AutoCloseable {
         done.complete(null);
         return;
       }
+      boolean stopping = run.control.stopRequested() != null;
+      boolean rejected = false;
       synchronized (this) {
         running = false;
-        if (!wokenWhileRunning && next.compareTo(Duration.ZERO) > 0) {
+        if (!wokenWhileRunning && !stopping && next.compareTo(Duration.ZERO) > 0) {
           ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
           try {
             self[0] = timer.schedule(() -> timerFired(self), next.toNanos(), TimeUnit.NANOSECONDS);
-          } catch (RejectedExecutionException e) {
-            running = true;
-            run.abandon();
-            done.completeExceptionally(e);
+            parkedUntil = self[0];
             return;
+          } catch (RejectedExecutionException e) {
+            rejected = true;
           }
-          parkedUntil = self[0];
-          return;
+        } else {
+          wokenWhileRunning = false;
+          queued = true;
+          expedited = stopping;
         }
-        wokenWhileRunning = false;
-        queued = true;
       }
-      submit(run.control.stopRequested() != null);
+      if (rejected) {
+        abandon(new RejectedExecutionException("the worker closed"));
+        return;
+      }
+      submit(true, stopping);
     }
   }
 }

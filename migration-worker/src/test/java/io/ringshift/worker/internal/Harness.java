@@ -96,6 +96,11 @@ final class Harness implements AutoCloseable {
     return RangeCopyTask.newBuilder(task).setFenceRequested(true).build();
   }
 
+  /** The scheduler the runs step on. */
+  TaskScheduler scheduler() {
+    return scheduler;
+  }
+
   CompletableFuture<Void> start(TaskRun run) {
     return scheduler.start(run);
   }

@@ -67,4 +67,27 @@ class SlotsTest {
     assertThat(slots.tryAcquire("d", "z", "w3", () -> {})).isNull();
     assertThat(slots.waiting()).isZero();
   }
+
+  @Test
+  void shouldLetATaskPastTheLineWhenThereIsRoomForBothAndPassAWakeOnWhenAWaiterLeaves() {
+    Slots slots = new Slots(Limits.DEFAULTS.withCaps(3, 1, 3));
+    assertThat(slots.tryAcquire("a", "x")).isNull();
+    java.util.List<String> woken = new java.util.ArrayList<>();
+    assertThat(slots.tryAcquire("a", "y", "w1", () -> woken.add("w1")))
+        .isEqualTo("waiting for a copy slot: 1 tasks copying from source a (max 1 per source)");
+    // w1 waits for source a: a copy from source b fits beside it, so it does not wait behind it.
+    assertThat(slots.tryAcquire("b", "y", "w2", () -> woken.add("w2"))).isNull();
+    assertThat(slots.waiting()).isEqualTo(1);
+
+    Slots one = new Slots(Limits.DEFAULTS.withCaps(1, 1, 1));
+    assertThat(one.tryAcquire("a", "x")).isNull();
+    assertThat(one.tryAcquire("b", "y", "w1", () -> woken.add("one w1"))).startsWith("waiting");
+    assertThat(one.tryAcquire("c", "z", "w2", () -> woken.add("one w2"))).startsWith("waiting");
+    one.release("a", "x");
+    assertThat(woken).containsExactly("one w1");
+    // w1 stops before it takes the slot it was woken for: the wake passes to w2.
+    one.cancelWait("w1");
+    assertThat(woken).containsExactly("one w1", "one w2");
+    assertThat(one.tryAcquire("c", "z", "w2", () -> {})).isNull();
+  }
 }

@@ -136,4 +136,30 @@ class WaitingTasksTest {
     await("the stopped cleanup ends").atMost(Duration.ofSeconds(5)).until(run::finished);
     assertThat(h.statuses(cleanup.getTaskId())).hasSize(statuses + 1);
   }
+
+  @Test
+  void shouldRunAStopWhileEveryThreadOfThePoolIsBusy() throws Exception {
+    h = new Harness(nodes.stores(), Limits.unlimited(), SLOW_POLLS, Clock.systemUTC(), Duration.ZERO);
+    RangeCopyTask cleanup = Harness.task(TaskKind.CLEANUP, 2, RingRange.of(0, 0), List.of("node-t"), "node-a");
+    TaskRun run = h.run(cleanup);
+    h.awaitStatus(cleanup.getTaskId(), "waiting for the epoch", s -> s.getState() == TaskState.BLOCKED);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    // Long steps of other tasks hold every thread of the pool (8 copy slots + 16).
+    for (int i = 0; i < 8 + TaskScheduler.SHORT_STEP_THREADS; i++) {
+      h.scheduler().runAsync(() -> {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+    }
+    try {
+      run.stop(TaskControl.Stop.CHECKPOINT);
+      // The stop's last step does not wait behind them.
+      await("the stopped cleanup ends").atMost(Duration.ofSeconds(5)).until(run::finished);
+    } finally {
+      release.countDown();
+    }
+  }
 }
