@@ -34,14 +34,23 @@ final class HotKeysSection {
   /** One hot key in {@code ringshift status --json}: the key as status prints it, its share and overcount. */
   record HotKeyJson(String key, double share, double maxOvercount) {}
 
-  /** The JSON of the merged hot keys, the {@link #SHOWN} hottest; empty when no report is recent. */
-  static List<HotKeyJson> json(String clusterId, Collection<byte[]> values, long nowMillis) {
+  /**
+   * The hot keys in {@code ringshift status --json}: how many clients reported within the last {@code
+   * windowMinutes}, and the {@link #SHOWN} hottest keys of their merged reports.
+   */
+  record HotKeysJson(int clients, long windowMinutes, List<HotKeyJson> keys) {
+    /** No client reported (or the topic could not be read). */
+    static final HotKeysJson NONE = new HotKeysJson(0, RECENT.toMinutes(), List.of());
+  }
+
+  /** The JSON of the merged hot keys. */
+  static HotKeysJson json(String clusterId, Collection<byte[]> values, long nowMillis) {
     Ranking ranking = rank(clusterId, values, nowMillis);
-    List<HotKeyJson> json = new ArrayList<>();
+    List<HotKeyJson> keys = new ArrayList<>();
     for (Merged m : ranking.keys().subList(0, Math.min(SHOWN, ranking.keys().size()))) {
-      json.add(new HotKeyJson(HotKey.text(m.key()), m.share(), m.overcount()));
+      keys.add(new HotKeyJson(HotKey.text(m.key()), m.share(), m.overcount()));
     }
-    return json;
+    return new HotKeysJson(ranking.clients(), RECENT.toMinutes(), List.copyOf(keys));
   }
 
   /** The lines for {@code clusterId} from the raw values of {@code ring.hot-keys}; none when no report is recent. */

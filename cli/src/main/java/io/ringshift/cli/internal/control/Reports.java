@@ -277,12 +277,12 @@ final class Reports {
   record StatusJson(String cluster, EpochJson active, EpochJson published, EpochJson publisherRejection,
       EpochJson inFlight, List<EpochJson> superseded, Map<String, Integer> taskCounts, ProgressJson progress,
       List<TaskJson> tasks, List<TaskJson> cleanups, int rejectedTotal, List<RejectedJson> rejected,
-      List<HotKeysSection.HotKeyJson> hotKeys) {
+      HotKeysSection.HotKeysJson hotKeys) {
 
     /** With the cluster's hot keys (the reports of its clients on ring.hot-keys, merged). */
-    StatusJson withHotKeys(List<HotKeysSection.HotKeyJson> keys) {
+    StatusJson withHotKeys(HotKeysSection.HotKeysJson keys) {
       return new StatusJson(cluster, active, published, publisherRejection, inFlight, superseded, taskCounts, progress,
-          tasks, cleanups, rejectedTotal, rejected, List.copyOf(keys));
+          tasks, cleanups, rejectedTotal, rejected, keys);
     }
   }
 
@@ -320,7 +320,7 @@ final class Reports {
         view.inFlight() == null ? null : ProgressJson.of(EpochProgress.of(view.tasks(), nowMillis)),
         view.tasks().stream().map(TaskJson::of).toList(), view.cleanups().stream().map(TaskJson::of).toList(),
         view.rejectedTotal(), view.rejected().stream().map(r -> new RejectedJson(Text.time(r.getTimestampMillis()),
-            r.getRequestId(), r.getKey(), r.getReason())).toList(), List.of());
+            r.getRequestId(), r.getKey(), r.getReason())).toList(), HotKeysSection.HotKeysJson.NONE);
   }
 
   private static String requestOf(EpochRecord e) {

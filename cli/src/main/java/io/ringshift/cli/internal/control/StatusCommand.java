@@ -8,7 +8,6 @@ import io.ringshift.orchestrator.admin.ControlPlaneAdmin.Part;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -79,9 +78,10 @@ public final class StatusCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     if (json.on()) {
       long now = System.currentTimeMillis();
-      List<HotKeysSection.HotKeyJson> hotKeys = LatestRecords.read(kafka, kafka.topics().hotKeys().name(),
+      HotKeysSection.HotKeysJson hotKeys = LatestRecords.read(kafka, kafka.topics().hotKeys().name(),
               k -> k.startsWith(clusterId + "/"))
-          .map(reports -> HotKeysSection.json(clusterId, reports.values(), now)).orElse(List.of());
+          .map(reports -> HotKeysSection.json(clusterId, reports.values(), now))
+          .orElse(HotKeysSection.HotKeysJson.NONE);
       JsonOutput.print(out, Reports.statusJson(view, now).withHotKeys(hotKeys));
     } else {
       Reports.statusText(view, limit, System.currentTimeMillis()).forEach(out::println);

@@ -31,6 +31,7 @@ final class StatusWatch {
       List<String> shown = null;
       List<String> hotKeys = List.of();
       long hotKeysReadAt = 0;
+      boolean hotKeysWarned = false;
       int warned = 0;
       Duration wait = Duration.ZERO;
       while (!Thread.currentThread().isInterrupted()) {
@@ -58,8 +59,18 @@ final class StatusWatch {
         // The clients' hot keys, read again at most every HOT_KEYS_EVERY (a report comes every few seconds at most).
         if (hotKeysReadAt == 0 || now - hotKeysReadAt >= HOT_KEYS_EVERY.toMillis()) {
           hotKeysReadAt = now;
-          hotKeys = LatestRecords.read(kafka, kafka.topics().hotKeys().name(), k -> k.startsWith(clusterId + "/"))
-              .map(reports -> HotKeysSection.lines(clusterId, reports.values(), now)).orElse(List.of());
+          try {
+            hotKeys = LatestRecords.read(kafka, kafka.topics().hotKeys().name(), k -> k.startsWith(clusterId + "/"))
+                .map(reports -> HotKeysSection.lines(clusterId, reports.values(), now)).orElse(List.of());
+            hotKeysWarned = false;
+          } catch (RuntimeException e) {
+            // The watch goes on with the hot keys it had; the topics it follows say what Kafka is up to.
+            if (!hotKeysWarned) {
+              err.println("ringshift: could not read the hot keys (" + e.getMessage() + "); showing the last ones read");
+              err.flush();
+              hotKeysWarned = true;
+            }
+          }
         }
         lines.addAll(hotKeys);
         if (!lines.equals(shown)) {

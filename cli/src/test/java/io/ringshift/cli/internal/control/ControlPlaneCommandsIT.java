@@ -110,7 +110,8 @@ class ControlPlaneCommandsIT {
     assertThat(json.get("active").get("cause").get("requestId").asText())
         .isEqualTo(lines.get(0).substring("request ".length(), "request ".length() + 36));
     assertThat(json.get("inFlight").isNull()).isTrue();
-    assertThat(json.get("hotKeys")).as("no client reported hot keys").isEmpty();
+    assertThat(json.get("hotKeys").get("clients").asInt()).as("no client reported hot keys").isZero();
+    assertThat(json.get("hotKeys").get("keys")).isEmpty();
 
     // A client's report on ring.hot-keys (RingClientConfig.reportHotKeys writes these) shows in both forms.
     HotKeysReport report = HotKeysReport.newBuilder().setClusterId("default").setClientId("web-1").setLookups(1_000)
@@ -123,7 +124,9 @@ class ControlPlaneCommandsIT {
       producer.send(new ProducerRecord<>(Topics.withPrefix(KAFKA.topicPrefix()).hotKeys().name(), "default/web-1",
           RecordSerdes.hotKeysReport().serialize(report))).get();
     }
-    JsonNode hot = json(cli("status", "--json")).get("hotKeys");
+    JsonNode hotKeys = json(cli("status", "--json")).get("hotKeys");
+    assertThat(hotKeys.get("clients").asInt()).isEqualTo(1);
+    JsonNode hot = hotKeys.get("keys");
     assertThat(hot).hasSize(1);
     assertThat(hot.get(0).get("key").asText()).isEqualTo("user:42");
     assertThat(hot.get(0).get("share").asDouble()).isEqualTo(0.25);

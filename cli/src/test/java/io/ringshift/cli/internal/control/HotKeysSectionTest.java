@@ -33,11 +33,15 @@ class HotKeysSectionTest {
     List<byte[]> values = List.of(
         report("c1", "web-1", 100_000, NOW - 5_000, share("user:0", 0.20, 0.01)),
         report("c1", "web-2", 300_000, NOW - 60_000, share("user:0", 0.05, 0.0), share("user:9", 0.10, 0.002)));
-    List<HotKeysSection.HotKeyJson> json = HotKeysSection.json("c1", values, NOW);
-    assertThat(json).extracting(HotKeysSection.HotKeyJson::key).containsExactly("user:0", "user:9");
-    assertThat(json.get(0).share()).isCloseTo(0.0875, org.assertj.core.data.Offset.offset(1e-9));
-    assertThat(json.get(0).maxOvercount()).isCloseTo(0.0025, org.assertj.core.data.Offset.offset(1e-9));
-    assertThat(HotKeysSection.json("c1", List.of(), NOW)).isEmpty();
+    HotKeysSection.HotKeysJson json = HotKeysSection.json("c1", values, NOW);
+    assertThat(json.clients()).isEqualTo(2);
+    assertThat(json.windowMinutes()).isEqualTo(10);
+    assertThat(json.keys()).extracting(HotKeysSection.HotKeyJson::key).containsExactly("user:0", "user:9");
+    assertThat(json.keys().get(0).share()).isCloseTo(0.0875, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(json.keys().get(0).maxOvercount()).isCloseTo(0.0025, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(HotKeysSection.json("c1", List.of(), NOW)).isEqualTo(HotKeysSection.HotKeysJson.NONE);
+    assertThat(HotKeysSection.json("c1", List.of(report("c1", "quiet", 10, NOW)), NOW).clients())
+        .as("a client that reported no keys still counts").isEqualTo(1);
   }
 
   @Test
