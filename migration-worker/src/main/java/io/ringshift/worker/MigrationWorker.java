@@ -93,8 +93,8 @@ public final class MigrationWorker implements AutoCloseable {
   private KafkaProducer<String, TaskStatus> producer;
   private ControlReader reader;
   private KafkaConsumer<String, byte[]> consumer;
-  private TaskDispatcher dispatcher;
-  private TaskScheduler scheduler;
+  private volatile TaskDispatcher dispatcher;
+  private volatile TaskScheduler scheduler;
   private java.util.concurrent.ScheduledExecutorService shares;
   private Thread pollThread;
 
