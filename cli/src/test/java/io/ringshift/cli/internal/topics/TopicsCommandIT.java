@@ -1,9 +1,11 @@
 package io.ringshift.cli.internal.topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.ringshift.cli.internal.Cli;
 import io.ringshift.devkit.junit.EmbeddedKafkaExtension;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -41,7 +43,10 @@ class TopicsCommandIT {
           new AlterConfigOp(new ConfigEntry("retention.ms", "86400000"), AlterConfigOp.OpType.SET))))
           .all().get(30, TimeUnit.SECONDS);
     }
-    Cli.Result differs = cli("topics", "check");
+    // The alter returns once the controller committed it; the broker that answers describeConfigs applies it a
+    // moment later (a fresh-clone run saw the old value), so the check is asked again until it sees the change.
+    Cli.Result differs = await("topics check sees the altered retention").atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(200)).until(() -> cli("topics", "check"), r -> r.exitCode() != 0);
     assertThat(differs.exitCode()).as(differs.toString()).isEqualTo(3);
     assertThat(differs.stdout()).startsWith(epochs + ": retention.ms is 86400000, the roles need -1\n")
         .contains("1 difference(s)");
