@@ -231,16 +231,18 @@ final class CopyRun extends TaskRun {
    * held is released where it was taken).
    */
   private void startOver() {
-    if (phase == Phase.AWAIT_FENCE) {
-      ctx.tails().unfollow(this);
-    }
-    ctx.slots().cancelWait(this);
+    leaveWaits();
     phase = Phase.COPY;
     source = null;
   }
 
   @Override
   protected void stepEnded() {
+    leaveWaits();
+  }
+
+  /** Stops following the source's tail and waiting for a slot; either does nothing when it does not. */
+  private void leaveWaits() {
     ctx.tails().unfollow(this);
     ctx.slots().cancelWait(this);
   }

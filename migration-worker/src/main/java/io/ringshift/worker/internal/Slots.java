@@ -49,7 +49,7 @@ public final class Slots {
    * @return null when taken, otherwise why not (the blockedReason of a waiting task)
    */
   synchronized String tryAcquire(String source, String target) {
-    String full = full(source, target, running, bySource, byTarget);
+    String full = full(source, target);
     if (full != null) {
       return full;
     }
@@ -64,7 +64,7 @@ public final class Slots {
    * (once, on the releasing thread) when one it may fit is freed. Taking a slot ends the wait.
    */
   synchronized String tryAcquire(String source, String target, Object waiter, Runnable wake) {
-    String full = full(source, target, running, bySource, byTarget);
+    String full = full(source, target);
     if (full == null && !fitsAfterThoseAhead(waiter, source, target)) {
       full = "waiting for a copy slot: tasks that came first take the free ones";
     }
@@ -82,25 +82,14 @@ public final class Slots {
    * line that fit have taken their slots, first come first.
    */
   private boolean fitsAfterThoseAhead(Object waiter, String source, String target) {
-    int admitted = running;
-    Map<String, Integer> fromSource = null;
-    Map<String, Integer> toTarget = null;
+    Line line = new Line();
     for (Map.Entry<Object, Waiter> e : waiters.entrySet()) {
       if (e.getKey().equals(waiter)) {
         break;
       }
-      if (fromSource == null) {
-        fromSource = new HashMap<>(bySource);
-        toTarget = new HashMap<>(byTarget);
-      }
-      Waiter w = e.getValue();
-      if (fits(w.source(), w.target(), admitted, fromSource, toTarget)) {
-        admitted++;
-        fromSource.merge(w.source(), 1, Integer::sum);
-        toTarget.merge(w.target(), 1, Integer::sum);
-      }
+      line.admit(e.getValue());
     }
-    return fromSource == null || fits(source, target, admitted, fromSource, toTarget);
+    return line.admit(source, target);
   }
 
   /**
@@ -123,8 +112,7 @@ public final class Slots {
     return waiters.size();
   }
 
-  private String full(String source, String target, int running, Map<String, Integer> bySource,
-      Map<String, Integer> byTarget) {
+  private String full(String source, String target) {
     if (running >= limits.maxTasks()) {
       return "waiting for a copy slot: " + running + " tasks running in this worker (max " + limits.maxTasks()
           + ")";
@@ -142,10 +130,30 @@ public final class Slots {
     return null;
   }
 
-  private boolean fits(String source, String target, int running, Map<String, Integer> bySource,
-      Map<String, Integer> byTarget) {
-    return running < limits.maxTasks() && bySource.getOrDefault(source, 0) < limits.maxTasksPerSource()
-        && byTarget.getOrDefault(target, 0) < limits.maxTasksPerTarget();
+  /**
+   * The slots as they would be once the waiters admitted so far took theirs, first come first: what both a release
+   * (whom to wake) and a task that finds a free slot (whether those ahead of it take it) work out. Lock held.
+   */
+  private final class Line {
+    int admitted = running;
+    final Map<String, Integer> fromSource = new HashMap<>(bySource);
+    final Map<String, Integer> toTarget = new HashMap<>(byTarget);
+
+    boolean admit(Waiter w) {
+      return admit(w.source(), w.target());
+    }
+
+    /** Counts a copy from {@code source} to {@code target} as admitted when it fits; says whether it did. */
+    boolean admit(String source, String target) {
+      if (admitted >= limits.maxTasks() || fromSource.getOrDefault(source, 0) >= limits.maxTasksPerSource()
+          || toTarget.getOrDefault(target, 0) >= limits.maxTasksPerTarget()) {
+        return false;
+      }
+      admitted++;
+      fromSource.merge(source, 1, Integer::sum);
+      toTarget.merge(target, 1, Integer::sum);
+      return true;
+    }
   }
 
   /**
@@ -154,17 +162,12 @@ public final class Slots {
    */
   private List<Runnable> wakeable() {
     List<Runnable> wake = new ArrayList<>();
-    int admitted = running;
-    Map<String, Integer> fromSource = new HashMap<>(bySource);
-    Map<String, Integer> toTarget = new HashMap<>(byTarget);
+    Line line = new Line();
     for (Waiter w : waiters.values()) {
-      if (admitted >= limits.maxTasks()) {
+      if (line.admitted >= limits.maxTasks()) {
         break;
       }
-      if (fits(w.source(), w.target(), admitted, fromSource, toTarget)) {
-        admitted++;
-        fromSource.merge(w.source(), 1, Integer::sum);
-        toTarget.merge(w.target(), 1, Integer::sum);
+      if (line.admit(w)) {
         // Woken, it stays in line until it takes its slot, so a newcomer cannot take it first.
         wake.add(w.wake());
       }
