@@ -63,16 +63,29 @@ final class ItKafka implements AutoCloseable {
     Properties c = new Properties();
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     statusConsumer = new KafkaConsumer<>(c, new StringDeserializer(), topics.taskStatus().valueSerde().deserializer());
-    List<TopicPartition> partitions = statusConsumer.partitionsFor(topics.taskStatus().name()).stream()
-        .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+    List<TopicPartition> partitions = partitionsOf(statusConsumer, topics.taskStatus().name());
     statusConsumer.assign(partitions);
     statusConsumer.seekToBeginning(partitions);
     taskConsumer = new KafkaConsumer<>(c, new StringDeserializer(),
         new org.apache.kafka.common.serialization.ByteArrayDeserializer());
-    List<TopicPartition> taskPartitions = taskConsumer.partitionsFor(topics.tasks().name()).stream()
-        .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+    List<TopicPartition> taskPartitions = partitionsOf(taskConsumer, topics.tasks().name());
     taskConsumer.assign(taskPartitions);
     taskConsumer.seekToBeginning(taskPartitions);
+  }
+
+  /**
+   * The partitions of a topic created a moment ago: the broker that answers the metadata request may not know the
+   * topic yet when the controller has already committed it, and then says it has none (assigning no partitions
+   * would leave the consumer unassigned, and its first poll would throw).
+   */
+  private static List<TopicPartition> partitionsOf(KafkaConsumer<?, ?> consumer, String topic) {
+    List<TopicPartition> partitions = new ArrayList<>();
+    await().atMost(TIMEOUT).until(() -> {
+      partitions.clear();
+      consumer.partitionsFor(topic).forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
+      return !partitions.isEmpty();
+    });
+    return List.copyOf(partitions);
   }
 
   /** The task ids tombstoned on ring.tasks so far (reads what is new first). */
