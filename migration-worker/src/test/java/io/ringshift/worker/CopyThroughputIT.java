@@ -18,7 +18,9 @@ import io.ringshift.storage.Store;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +31,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.EnvOptions;
+import org.rocksdb.IngestExternalFileOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.SstFileWriter;
 
 /**
  * Copy throughput of one worker between node processes on loopback (docs/benchmarks.md), measured side by side
@@ -36,8 +43,16 @@ import org.junit.jupiter.api.io.TempDir;
  * <ol>
  *   <li><b>Raw scan</b>: the half of the source's range that the copies move, read here over the node API and
  *       kept in memory in the copy's batches (1 MiB, 1,000 entries).
+ *   <li><b>Raw scan, warm</b>: the same half read again, each entry dropped as it arrives: what the node API
+ *       and the client can stream once both JVMs are warm and no batches pile up.
  *   <li><b>RocksDB's own write rate</b>: those batches applied in this JVM to a fresh RocksDB store with the
  *       node's options, no network.
+ *   <li><b>SST build and ingest</b>: the same batches, with the node's key layout, written in this JVM into SST
+ *       files of {@value #SST_BATCHES} batches ({@code SstFileWriter}) and ingested into a fresh RocksDB
+ *       ({@code ingestExternalFile}, global sequence numbers refused): the ceiling of a bulk phase that builds
+ *       files instead of writing through the write-ahead log and memtable. The test checks that ingesting into
+ *       an empty range consumes no sequence number, so it leaves no gap in the write-ahead log that a change
+ *       feed would trip on.
  *   <li><b>Copy, one apply at a time</b> (the copy before applies were pipelined): the same half to node-b by a
  *       worker with {@code applyStreams} 1.
  *   <li><b>Copy, default</b>: the same half to node-c by a worker with the default tuning.
@@ -57,6 +72,7 @@ class CopyThroughputIT {
   private static final long LIMIT = 4L << 20;
   private static final RingRange FIRST_HALF = RingRange.of(0, Long.MAX_VALUE);
   private static final RingRange SECOND_HALF = RingRange.of(Long.MAX_VALUE, 0);
+  private static final int SST_BATCHES = 64;
 
   @TempDir Path dir;
   private final List<Process> children = new ArrayList<>();
@@ -105,6 +121,18 @@ class CopyThroughputIT {
       }
     }
     double scanRate = scanBytes * 1e9 / (System.nanoTime() - scanStart);
+    double warmScanRate;
+    try (Store remote = RemoteStore.connectAdmin("127.0.0.1:" + source, secret, Duration.ofSeconds(30));
+        RangeScan scan = remote.scan(FIRST_HALF, null)) {
+      long bytes = 0;
+      long start = System.nanoTime();
+      while (scan.hasNext()) {
+        bytes += scan.next().size();
+      }
+      warmScanRate = bytes * 1e9 / (System.nanoTime() - start);
+      assertThat(bytes).as("bytes of the second scan").isEqualTo(scanBytes);
+    }
+    double ingestRate = sstIngestRate(batches, scanBytes);
     double writeRate;
     try (Store local = RocksStore.open(dir.resolve("local-write"), "local", "az-1")) {
       long start = System.nanoTime();
@@ -140,12 +168,15 @@ class CopyThroughputIT {
 
         System.out.printf(Locale.ROOT, "CopyThroughputIT (%d keys of %d bytes, %.1f MB per copy):%n"
                 + "  raw scan over HTTP        %7.1f MB/s%n"
+                + "  raw scan again, warm      %7.1f MB/s (entries dropped as they arrive)%n"
                 + "  RocksDB's own write rate  %7.1f MB/s (in process, same batches)%n"
+                + "  SST build and ingest      %7.1f MB/s (in process, same batches, %d per file, no sequence "
+                + "number consumed)%n"
                 + "  copy, 1 apply at a time   %7.1f MB/s%n"
                 + "  copy, %d applies in flight %7.1f MB/s = %.2fx one at a time, %.2f of the scan, %.2f of the "
                 + "write rate%n"
                 + "  under a %.1f MiB/s limit   %7.2f MiB/s (%+.1f%%)%n", KEYS, VALUE_BYTES, scanBytes / 1e6,
-            scanRate / 1e6, writeRate / 1e6, oneAtATime / 1e6, TaskTuning.DEFAULTS.applyStreams(), pipelined / 1e6,
+            scanRate / 1e6, warmScanRate / 1e6, writeRate / 1e6, ingestRate / 1e6, SST_BATCHES, oneAtATime / 1e6, TaskTuning.DEFAULTS.applyStreams(), pipelined / 1e6,
             pipelined / oneAtATime, pipelined / scanRate, pipelined / writeRate, LIMIT / (double) (1 << 20),
             throttled / (1 << 20), 100 * (throttled / LIMIT - 1));
         // Speed is a benchmark figure, not a pass mark: a slow or busy CI machine may copy below the limit. What
@@ -177,6 +208,42 @@ class CopyThroughputIT {
     System.out.printf(Locale.ROOT, "  %s: %d bytes in %d ms (from %d ms into the copy)%n", task.getTaskId(), bytes,
         millis, from.getTimestampMillis() - start.getTimestampMillis());
     return bytes * 1000.0 / Math.max(1, millis);
+  }
+
+  /**
+   * Bytes per second of writing {@code batches} into SST files of {@link #SST_BATCHES} batches each and ingesting
+   * them into a fresh RocksDB, in this JVM; checks that the ingests consumed no sequence number.
+   */
+  private double sstIngestRate(List<List<Entry>> batches, long bytes) throws Exception {
+    Path db = dir.resolve("sst-ingest");
+    Files.createDirectories(db.resolve("files"));
+    RocksDB.loadLibrary();
+    try (Options options = new Options().setCreateIfMissing(true);
+        RocksDB rocks = RocksDB.open(options, db.resolve("db").toString());
+        EnvOptions env = new EnvOptions();
+        // move the file in, no snapshot to keep consistent, no global sequence number, flush if needed
+        IngestExternalFileOptions ingest = new IngestExternalFileOptions(true, false, false, true)) {
+      long start = System.nanoTime();
+      for (int i = 0; i < batches.size(); i += SST_BATCHES) {
+        String file = db.resolve("files").resolve(i + ".sst").toString();
+        try (SstFileWriter writer = new SstFileWriter(env, options)) {
+          writer.open(file);
+          for (List<Entry> batch : batches.subList(i, Math.min(batches.size(), i + SST_BATCHES))) {
+            for (Entry e : batch) {
+              // the node's data key: the 8-byte big-endian ring position, then the key
+              writer.put(ByteBuffer.allocate(8 + e.key().length).putLong(e.position()).put(e.key()).array(),
+                  e.value());
+            }
+          }
+          writer.finish();
+        }
+        rocks.ingestExternalFile(List.of(file), ingest);
+      }
+      double rate = bytes * 1e9 / (System.nanoTime() - start);
+      assertThat(rocks.getLatestSequenceNumber()).as("sequence numbers consumed by ingesting into an empty range")
+          .isZero();
+      return rate;
+    }
   }
 
   /** The admin secret the child nodes check and the worker sends. */
