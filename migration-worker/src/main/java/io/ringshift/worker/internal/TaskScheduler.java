@@ -85,11 +85,6 @@ public final class TaskScheduler implements AutoCloseable {
     }
   }
 
-  /** Threads of the pools now (busy or idle, not yet expired). */
-  public int threads() {
-    return pool.getPoolSize() + stopPool.getPoolSize();
-  }
-
   /** Runs {@code run} step by step from now; the future completes when it ends (exceptionally if a step threw). */
   public CompletableFuture<Void> start(TaskRun run) {
     Driven driven = new Driven(run);
