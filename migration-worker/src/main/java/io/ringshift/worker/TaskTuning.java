@@ -19,17 +19,28 @@ import java.util.Objects;
  * @param tailInterval how often a CAUGHT_UP task reads the change feed while it waits for the fence
  * @param retryInterval how often a BLOCKED task (no source, target down, cleanup gates closed) tries again
  * @param applyStreams most batches of a snapshot copy applied to the target at once (the change feed is always
- *     applied one batch at a time, in log order)
+ *     applied one batch at a time, in log order), and most bulk-load chunks in flight
+ * @param loadBytes the size of a bulk-load chunk: a snapshot copy of a range at least {@link #MIN_LOAD_BYTES} large
+ *     streams its batches to the target in loads of this many bytes (also capped at 4 s of the lowest rate limit),
+ *     which the target may ingest as table files instead of writing them (docs/worker.md, "Bulk load"); 0: never,
+ *     every batch is an apply
  */
 public record TaskTuning(int batchBytes, int batchEntries, long checkpointBytes, Duration checkpointInterval,
-    long catchUpLag, int catchUpMinChanges, Duration tailInterval, Duration retryInterval, int applyStreams) {
+    long catchUpLag, int catchUpMinChanges, Duration tailInterval, Duration retryInterval, int applyStreams,
+    long loadBytes) {
 
   /**
-   * 1 MiB / 1,000-entry batches, 4 applies in flight, checkpoints every 4 MiB or 2 s, lag 1,000, K = 100, tail 1 s,
-   * retry 5 s.
+   * The smallest chunk a copy loads in bulk (4 MiB): a smaller load goes through the target's write path anyway
+   * (docs/storage.md), and costs a stream more than the batches it replaces.
+   */
+  public static final long MIN_LOAD_BYTES = 4L << 20;
+
+  /**
+   * 1 MiB / 1,000-entry batches, 4 applies in flight, 32 MiB load chunks, checkpoints every 4 MiB or 2 s, lag 1,000,
+   * K = 100, tail 1 s, retry 5 s.
    */
   public static final TaskTuning DEFAULTS = new TaskTuning(1 << 20, 1000, 4L << 20, Duration.ofSeconds(2), 1000,
-      100, Duration.ofSeconds(1), Duration.ofSeconds(5), 4);
+      100, Duration.ofSeconds(1), Duration.ofSeconds(5), 4, 32L << 20);
 
   /** @throws IllegalArgumentException naming the first value that breaks its rule */
   public TaskTuning {
@@ -46,32 +57,42 @@ public record TaskTuning(int batchBytes, int batchEntries, long checkpointBytes,
     positive("tailInterval", tailInterval);
     positive("retryInterval", retryInterval);
     positive("applyStreams", applyStreams);
+    if (loadBytes != 0 && (loadBytes < MIN_LOAD_BYTES || loadBytes > io.ringshift.storage.Store.MAX_LOAD_BYTES)) {
+      throw new IllegalArgumentException("loadBytes was " + loadBytes + "; it must be 0 (no bulk load) or "
+          + MIN_LOAD_BYTES + " to " + io.ringshift.storage.Store.MAX_LOAD_BYTES);
+    }
   }
 
   public TaskTuning withBatch(int bytes, int entries) {
     return new TaskTuning(bytes, entries, checkpointBytes, checkpointInterval, catchUpLag, catchUpMinChanges,
-        tailInterval, retryInterval, applyStreams);
+        tailInterval, retryInterval, applyStreams, loadBytes);
   }
 
   public TaskTuning withCheckpoints(long bytes, Duration interval) {
     return new TaskTuning(batchBytes, batchEntries, bytes, interval, catchUpLag, catchUpMinChanges, tailInterval,
-        retryInterval, applyStreams);
+        retryInterval, applyStreams, loadBytes);
   }
 
   public TaskTuning withCatchUp(long lag, int minChanges) {
     return new TaskTuning(batchBytes, batchEntries, checkpointBytes, checkpointInterval, lag, minChanges,
-        tailInterval, retryInterval, applyStreams);
+        tailInterval, retryInterval, applyStreams, loadBytes);
   }
 
   public TaskTuning withIntervals(Duration tail, Duration retry) {
     return new TaskTuning(batchBytes, batchEntries, checkpointBytes, checkpointInterval, catchUpLag,
-        catchUpMinChanges, tail, retry, applyStreams);
+        catchUpMinChanges, tail, retry, applyStreams, loadBytes);
   }
 
   /** With at most {@code streams} batches of a snapshot copy applied at once (1: one at a time). */
   public TaskTuning withApplyStreams(int streams) {
     return new TaskTuning(batchBytes, batchEntries, checkpointBytes, checkpointInterval, catchUpLag,
-        catchUpMinChanges, tailInterval, retryInterval, streams);
+        catchUpMinChanges, tailInterval, retryInterval, streams, loadBytes);
+  }
+
+  /** With bulk-load chunks of {@code bytes} (0: no bulk load, every batch of a snapshot copy is an apply). */
+  public TaskTuning withLoadBytes(long bytes) {
+    return new TaskTuning(batchBytes, batchEntries, checkpointBytes, checkpointInterval, catchUpLag,
+        catchUpMinChanges, tailInterval, retryInterval, applyStreams, bytes);
   }
 
   private static void positive(String name, long value) {

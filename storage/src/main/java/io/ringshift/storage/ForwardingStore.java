@@ -73,6 +73,11 @@ abstract class ForwardingStore implements Store {
   }
 
   @Override
+  public LoadResult load(java.util.Iterator<Entry> entries) {
+    return delegate.load(entries);
+  }
+
+  @Override
   public RangeDigest digest(RingRange range) {
     return delegate.digest(range);
   }

@@ -18,8 +18,8 @@ import java.util.List;
  * later (a client ahead of the node), writes for keys the node still replicates, and every write while the view
  * has no ring yet.
  *
- * <p>Not restricted (forwarded as they are): reads ({@link #get}, scans, feeds, digests), and {@link #apply},
- * migration's own write: a worker fills a new replica before the ring names it. {@link #deleteRange} is checked
+ * <p>Not restricted (forwarded as they are): reads ({@link #get}, scans, feeds, digests), and {@link #apply}
+ * and {@link #load}, migration's own writes: a worker fills a new replica before the ring names it. {@link #deleteRange} is checked
  * by its own rule (refused while the node's later ring makes it a replica of the range). A client write call added
  * to {@link Store} must be checked here too.
  *

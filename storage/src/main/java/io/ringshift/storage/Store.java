@@ -34,6 +34,8 @@ public interface Store extends AutoCloseable {
   int MAX_APPLY_ENTRIES = 1_000_000;
   /** Most ranges one change feed of several ranges ({@link #changesIn(List, long)}) follows. */
   int MAX_FEED_RANGES = 4096;
+  /** Most key plus value bytes one {@link #load} carries (1 GiB): a copy loads its range in chunks. */
+  long MAX_LOAD_BYTES = 1L << 30;
 
   /** Who the store is and where its log is. */
   NodeInfo info();
@@ -96,6 +98,50 @@ public interface Store extends AutoCloseable {
    * @return the sequence number of the last write (the latest sequence for an empty list)
    */
   long apply(List<Entry> entries);
+
+  /**
+   * Loads the entries of a snapshot copy in bulk: puts only, in any number up to {@link #MAX_LOAD_BYTES}, read from
+   * {@code entries} as they come, so a chunk of any size is never all in memory. The store ends with the same
+   * contents as {@link #apply} of the same entries would give it, but may get there without its write path:
+   * RocksDB writes the entries into sorted table files and ingests them (the way TiKV and CockroachDB move range
+   * snapshots), which writes each byte once, with no write-ahead log, memtable, flush or compaction. It does that
+   * only where none of the keys between the load's smallest and largest key is present in the store, not even as
+   * a deletion (a range a copy just cleared, that no client writes to): such a load takes no sequence number and
+   * does not appear in the change feed, so a range being loaded must not be a copy's source at the same time,
+   * which the protocol guarantees (a target is no source until verified). Otherwise the entries go through the
+   * write path, as by {@link #apply}, and appear in the feed.
+   *
+   * <p>Every entry is checked as {@link #apply} checks it, and a deletion is refused; a bad entry, or an iterator
+   * that throws, fails the load before anything of it is written. The default applies the entries in batches as
+   * they come (a store without a bulk path): there, the batches before a bad entry stay applied.
+   */
+  default LoadResult load(java.util.Iterator<Entry> entries) {
+    List<Entry> batch = new java.util.ArrayList<>();
+    long bytes = 0;
+    long batchBytes = 0;
+    long count = 0;
+    long sequence = latestSequence();
+    while (entries.hasNext()) {
+      Entry e = entries.next();
+      io.ringshift.storage.internal.Checks.loadEntry(count, e);
+      batch.add(e);
+      count++;
+      bytes += e.size();
+      batchBytes += e.size();
+      if (bytes > MAX_LOAD_BYTES) {
+        throw io.ringshift.storage.internal.Checks.loadTooLarge(count - 1, bytes);
+      }
+      if (batchBytes >= (1 << 20) || batch.size() >= 1000) {
+        sequence = apply(batch);
+        batch = new java.util.ArrayList<>();
+        batchBytes = 0;
+      }
+    }
+    if (!batch.isEmpty()) {
+      sequence = apply(batch);
+    }
+    return new LoadResult(count, bytes, false, sequence);
+  }
 
   /**
    * An order-independent digest of the live keys in {@code range}, at a consistent snapshot taken at the store's

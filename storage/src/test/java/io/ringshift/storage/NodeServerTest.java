@@ -341,7 +341,8 @@ class NodeServerTest {
     assertThat(answer.body()).contains("\"error\":\"" + error + "\"").contains(message);
   }
 
-  private static byte[] frames(Entry... entries) throws IOException {
+  /** The ENTRY frames of {@code entries}, as a body of {@code POST /v1/apply} or {@code /v1/load} holds them. */
+  static byte[] frames(Entry... entries) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     DataOutputStream out = new DataOutputStream(bytes);
     for (Entry e : entries) {

@@ -290,6 +290,38 @@ class RemoteStoreTest extends StoreContractTest {
     }
   }
 
+  /**
+   * A load body is whole only with its END frame: a body that stops after its entries (a sender that died in the
+   * middle of a chunk) or counts them wrong is refused, and nothing of it is loaded, ingested or written.
+   */
+  @Test
+  void shouldRefuseALoadBodyWithoutItsEndFrameAndLoadNothing() throws Exception {
+    List<Entry> entries = loadEntries("copied", RingRange.whole(), 700);
+    byte[] cutOff = NodeServerTest.frames(entries.toArray(Entry[]::new));
+    ByteArrayOutputStream frames = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(frames);
+    out.write(cutOff);
+    out.writeInt(9);
+    out.writeByte(3);
+    out.writeLong(699);
+    byte[] miscounted = frames.toByteArray();
+    long before = store.latestSequence();
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    for (byte[] body : List.of(cutOff, miscounted)) {
+      java.net.http.HttpResponse<String> answer = http.send(java.net.http.HttpRequest.newBuilder(
+              java.net.URI.create("http://" + server.adminHostPort() + "/v1/load"))
+          .header("Authorization", server.adminSecret().authorization())
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+      assertThat(answer.body()).contains(body == cutOff
+          ? "load body ended after 700 entries without its END frame"
+          : "its END frame counts 699 entries but 700 came before it");
+    }
+    assertThat(store.latestSequence()).isEqualTo(before);
+    assertThat(store.digest(RingRange.whole()).keys()).isZero();
+  }
+
   @Test
   void shouldRefuseAnAddressThatIsNotHostAndPort() {
     for (String bad : new String[] {"", "localhost", "localhost:0", "localhost:70000", "http://x:1/path", "a b:1"}) {

@@ -16,7 +16,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -654,6 +656,134 @@ abstract class StoreContractTest {
     assertThat(store.latestSequence()).isEqualTo(latest);
     assertThat(store.digest(RingRange.whole()).sameContentAs(before)).isTrue();
     assertThat(value("good")).isNull();
+  }
+
+  // ---- bulk load
+
+  /** The top and bottom quarter of the ring: a range that wraps, so a scan of it yields two runs of keys. */
+  private static final RingRange LOADED = RingRange.of(0xC000_0000_0000_0000L, 0x4000_0000_0000_0000L);
+  /** Values of 8 KiB: 700 of them make a load of about 5.6 MiB, above the size a store ingests from. */
+  private static final int LOAD_VALUE = 8 * 1024;
+
+  /** {@code count} entries of keys in {@code range} with 8 KiB values, in the range's scan order (across the top). */
+  static List<Entry> loadEntries(String prefix, RingRange range, int count) {
+    List<Entry> entries = new ArrayList<>();
+    Random random = new Random(prefix.hashCode());
+    for (int i = 0; entries.size() < count; i++) {
+      String key = prefix + "-" + i;
+      if (range.contains(position(key))) {
+        byte[] value = new byte[LOAD_VALUE];
+        random.nextBytes(value);
+        entries.add(Entry.of(bytes(key), value));
+      }
+    }
+    entries.sort(Comparator.comparing(e -> e.position() - range.start() - 1, Long::compareUnsigned));
+    return entries;
+  }
+
+  private static long bytesOf(List<Entry> entries) {
+    return entries.stream().mapToLong(Entry::size).sum();
+  }
+
+  @Test
+  void shouldLoadAClearedRangeAsTableFilesTakingNoSequenceNumber() {
+    List<String> outside = new ArrayList<>();
+    for (int i = 0; outside.size() < 100; i++) {
+      if (!LOADED.contains(position("client-" + i))) {
+        outside.add("client-" + i);
+      }
+    }
+    outside.forEach(k -> put(k, "v"));
+    long before = store.latestSequence();
+    List<Entry> entries = loadEntries("copied", LOADED, 700);
+
+    LoadResult result = store.load(entries.iterator());
+
+    assertThat(result).isEqualTo(new LoadResult(700, bytesOf(entries), true, before));
+    assertThat(store.latestSequence()).as("an ingest takes no sequence number").isEqualTo(before);
+    try (RangeScan scan = store.scan(LOADED, null)) {
+      List<Entry> scanned = new ArrayList<>();
+      scan.forEachRemaining(scanned::add);
+      assertThat(scanned).as("the loaded range, in scan order").hasSize(700);
+      for (int i = 0; i < scanned.size(); i++) {
+        assertThat(scanned.get(i).key()).isEqualTo(entries.get(i).key());
+        assertThat(scanned.get(i).value()).isEqualTo(entries.get(i).value());
+      }
+    }
+    assertThat(scanKeys(RingRange.of(LOADED.end(), LOADED.start()), null)).containsExactlyInAnyOrderElementsOf(outside);
+    long later = put(outside.get(0), "after the load");
+    assertThat(changes(RingRange.whole(), before)).as("the feed reads on across the ingest, with no gap")
+        .extracting(Change::sequence).containsExactly(later);
+
+    reopen();
+    assertThat(store.get(entries.get(350).key())).as("a load survives a restart").hasValue(entries.get(350).value());
+    assertThat(store.digest(LOADED).keys()).isEqualTo(700);
+  }
+
+  @Test
+  void shouldLoadThroughTheWritePathWhereTheRangeHoldsAKey() {
+    List<Entry> entries = loadEntries("copied", LOADED, 700);
+    String written = null;
+    for (int i = 0; written == null; i++) {
+      if (LOADED.contains(position("client-" + i))) {
+        written = "client-" + i;
+      }
+    }
+    put(written, "a client's write");
+    long before = store.latestSequence();
+
+    LoadResult result = store.load(entries.iterator());
+
+    assertThat(result.ingested()).as("a key between the first and last loaded key").isFalse();
+    assertThat(result.entries()).isEqualTo(700);
+    assertThat(result.sequence()).isEqualTo(store.latestSequence()).isEqualTo(before + 700);
+    assertThat(changes(LOADED, before)).as("written entries are in the feed").hasSize(700);
+    assertThat(value(written)).isEqualTo("a client's write");
+    assertThat(store.digest(LOADED).keys()).isEqualTo(701);
+
+    List<Entry> small = loadEntries("small", RingRange.of(0x1000_0000_0000_0000L, 0x2000_0000_0000_0000L), 10);
+    LoadResult smallResult = store.load(small.iterator());
+    assertThat(smallResult.ingested()).as("a load of 80 KiB is written, not ingested").isFalse();
+    assertThat(store.get(small.get(9).key())).hasValue(small.get(9).value());
+    assertThat(store.load(List.<Entry>of().iterator())).isEqualTo(new LoadResult(0, 0, false,
+        store.latestSequence()));
+  }
+
+  @Test
+  void shouldLoadNothingOfALoadWithABadEntryOrAFailingSource() {
+    List<Entry> entries = new ArrayList<>(loadEntries("copied", LOADED, 700));
+    long before = store.latestSequence();
+    List<Entry> misplaced = new ArrayList<>(entries);
+    misplaced.add(new Entry(position("other"), bytes("bad"), bytes("v")));
+    assertThatThrownBy(() -> store.load(misplaced.iterator())).isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("entry 700: position %016x is not the ring position %016x", position("other"),
+            position("bad"));
+    List<Entry> deletion = new ArrayList<>(entries.subList(0, 10));
+    deletion.add(Entry.of(bytes("deleted"), null));
+    assertThatThrownBy(() -> store.load(deletion.iterator())).isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("entry 10 of a load is a deletion");
+    Iterator<Entry> failing = new Iterator<>() {
+      private int i;
+
+      @Override
+      public boolean hasNext() {
+        return true;
+      }
+
+      @Override
+      public Entry next() {
+        if (i == 650) {
+          throw new IllegalStateException("the source went away");
+        }
+        return entries.get(i++);
+      }
+    };
+    assertThatThrownBy(() -> store.load(failing)).isInstanceOf(IllegalStateException.class)
+        .hasMessage("the source went away");
+
+    assertThat(store.latestSequence()).isEqualTo(before);
+    assertThat(store.digest(RingRange.whole()).keys()).as("nothing loaded").isZero();
+    assertThat(store.load(entries.iterator()).ingested()).as("the same load, whole").isTrue();
   }
 
   @Test

@@ -65,11 +65,24 @@ final class ApplyWindow<B> implements AutoCloseable {
     pieces++;
   }
 
-  /** Marks the end of a batch: {@code batch} goes to the callback when every piece sent so far was applied. */
+  /**
+   * Marks the end of a batch: {@code batch} goes to the callback when every piece sent so far was applied. Hands
+   * over, without waiting, every batch end whose pieces have all finished by now (a failed piece throws here), so
+   * progress advances as pieces finish even while the window is not full (a few large pieces, such as load chunks).
+   */
   void endBatch(B batch) {
     slots.add(new Slot<>(null, batch));
-    while (!slots.isEmpty() && slots.peekFirst().applied() == null) {
-      done.done(slots.removeFirst().batchEnd());
+    while (!slots.isEmpty()) {
+      Slot<B> head = slots.peekFirst();
+      if (head.applied() == null) {
+        done.done(slots.removeFirst().batchEnd());
+      } else if (head.applied().isDone()) {
+        slots.removeFirst();
+        pieces--;
+        await(head.applied());
+      } else {
+        break;
+      }
     }
   }
 

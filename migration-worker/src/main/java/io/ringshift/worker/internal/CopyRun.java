@@ -4,10 +4,12 @@ import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.worker.TaskTuning;
 import io.ringshift.storage.Change;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
+import io.ringshift.storage.LoadResult;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.StoreException;
@@ -368,8 +370,9 @@ final class CopyRun extends TaskRun {
     }
     progress.state = TaskState.COPYING;
     publish();
-    // Several applies in flight (the batches of a snapshot hold disjoint keys); the progress advances only over
-    // batches applied with every batch before them, so a checkpoint means what it meant with one at a time.
+    long chunkBytes = loadChunkBytes(source);
+    // Several applies (or load chunks) in flight (the batches of a snapshot hold disjoint keys); the progress advances
+    // only over batches applied with every batch before them, so a checkpoint means what it meant with one at a time.
     try (RangeScan open = scan;
         Prefetch<Entry> prefetch = new Prefetch<>(Thread.currentThread().getName() + "-scan",
             () -> nextBatch(source, open, e -> e));
@@ -378,13 +381,16 @@ final class CopyRun extends TaskRun {
           progress.lastCopiedToken = sent.last().position();
           progress.lastCopiedKey = sent.last().key();
           applied(sent.bytes());
-        })) {
+        });
+        Loads loads = new Loads(window, chunkBytes)) {
       List<Entry> batch;
       while (!(batch = prefetch.next(control)).isEmpty()) {
-        long bytes = send(source, batch, piece -> window.send(() -> applyToTarget(piece)));
+        long bytes = chunkBytes > 0 ? loads.send(source, batch)
+            : send(source, batch, piece -> window.send(() -> applyToTarget(piece)));
         window.endBatch(new SentBatch(bytes, batch.get(batch.size() - 1)));
         control.check();
       }
+      loads.endChunk();
       window.finish();
     }
     progress.caughtUpPosition = progress.watermark;
@@ -686,6 +692,108 @@ final class CopyRun extends TaskRun {
     // an apply thread too, so it leaves a restart to the task's own checks.
     control.checkStopped();
     call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(piece));
+  }
+
+  /**
+   * The bulk-load chunk size for a snapshot copy from {@code source}, or 0 for batches applied one by one: the
+   * tuning's {@code loadBytes}, capped at {@link #CHUNK_SECONDS} of the lowest rate limit (a load's body streams at
+   * the throttle's pace, and the node's answer must come within the call timeout plus a minute), and 0 when that
+   * cap or the rest of the range is below {@link TaskTuning#MIN_LOAD_BYTES} (the target would write it through its
+   * write path anyway).
+   */
+  private long loadChunkBytes(String source) {
+    long chunk = ctx.tuning().loadBytes();
+    if (chunk == 0) {
+      return 0;
+    }
+    long tenth = ctx.throttles().maxBatchBytes(source, link(source));
+    if (tenth != Long.MAX_VALUE) {
+      chunk = Math.min(chunk, tenth * 10 * CHUNK_SECONDS);
+    }
+    Long rangeBytes = progress.rangeBytes;
+    long left = rangeBytes == null ? Long.MAX_VALUE : rangeBytes - progress.copiedBytes;
+    return chunk >= TaskTuning.MIN_LOAD_BYTES && left >= TaskTuning.MIN_LOAD_BYTES ? chunk : 0;
+  }
+
+  /** Longest a load chunk takes at the lowest rate limit when the copy starts. */
+  private static final long CHUNK_SECONDS = 4;
+
+  /**
+   * The bulk load of one snapshot copy: batches pass the throttles piece by piece as before, and the pieces go into
+   * the open chunk ({@link LoadChunk}), whose load starts on the apply window with its first piece. A chunk ends
+   * between batches once it holds {@code chunkBytes}, so a batch lies in one chunk and its end is handed back when
+   * that chunk (and everything before it) was loaded. Closing it with a chunk still open aborts that chunk: the
+   * target loads nothing of it.
+   */
+  private final class Loads implements AutoCloseable {
+    private final ApplyWindow<SentBatch> window;
+    private final long chunkBytes;
+    private LoadChunk open;
+    private long openBytes;
+
+    Loads(ApplyWindow<SentBatch> window, long chunkBytes) {
+      this.window = window;
+      this.chunkBytes = chunkBytes;
+    }
+
+    long send(String source, List<Entry> batch) {
+      long bytes = CopyRun.this.send(source, batch, piece -> {
+        if (open == null) {
+          LoadChunk chunk = new LoadChunk();
+          window.send(() -> loadToTarget(chunk));
+          open = chunk;
+          openBytes = 0;
+        }
+        if (!open.put(piece, control)) {
+          loadEndedEarly();
+        }
+        for (Entry e : piece) {
+          openBytes += e.size();
+        }
+      });
+      if (openBytes >= chunkBytes) {
+        endChunk();
+      }
+      return bytes;
+    }
+
+    void endChunk() {
+      LoadChunk chunk = open;
+      open = null;
+      if (chunk != null && !chunk.end(control)) {
+        loadEndedEarly();
+      }
+    }
+
+    /** The load of the open chunk returned before the chunk ended: it failed; throws its failure. */
+    private void loadEndedEarly() {
+      open = null;
+      window.finish();
+      throw new IllegalStateException("the load of a chunk ended before the chunk did, without an error");
+    }
+
+    @Override
+    public void close() {
+      if (open != null) {
+        open.abort("the copy of task " + id() + " stopped before the chunk ended");
+        open = null;
+      }
+    }
+  }
+
+  /** Loads {@code chunk} into the target as its pieces come, unless the run was stopped before the first one. */
+  private void loadToTarget(LoadChunk chunk) {
+    try {
+      if (!chunk.awaitFirst()) {
+        return;
+      }
+      control.checkStopped();
+      LoadResult loaded = call(task().getTarget(), NodeDown.Role.TARGET, t -> t.load(chunk));
+      LOG.debug("task {}: loaded {} entries, {} bytes, {}", id(), loaded.entries(), loaded.bytes(),
+          loaded.ingested() ? "ingested" : "written");
+    } finally {
+      chunk.released();
+    }
   }
 
   /** A batch of a snapshot copy sent to the target: its bytes and its last entry. */

@@ -68,15 +68,35 @@ class ApplyWindowTest {
     try (ApplyWindow<String> window = new ApplyWindow<>(2, done::add)) {
       window.send(() -> { });
       window.endBatch("ok");
-      window.send(() -> {
-        throw refused;
-      });
-      window.endBatch("failed");
-      window.send(() -> { });
-      window.endBatch("after");
-      assertThatThrownBy(window::finish).isSameAs(refused);
+      // Thrown by the first call that finds the failed apply finished: endBatch, send or finish.
+      assertThatThrownBy(() -> {
+        window.send(() -> {
+          throw refused;
+        });
+        window.endBatch("failed");
+        window.send(() -> { });
+        window.endBatch("after");
+        window.finish();
+      }).isSameAs(refused);
     }
     assertThat(done).containsExactly("ok");
+  }
+
+  @Test
+  void shouldHandBackABatchEndOnceItsPiecesFinishedWhileTheWindowIsNotFull() {
+    List<String> done = new ArrayList<>();
+    CountDownLatch release = new CountDownLatch(1);
+    try (ApplyWindow<String> window = new ApplyWindow<>(4, done::add)) {
+      window.send(() -> awaitLatch(release));
+      window.endBatch("first");
+      assertThat(done).isEmpty();
+      release.countDown();
+      // The next batch end hands "first" over without waiting, once its piece has finished.
+      await("the first batch handed back").atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        window.endBatch("later");
+        assertThat(done).startsWith("first");
+      });
+    }
   }
 
   @Test

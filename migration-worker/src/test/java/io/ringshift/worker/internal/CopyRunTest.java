@@ -13,6 +13,7 @@ import io.ringshift.storage.Entry;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.Limits;
+import io.ringshift.worker.TaskTuning;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -99,6 +100,65 @@ class CopyRunTest {
     assertThat(a.put(late.get(0), bytes("after"), 1)).isInstanceOf(WriteResult.RetryWithEpoch.class);
     assertThat(a.put(late.get(0), bytes("after"), 2)).isInstanceOf(WriteResult.Applied.class);
     h.awaitFinished(run);
+  }
+
+  /** 256 KiB batches and bulk-load chunks of 4 MiB, the smallest a copy loads. */
+  private static final TaskTuning LOADS = Harness.FAST.withBatch(256 * 1024, 1000)
+      .withLoadBytes(TaskTuning.MIN_LOAD_BYTES);
+
+  @Test
+  void shouldBulkLoadARangeInChunksThatTheTargetIngestsAndVerify() throws Exception {
+    h = new Harness(nodes.stores(), Limits.unlimited(), LOADS, Clock.systemUTC(), Duration.ZERO);
+    a.fill("big", 2200, 8 * 1024);
+    long keys = a.digest(HALF).keys();
+    long targetSequence = t.latestSequence();
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    assertThat(t.loads()).as("loads of 4 MiB chunks for %d bytes", a.digest(HALF).bytes()).isEqualTo(3);
+    assertThat(t.latestSequence() - targetSequence).as("sequence numbers the target took for %d keys: the full "
+        + "chunks were ingested, only the last, short one written", keys).isLessThan(keys / 4);
+    List<byte[]> late = keysIn(HALF, "late", 20);
+    late.forEach(k -> assertThat(a.put(k, bytes("v"), 1)).isInstanceOf(WriteResult.Applied.class));
+    run.update(fenceRequested(task));
+    h.awaitState(id, TaskState.VERIFIED);
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
+    h.awaitFinished(run);
+    try (java.util.stream.Stream<Path> left = java.nio.file.Files.list(dir.resolve("node-t").resolve("bulk-load"))) {
+      assertThat(left).as("table files left behind").isEmpty();
+    }
+  }
+
+  @Test
+  void shouldLoadNothingOfAChunkWhoseTargetFailsAndResumeFromTheCheckpoint() throws Exception {
+    h = new Harness(nodes.stores(), Limits.unlimited().withRates(4L << 20, 0), LOADS, Clock.systemUTC(),
+        Duration.ZERO);
+    a.fill("big", 2200, 8 * 1024);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+    TaskStatus firstChunk = h.awaitStatus(id, "the first chunk loaded", s -> s.getCopiedBytes() > 0);
+    t.down();
+
+    TaskStatus blocked = h.awaitState(id, TaskState.BLOCKED);
+    assertThat(blocked.getBlockedReason()).startsWith("target node-t unreachable: node-t: connection refused");
+    // Keys of 5 to 8 bytes with 8 KiB values: a batch is 32 entries, a chunk 16 batches, 512 entries.
+    List<String> held = new ArrayList<>(t.contents(HALF).keySet());
+    List<String> inOrder = new ArrayList<>(a.contents(HALF).keySet());
+    assertThat(held).as("the target holds whole chunks").isNotEmpty();
+    assertThat(held.size() % 512).as("keys past the last whole chunk of 512 (%d held)", held.size()).isZero();
+    assertThat(held).as("the first chunks of the range, in scan order").isEqualTo(inOrder.subList(0, held.size()));
+    t.up();
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    run.update(fenceRequested(task));
+    TaskStatus verified = h.awaitState(id, TaskState.VERIFIED);
+    assertThat(verified.getWatermark()).as("resumed, same watermark").isEqualTo(firstChunk.getWatermark());
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
+    try (java.util.stream.Stream<Path> left = java.nio.file.Files.list(dir.resolve("node-t").resolve("bulk-load"))) {
+      assertThat(left).as("table files left behind").isEmpty();
+    }
   }
 
   @Test

@@ -48,15 +48,30 @@ class RepairUnderWritesTest {
 
   @Test
   void shouldVerifyARepairWhileClientsOfTheFailureEpochWriteToItsTarget() throws Exception {
+    repairUnderWrites(3000, 200, Harness.FAST);
+  }
+
+  /**
+   * The same with a range of about 8 MB copied in bulk loads of 4 MiB: the target takes the writer's writes while
+   * it is loaded, so it may ingest a chunk (no key of it in between yet) or write it (a client's key or a cleared
+   * key's deletion in between), and must end with the source's contents either way.
+   */
+  @Test
+  void shouldVerifyARepairLoadedInBulkWhileClientsWriteToItsTarget() throws Exception {
+    repairUnderWrites(1000, 16 * 1024, Harness.FAST.withBatch(256 * 1024, 1000)
+        .withLoadBytes(io.ringshift.worker.TaskTuning.MIN_LOAD_BYTES));
+  }
+
+  private void repairUnderWrites(int keys, int valueBytes, io.ringshift.worker.TaskTuning tuning) throws Exception {
     long seed = Long.getLong("ringshift.seed", System.nanoTime());
     System.out.printf("RepairUnderWritesTest: seed %d (replay: -Dringshift.seed=%d)%n", seed, seed);
     Random random = new Random(seed);
     try (StoreFixture nodes = new StoreFixture(dir);
-        Harness h = new Harness(nodes.stores(), Limits.unlimited().withRates(0, 4 << 20), Harness.FAST,
+        Harness h = new Harness(nodes.stores(), Limits.unlimited().withRates(0, 4 << 20), tuning,
             Clock.systemUTC(), Duration.ZERO)) {
       StoreFixture.Node source = nodes.node("node-s");
       StoreFixture.Node target = nodes.node("node-t");
-      source.fill("before", 3000, 200);
+      source.fill("before", keys, valueBytes);
       // The target first, as in preference order a filling replica may well be: it applies a write before the
       // source refuses it.
       Routing byFailureEpoch = new FixedRouting(new Routing.Route(FAILURE_EPOCH, List.of("node-t", "node-s")));
@@ -100,8 +115,8 @@ class RepairUnderWritesTest {
         }
         checked++;
       }
-      System.out.printf("  %d writes acknowledged, %d refused, %d keys checked on both replicas%n",
-          load.acknowledged.get(), load.refused.get(), checked);
+      System.out.printf("  %d writes acknowledged, %d refused, %d keys checked on both replicas; %d bulk loads%n",
+          load.acknowledged.get(), load.refused.get(), checked, target.loads());
       assertThat(checked).isPositive();
     }
   }

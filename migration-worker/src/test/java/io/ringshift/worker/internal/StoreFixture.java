@@ -85,6 +85,7 @@ public final class StoreFixture implements AutoCloseable {
     private final AtomicInteger stalledCalls = new AtomicInteger();
     private final AtomicInteger feedLosses = new AtomicInteger();
     private final AtomicInteger feedsOpened = new AtomicInteger();
+    private final AtomicInteger loads = new AtomicInteger();
     private volatile java.util.function.Predicate<String> losesApplied = k -> false;
     private volatile boolean digestsFail;
     private volatile java.util.function.Consumer<List<Entry>> onApplied = e -> { };
@@ -273,7 +274,46 @@ public final class StoreFixture implements AutoCloseable {
       return sequence;
     }
 
-    /** Calls {@code listener} with the entries of every apply this node took, after it took them. */
+    /**
+     * Loads through the real store's bulk path. A node that goes down while a load streams fails it at its next
+     * entry, as a remote store's connection would; the store then loads nothing of it.
+     */
+    @Override
+    public io.ringshift.storage.LoadResult load(java.util.Iterator<Entry> entries) {
+      loads.incrementAndGet();
+      java.util.Iterator<Entry> watched = new java.util.Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          reachable();
+          return entries.hasNext();
+        }
+
+        @Override
+        public Entry next() {
+          reachable();
+          Entry e = entries.next();
+          onApplied.accept(List.of(e));
+          return e;
+        }
+      };
+      return reach(() -> delegate.load(watched));
+    }
+
+    private void reachable() {
+      if (down) {
+        throw new StoreException.Unavailable(id + ": connection refused (in the middle of a load)", null);
+      }
+    }
+
+    /** How many loads were sent to this node so far. */
+    public int loads() {
+      return loads.get();
+    }
+
+    /**
+     * Calls {@code listener} with the entries of every apply this node took, after it took them, and with each entry
+     * of a load as the load reads it (a load's entries are not all taken until it ends).
+     */
     public void onApplied(java.util.function.Consumer<List<Entry>> listener) {
       onApplied = listener;
     }

@@ -123,13 +123,7 @@ public final class Checks {
       if (e.value() != null && e.value().length > Store.MAX_VALUE_BYTES) {
         value("entry " + i + ": value", e.value());
       }
-      long expected = Entry.positionOf(e.key());
-      if (expected != e.position()) {
-        throw new StoreException.BadRequest(String.format(Locale.ROOT,
-            "entry %d: position %016x is not the ring position %016x of key %s; an entry's position is the "
-                + "XXH3-64 of its key (copy entries as a scan returns them)", i, e.position(), expected,
-            preview(e.key())));
-      }
+      position(i, e);
       bytes += e.size();
       if (bytes > Store.MAX_APPLY_BYTES) {
         throw applyTooLarge(i, bytes);
@@ -159,6 +153,40 @@ public final class Checks {
     return new StoreException.BadRequest(String.format(Locale.ROOT,
         "apply of more than %d key and value bytes (entry %d reaches %d); a batch must carry at most %d bytes: "
             + "split it", Store.MAX_APPLY_BYTES, index, bytes, Store.MAX_APPLY_BYTES));
+  }
+
+  /** The refusal of a load whose entry {@code index} brings its key and value bytes to {@code bytes}. */
+  public static StoreException.BadRequest loadTooLarge(long index, long bytes) {
+    return new StoreException.BadRequest(String.format(Locale.ROOT,
+        "load of more than %d key and value bytes (entry %d reaches %d); a load must carry at most %d bytes: "
+            + "load the range in chunks", Store.MAX_LOAD_BYTES, index, bytes, Store.MAX_LOAD_BYTES));
+  }
+
+  /** Checks entry {@code index} of a load as {@link #entries} checks an apply's, and refuses a deletion. */
+  public static void loadEntry(long index, Entry e) {
+    if (e == null) {
+      throw new StoreException.BadRequest("entry " + index + " of a load is null; a load takes entries with a key");
+    }
+    key("entry " + index + ": key", e.key());
+    if (e.isDeletion()) {
+      throw new StoreException.BadRequest("entry " + index + " of a load is a deletion of " + preview(e.key())
+          + "; a load carries the puts of a snapshot copy only (apply deletions)");
+    }
+    if (e.value().length > Store.MAX_VALUE_BYTES) {
+      value("entry " + index + ": value", e.value());
+    }
+    position(index, e);
+  }
+
+  /** Refuses entry {@code index} when its position is not its key's ring position. */
+  private static void position(long index, Entry e) {
+    long expected = Entry.positionOf(e.key());
+    if (expected != e.position()) {
+      throw new StoreException.BadRequest(String.format(Locale.ROOT,
+          "entry %d: position %016x is not the ring position %016x of key %s; an entry's position is the "
+              + "XXH3-64 of its key (copy entries as a scan returns them)", index, e.position(), expected,
+          preview(e.key())));
+    }
   }
 
   /** A short hex rendering of a key for messages: its first bytes, then an ellipsis. */

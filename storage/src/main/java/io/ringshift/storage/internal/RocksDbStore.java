@@ -6,6 +6,7 @@ import io.ringshift.ring.RingRange;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
+import io.ringshift.storage.LoadResult;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.Store;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -26,10 +28,12 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
+import org.rocksdb.IngestExternalFileOptions;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -37,6 +41,8 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Snapshot;
+import org.rocksdb.SstFileReader;
+import org.rocksdb.SstFileReaderIterator;
 import org.rocksdb.Status;
 import org.rocksdb.TransactionLogIterator;
 import org.rocksdb.WriteBatch;
@@ -79,6 +85,17 @@ public final class RocksDbStore implements Store {
   static final long MAX_WAL_FILE_BYTES = 4L << 20;
   /** Keys per write batch of a range delete: bounded batches keep other writers waiting only briefly. */
   private static final int DELETE_BATCH_KEYS = 10_000;
+  /** Key and value bytes per write batch of a load that goes through the write path. */
+  private static final long LOAD_BATCH_BYTES = 1L << 20;
+  /**
+   * A load smaller than this goes through the write path: an ingest syncs its file and the store's manifest, which
+   * costs more than writing a small batch, and many small files would pile up in the bottom level.
+   */
+  static final long MIN_INGEST_BYTES = 4L << 20;
+  /** Largest table file a load writes (RocksDB's own target file size). */
+  static final long LOAD_FILE_BYTES = 64L << 20;
+  /** Where a load writes its table files, inside the data dir (an ingest links them: same file system). */
+  static final String LOAD_DIR = "bulk-load";
 
   private final Path dataDir;
   private final String nodeId;
@@ -186,6 +203,7 @@ public final class RocksDbStore implements Store {
     try {
       store.claimIdentity();
       store.fences = store.loadFences();
+      store.deleteLoadLeftovers();
       return store;
     } catch (RuntimeException e) {
       store.close();
@@ -399,15 +417,164 @@ public final class RocksDbStore implements Store {
             batch.put(data, dataKey, e.value());
           }
         }
-        writeLock.lock();
-        try {
-          db.write(writeOptions, batch);
-          return db.getLatestSequenceNumber();
-        } finally {
-          writeLock.unlock();
-        }
+        return write(batch);
       }
     });
+  }
+
+  /** Writes {@code batch} through the write path; returns its sequence number. */
+  private long write(WriteBatch batch) throws RocksDBException {
+    writeLock.lock();
+    try {
+      db.write(writeOptions, batch);
+      return db.getLatestSequenceNumber();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Design note. A load first holds up to {@link #MIN_INGEST_BYTES} in memory: a smaller one is written through
+   * the write path. A larger one is spooled into table files of up to {@link #LOAD_FILE_BYTES} as it arrives
+   * ({@link TableSpool}) and, once the last entry was read and checked, ingested with global sequence numbers
+   * refused, blocking flushes refused and snapshot consistency off. With those options RocksDB ingests a file only
+   * where no key of the store (in the memtable or any level, tombstones included) lies between the file's first
+   * and last key, and then places it in the lowest level it fits, with sequence number 0: it takes no sequence
+   * number, so the write-ahead log the change feeds read has no gap. Where some key does lie there (a client wrote
+   * to a range being filled, a range delete left tombstones), RocksDB refuses with InvalidArgument and the files are
+   * read back and written through the write path instead, so the result is the same either way. Snapshot
+   * consistency is off because every scan and digest holds a snapshot, and with it on RocksDB would need a sequence
+   * number whenever one is open; an ingested key is then visible to a snapshot taken before the ingest, which only
+   * a scan of the loaded range itself could notice, and nothing scans a range while a copy fills it.
+   */
+  @Override
+  public LoadResult load(Iterator<Entry> entries) {
+    if (entries == null) {
+      throw new StoreException.BadRequest("entries are missing; load takes an iterator of entries (it may be empty)");
+    }
+    List<Entry> head = new ArrayList<>();
+    long count = 0;
+    long bytes = 0;
+    while (bytes < MIN_INGEST_BYTES && entries.hasNext()) {
+      Entry e = entries.next();
+      Checks.loadEntry(count, e);
+      head.add(e);
+      count++;
+      bytes += e.size();
+    }
+    if (bytes < MIN_INGEST_BYTES) {
+      return new LoadResult(count, bytes, false, writeEntries(head));
+    }
+    try (TableSpool spool = new TableSpool(dataDir.resolve(LOAD_DIR), LOAD_FILE_BYTES)) {
+      List<TableSpool.Table> tables;
+      try {
+        for (Entry e : head) {
+          spool.add(DataKeys.encode(e.position(), e.key()), e.value());
+        }
+        head = null;
+        while (entries.hasNext()) {
+          Entry e = entries.next();
+          Checks.loadEntry(count, e);
+          count++;
+          bytes += e.size();
+          if (bytes > MAX_LOAD_BYTES) {
+            throw Checks.loadTooLarge(count - 1, bytes);
+          }
+          spool.add(DataKeys.encode(e.position(), e.key()), e.value());
+        }
+        tables = spool.finish();
+      } catch (RocksDBException e) {
+        throw failure(e);
+      }
+      boolean ingested = tables != null && ingest(tables);
+      if (!ingested) {
+        for (TableSpool.Table t : spool.tables()) {
+          writeTable(t.path());
+        }
+      }
+      return new LoadResult(count, bytes, ingested, latestSequence());
+    }
+  }
+
+  /** Ingests {@code tables} taking no sequence number; false when RocksDB would need one (some key lies between). */
+  private boolean ingest(List<TableSpool.Table> tables) {
+    List<String> paths = tables.stream().map(t -> t.path().toString()).toList();
+    return guarded(() -> {
+      try (IngestExternalFileOptions options = new IngestExternalFileOptions()) {
+        options.setMoveFiles(true).setSnapshotConsistency(false).setAllowGlobalSeqNo(false)
+            .setAllowBlockingFlush(false);
+        db.ingestExternalFile(data, paths, options);
+        return true;
+      } catch (RocksDBException e) {
+        if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.InvalidArgument) {
+          return false;
+        }
+        throw e;
+      }
+    });
+  }
+
+  /** Writes the entries of a load through the write path, in bounded batches; returns the last sequence number. */
+  private long writeEntries(List<Entry> entries) {
+    return guarded(() -> {
+      long sequence = db.getLatestSequenceNumber();
+      int i = 0;
+      while (i < entries.size()) {
+        try (WriteBatch batch = new WriteBatch()) {
+          long batchBytes = 0;
+          for (int n = 0; i < entries.size() && batchBytes < LOAD_BATCH_BYTES && n < DELETE_BATCH_KEYS; i++, n++) {
+            Entry e = entries.get(i);
+            batch.put(data, DataKeys.encode(e.position(), e.key()), e.value());
+            batchBytes += e.size();
+          }
+          sequence = write(batch);
+        }
+      }
+      return sequence;
+    });
+  }
+
+  /** Writes a spooled table file through the write path, in bounded batches. */
+  private void writeTable(Path table) {
+    guarded(() -> {
+      try (Options options = new Options(); SstFileReader reader = new SstFileReader(options);
+          ReadOptions read = new ReadOptions()) {
+        reader.open(table.toString());
+        try (SstFileReaderIterator it = reader.newIterator(read)) {
+          it.seekToFirst();
+          while (it.isValid()) {
+            try (WriteBatch batch = new WriteBatch()) {
+              long batchBytes = 0;
+              for (int n = 0; it.isValid() && batchBytes < LOAD_BATCH_BYTES && n < DELETE_BATCH_KEYS; n++) {
+                byte[] key = it.key();
+                byte[] value = it.value();
+                batch.put(data, key, value);
+                batchBytes += key.length + value.length;
+                it.next();
+              }
+              write(batch);
+            }
+          }
+          it.status();
+        }
+      }
+      return null;
+    });
+  }
+
+  /** Deletes table files a load left behind when the process stopped in the middle of it. */
+  private void deleteLoadLeftovers() {
+    Path dir = dataDir.resolve(LOAD_DIR);
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Files.deleteIfExists(f);
+      }
+    } catch (IOException e) {
+      throw new StoreException("cannot delete the leftovers of a load in " + dir + ": " + e, e);
+    }
   }
 
   @Override

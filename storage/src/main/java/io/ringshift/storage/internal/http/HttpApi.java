@@ -18,6 +18,7 @@ final class HttpApi {
   /** Bytes of one range in the body of {@code POST /v1/changes}: start and end, 8 bytes each, big-endian. */
   static final int RANGE_BYTES = 16;
   static final String APPLY = "/v1/apply";
+  static final String LOAD = "/v1/load";
   static final String DIGEST = "/v1/digest";
   static final String FENCES = "/v1/fences";
   static final String RANGE = "/v1/range";

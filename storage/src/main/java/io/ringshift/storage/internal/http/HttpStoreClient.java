@@ -7,6 +7,7 @@ import io.ringshift.storage.Change;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
+import io.ringshift.storage.LoadResult;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.Store;
@@ -551,6 +552,125 @@ public final class HttpStoreClient implements Store {
     Map<String, Object> answer = Json.object(new String(call("POST", HttpApi.APPLY, body.toByteArray(), 200).body(),
         UTF_8));
     return number(answer, "sequence");
+  }
+
+  /**
+   * How much longer than the call timeout a load may take from its first byte to the node's answer: its body
+   * streams as the caller hands entries over (a worker paces them with its throttle and sizes a chunk to a few
+   * seconds of its limit), and the node then ingests or writes the chunk.
+   */
+  static final Duration LOAD_ALLOWANCE = Duration.ofSeconds(60);
+
+  /**
+   * Streams {@code entries} to {@code POST /v1/load} as they come, ending the body with an END frame that counts
+   * them, so a body cut off in the middle is never taken for a whole one. Sent once: the body cannot be read twice.
+   * An exception thrown by {@code entries} aborts the request (the node loads nothing) and is thrown here as it is.
+   */
+  @Override
+  public LoadResult load(Iterator<Entry> entries) {
+    if (entries == null) {
+      throw new StoreException.BadRequest("entries are missing; load takes an iterator of entries (it may be empty)");
+    }
+    if (closed) {
+      throw new StoreException.Unavailable("the remote store for the node at " + hostPort + " is closed", null);
+    }
+    LoadBody body = new LoadBody(entries);
+    HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve(HttpApi.LOAD))
+        .timeout(timeout.plus(LOAD_ALLOWANCE))
+        .header("Content-Type", HttpApi.FRAMES_TYPE)
+        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> body));
+    if (secret != null) {
+      builder.header("Authorization", secret.authorization());
+    }
+    HttpResponse<byte[]> response;
+    try {
+      response = client.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+    } catch (IOException e) {
+      if (body.failure != null) {
+        throw body.failure;
+      }
+      throw unreachable("POST", HttpApi.LOAD, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException.Unavailable("interrupted while calling the node at " + hostPort, e);
+    }
+    if (body.failure != null) {
+      throw body.failure;
+    }
+    if (response.statusCode() != 200) {
+      throw failure("POST", HttpApi.LOAD, response.statusCode(), errorBody(response.body()));
+    }
+    Map<String, Object> answer = Json.object(new String(response.body(), UTF_8));
+    if (!(answer.get("ingested") instanceof Boolean ingested)) {
+      throw malformedAnswer(HttpApi.LOAD, "no ingested flag");
+    }
+    return new LoadResult(number(answer, "entries"), number(answer, "bytes"), ingested, number(answer, "sequence"));
+  }
+
+  /** The frames of a load body, encoded from the entries as the HTTP client reads them. */
+  private static final class LoadBody extends InputStream {
+    private static final int FILL_BYTES = 256 * 1024;
+    private final Iterator<Entry> entries;
+    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(FILL_BYTES + 64 * 1024);
+    private final DataOutputStream out = new DataOutputStream(buffer);
+    private byte[] chunk = new byte[0];
+    private int at;
+    private long count;
+    private boolean done;
+    /** What the entries threw, which aborted the body; read after the request ended. */
+    volatile RuntimeException failure;
+
+    LoadBody(Iterator<Entry> entries) {
+      this.entries = entries;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (len == 0) {
+        return 0;
+      }
+      if (at == chunk.length && !fill()) {
+        return -1;
+      }
+      int n = Math.min(len, chunk.length - at);
+      System.arraycopy(chunk, at, b, off, n);
+      at += n;
+      return n;
+    }
+
+    private boolean fill() throws IOException {
+      if (done) {
+        return false;
+      }
+      buffer.reset();
+      try {
+        while (buffer.size() < FILL_BYTES) {
+          if (!entries.hasNext()) {
+            Frames.writeEnd(out, count);
+            done = true;
+            break;
+          }
+          Entry e = entries.next();
+          Checks.loadEntry(count, e);
+          Frames.writeEntry(out, e);
+          count++;
+        }
+      } catch (RuntimeException e) {
+        failure = e;
+        done = true;
+        throw new IOException("the entries of a load failed after " + count + ": " + e, e);
+      }
+      out.flush();
+      chunk = buffer.toByteArray();
+      at = 0;
+      return chunk.length > 0;
+    }
   }
 
   @Override

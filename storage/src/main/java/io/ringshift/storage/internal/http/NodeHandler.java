@@ -10,6 +10,7 @@ import io.ringshift.storage.Change;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
+import io.ringshift.storage.LoadResult;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.OwnershipCheckedStore;
@@ -260,6 +261,10 @@ public final class NodeHandler implements HttpHandler {
           only(call, "POST");
           apply(call);
         }
+        case HttpApi.LOAD -> {
+          only(call, "POST");
+          load(call);
+        }
         case HttpApi.DIGEST -> {
           only(call, "GET");
           digest(call);
@@ -278,14 +283,14 @@ public final class NodeHandler implements HttpHandler {
         }
         default -> throw new Refusal(404, HttpApi.UNKNOWN_PATH, "no endpoint " + call.method + " "
             + HttpApi.shorten(path) + "; this node serves /health and /v1/{keys/KEY,writes,scan,changes,apply,"
-            + "digest,fences,range} (docs/storage.md)");
+            + "load,digest,fences,range} (docs/storage.md)");
       }
     }
   }
 
   /** The endpoints only the admin listener serves. */
-  private static final Set<String> ADMIN_PATHS = Set.of(HttpApi.SCAN, HttpApi.CHANGES, HttpApi.APPLY, HttpApi.DIGEST,
-      HttpApi.FENCES, HttpApi.RANGE);
+  private static final Set<String> ADMIN_PATHS = Set.of(HttpApi.SCAN, HttpApi.CHANGES, HttpApi.APPLY, HttpApi.LOAD,
+      HttpApi.DIGEST, HttpApi.FENCES, HttpApi.RANGE);
 
   private static void only(Call call, String method) {
     if (!call.method.equals(method)) {
@@ -520,6 +525,82 @@ public final class NodeHandler implements HttpHandler {
     body.put("sequence", store.apply(entries));
     metrics.applied(entries.size());
     json(call.exchange, 200, body);
+  }
+
+  private void load(Call call) throws IOException {
+    call.params(Set.of());
+    LoadBody entries = new LoadBody(call.exchange.getRequestBody());
+    LoadResult result = store.load(entries);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("sequence", result.sequence());
+    body.put("entries", result.entries());
+    body.put("bytes", result.bytes());
+    body.put("ingested", result.ingested());
+    metrics.loaded(result);
+    json(call.exchange, 200, body);
+  }
+
+  /**
+   * The entries of a load body as the store reads them: ENTRY frames, then an END frame with their count. A body
+   * that stops without END (the sender failed or gave up in the middle) fails the load, so a cut-off chunk is never
+   * taken for a whole one.
+   */
+  private static final class LoadBody implements java.util.Iterator<Entry> {
+    private final Frames.Reader reader;
+    private Entry next;
+    private long count;
+    private boolean ended;
+
+    LoadBody(InputStream body) {
+      this.reader = new Frames.Reader(new BufferedInputStream(body, STREAM_BUFFER));
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (next != null) {
+        return true;
+      }
+      if (ended) {
+        return false;
+      }
+      Frames.Frame frame;
+      try {
+        frame = reader.next();
+      } catch (Frames.MalformedFrameException e) {
+        throw new StoreException.BadRequest("load body: " + e.getMessage());
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException("reading a load body after entry " + count, e);
+      }
+      if (frame instanceof Frames.EntryFrame entryFrame) {
+        next = entryFrame.entry();
+        count++;
+        return true;
+      }
+      if (frame instanceof Frames.EndFrame end) {
+        if (end.count() != count) {
+          throw new StoreException.BadRequest("load body: its END frame counts " + end.count() + " entries but "
+              + count + " came before it; nothing was loaded");
+        }
+        ended = true;
+        return false;
+      }
+      if (frame == null) {
+        throw new StoreException.BadRequest("load body ended after " + count + " entries without its END frame: the "
+            + "sender stopped in the middle; nothing was loaded");
+      }
+      throw new StoreException.BadRequest("load body frame " + count + " is " + frame.getClass().getSimpleName()
+          + "; a load body holds ENTRY frames and one END frame");
+    }
+
+    @Override
+    public Entry next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException();
+      }
+      Entry e = next;
+      next = null;
+      return e;
+    }
   }
 
   /** Reads an apply body, holding the batch's limits as it goes so an oversized body is never all in memory. */

@@ -25,6 +25,7 @@ public final class NodeMetrics implements AutoCloseable {
   public static final String ERRORS = "ringshift.node.errors";
   public static final String FENCES = "ringshift.node.fences";
   public static final String APPLIED = "ringshift.node.applied.entries";
+  public static final String LOADED = "ringshift.node.loaded.bytes";
   public static final String RANGE_DELETES = "ringshift.node.range.deletes";
   public static final String RANGE_DELETED_KEYS = "ringshift.node.range.deleted.keys";
 
@@ -42,6 +43,8 @@ public final class NodeMetrics implements AutoCloseable {
   private final Counter hits;
   private final Counter misses;
   private final Counter applied;
+  private final Counter ingested;
+  private final Counter loadWritten;
   private final Counter rangeDeletes;
   private final Counter rangeDeletedKeys;
   private final Map<String, Counter> refusals = new HashMap<>();
@@ -55,6 +58,8 @@ public final class NodeMetrics implements AutoCloseable {
     hits = counter(READS, "client reads of a key", "result", "hit");
     misses = counter(READS, "client reads of a key", "result", "miss");
     applied = counter(APPLIED, "entries applied by migration workers (copy and catch-up)");
+    ingested = counter(LOADED, "key and value bytes of snapshot copies loaded in bulk, by how", "how", "ingested");
+    loadWritten = counter(LOADED, "key and value bytes of snapshot copies loaded in bulk, by how", "how", "written");
     rangeDeletes = counter(RANGE_DELETES, "ranges deleted (a copy clearing its target, a cleanup)");
     rangeDeletedKeys = counter(RANGE_DELETED_KEYS, "keys removed by range deletes");
     for (String reason : REFUSAL_REASONS) {
@@ -96,6 +101,10 @@ public final class NodeMetrics implements AutoCloseable {
 
   void applied(int entries) {
     applied.increment(entries);
+  }
+
+  void loaded(io.ringshift.storage.LoadResult result) {
+    (result.ingested() ? ingested : loadWritten).increment(result.bytes());
   }
 
   void rangeDeleted(long keys) {
