@@ -179,8 +179,19 @@ class CopyThroughputIT {
           Store loadedTarget = RemoteStore.connectAdmin("127.0.0.1:" + target, secret, Duration.ofSeconds(30))) {
         // 5: the default tuning: bulk load.
         long sequenceBefore = loadedTarget.latestSequence();
+        // CPU time of the source (node-a), this JVM (the worker) and the target (node-d) over the bulk copy.
+        long[] cpuBefore = {cpuNanos(children.get(0)), ownCpuNanos(), cpuNanos(children.get(3))};
+        long wallStart = System.nanoTime();
         double loaded = snapshotRate(kafka, task(TaskKind.COPY, 2, FIRST_HALF, List.of("node-a"), "node-d"), 0,
             scanBytes);
+        double wall = (System.nanoTime() - wallStart) / 1e9;
+        double[] cpu = {(cpuNanos(children.get(0)) - cpuBefore[0]) / 1e9, (ownCpuNanos() - cpuBefore[1]) / 1e9,
+            (cpuNanos(children.get(3)) - cpuBefore[2]) / 1e9};
+        System.out.printf(Locale.ROOT, "  bulk copy: %.2f s from emitting the task to its snapshot copied; CPU "
+                + "seconds: source %.2f, worker JVM %.2f (the test and the broker too), target %.2f; together %.0f%% "
+                + "of the machine's %d cores%n", wall, cpu[0], cpu[1], cpu[2],
+            100 * (cpu[0] + cpu[1] + cpu[2]) / wall / Runtime.getRuntime().availableProcessors(),
+            Runtime.getRuntime().availableProcessors());
         long sequencesTaken = loadedTarget.latestSequence() - sequenceBefore;
         try (Store sourceStore = RemoteStore.connectAdmin("127.0.0.1:" + source, secret, Duration.ofSeconds(30))) {
           assertThat(loadedTarget.digest(FIRST_HALF).sameContentAs(sourceStore.digest(FIRST_HALF)))
@@ -293,6 +304,15 @@ class CopyThroughputIT {
     Path file = dir.resolve("admin.secret");
     AdminSecret.readOrCreate(file);
     return file;
+  }
+
+  private static long cpuNanos(Process p) {
+    return p.toHandle().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+  }
+
+  private static long ownCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private int startNode(String id, int keys) throws IOException {

@@ -611,9 +611,10 @@ public final class HttpStoreClient implements Store {
   private static final class LoadBody extends InputStream {
     private static final int FILL_BYTES = 256 * 1024;
     private final Iterator<Entry> entries;
-    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(FILL_BYTES + 64 * 1024);
+    private final FillBuffer buffer = new FillBuffer(FILL_BYTES + 64 * 1024);
     private final DataOutputStream out = new DataOutputStream(buffer);
     private byte[] chunk = new byte[0];
+    private int limit;
     private int at;
     private long count;
     private boolean done;
@@ -635,10 +636,10 @@ public final class HttpStoreClient implements Store {
       if (len == 0) {
         return 0;
       }
-      if (at == chunk.length && !fill()) {
+      if (at == limit && !fill()) {
         return -1;
       }
-      int n = Math.min(len, chunk.length - at);
+      int n = Math.min(len, limit - at);
       System.arraycopy(chunk, at, b, off, n);
       at += n;
       return n;
@@ -657,7 +658,11 @@ public final class HttpStoreClient implements Store {
             break;
           }
           Entry e = entries.next();
-          Checks.loadEntry(count, e);
+          if (e == null) {
+            throw new StoreException.BadRequest("entry " + count + " of a load is null; a load takes entries with a "
+                + "key");
+          }
+          // The node checks every entry (positions, limits, no deletions); a bad one fails the load there.
           Frames.writeEntry(out, e);
           count++;
         }
@@ -667,9 +672,21 @@ public final class HttpStoreClient implements Store {
         throw new IOException("the entries of a load failed after " + count + ": " + e, e);
       }
       out.flush();
-      chunk = buffer.toByteArray();
+      chunk = buffer.bytes();
+      limit = buffer.size();
       at = 0;
-      return chunk.length > 0;
+      return limit > 0;
+    }
+
+    /** A byte buffer whose bytes are read in place, not copied out. */
+    private static final class FillBuffer extends ByteArrayOutputStream {
+      FillBuffer(int size) {
+        super(size);
+      }
+
+      byte[] bytes() {
+        return buf;
+      }
     }
   }
 
