@@ -34,6 +34,11 @@ public record TaskTuning(int batchBytes, int batchEntries, long checkpointBytes,
    * (docs/storage.md), and costs a stream more than the batches it replaces.
    */
   public static final long MIN_LOAD_BYTES = 4L << 20;
+  /**
+   * The largest chunk (256 MiB): a chunk ends after the batch that fills it, so it may pass its size by a batch,
+   * and a node takes at most {@code Store.MAX_LOAD_BYTES} (1 GiB) in one load.
+   */
+  public static final long MAX_LOAD_BYTES = 256L << 20;
 
   /**
    * 1 MiB / 1,000-entry batches, 4 applies in flight, 32 MiB load chunks, checkpoints every 4 MiB or 2 s, lag 1,000,
@@ -57,9 +62,9 @@ public record TaskTuning(int batchBytes, int batchEntries, long checkpointBytes,
     positive("tailInterval", tailInterval);
     positive("retryInterval", retryInterval);
     positive("applyStreams", applyStreams);
-    if (loadBytes != 0 && (loadBytes < MIN_LOAD_BYTES || loadBytes > io.ringshift.storage.Store.MAX_LOAD_BYTES)) {
+    if (loadBytes != 0 && (loadBytes < MIN_LOAD_BYTES || loadBytes > MAX_LOAD_BYTES)) {
       throw new IllegalArgumentException("loadBytes was " + loadBytes + "; it must be 0 (no bulk load) or "
-          + MIN_LOAD_BYTES + " to " + io.ringshift.storage.Store.MAX_LOAD_BYTES);
+          + MIN_LOAD_BYTES + " to " + MAX_LOAD_BYTES);
     }
   }
 

@@ -120,7 +120,7 @@ public interface Store extends AutoCloseable {
     long bytes = 0;
     long batchBytes = 0;
     long count = 0;
-    long sequence = latestSequence();
+    long sequence = -1;
     while (entries.hasNext()) {
       Entry e = entries.next();
       io.ringshift.storage.internal.Checks.loadEntry(count, e);
@@ -140,7 +140,7 @@ public interface Store extends AutoCloseable {
     if (!batch.isEmpty()) {
       sequence = apply(batch);
     }
-    return new LoadResult(count, bytes, false, sequence);
+    return new LoadResult(count, bytes, false, count == 0 ? latestSequence() : sequence);
   }
 
   /**

@@ -322,6 +322,38 @@ class RemoteStoreTest extends StoreContractTest {
     assertThat(store.digest(RingRange.whole()).keys()).isZero();
   }
 
+  /**
+   * A node from before bulk loads answers {@code POST /v1/load} with 404 unknown-path: the client asks once, with an
+   * empty load, and from then on sends a load's entries to that node in batched applies.
+   */
+  @Test
+  void shouldLoadThroughAppliesOnANodeThatServesNoLoads() throws Exception {
+    List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
+    com.sun.net.httpserver.HttpServer older = com.sun.net.httpserver.HttpServer.create(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    older.createContext("/", exchange -> {
+      String path = exchange.getRequestURI().getPath();
+      requests.add(exchange.getRequestMethod() + " " + path);
+      exchange.getRequestBody().readAllBytes();
+      boolean apply = path.equals("/v1/apply");
+      byte[] body = (apply ? "{\"sequence\":7}" : "{\"error\":\"unknown-path\",\"message\":\"no endpoint "
+          + path + "\"}").getBytes(UTF_8);
+      exchange.sendResponseHeaders(apply ? 200 : 404, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    older.start();
+    try (Store client = RemoteStore.connect("127.0.0.1:" + older.getAddress().getPort(), Duration.ofSeconds(5))) {
+      List<Entry> entries = loadEntries("copied", RingRange.whole(), 300);
+      assertThat(client.load(entries.iterator())).isEqualTo(new LoadResult(300, bytesOf(entries), false, 7));
+      assertThat(client.load(entries.iterator())).isEqualTo(new LoadResult(300, bytesOf(entries), false, 7));
+    } finally {
+      older.stop(0);
+    }
+    assertThat(requests).as("one question, then 1 MiB applies").startsWith("POST /v1/load", "POST /v1/apply")
+        .containsOnlyOnce("POST /v1/load").hasSize(1 + 2 * 3);
+  }
+
   @Test
   void shouldRefuseAnAddressThatIsNotHostAndPort() {
     for (String bad : new String[] {"", "localhost", "localhost:0", "localhost:70000", "http://x:1/path", "a b:1"}) {

@@ -681,7 +681,7 @@ abstract class StoreContractTest {
     return entries;
   }
 
-  private static long bytesOf(List<Entry> entries) {
+  static long bytesOf(List<Entry> entries) {
     return entries.stream().mapToLong(Entry::size).sum();
   }
 

@@ -717,11 +717,18 @@ final class CopyRun extends TaskRun {
 
   /** Longest a load chunk takes at the lowest rate limit when the copy starts. */
   private static final long CHUNK_SECONDS = 4;
+  /**
+   * A chunk open this long ends at the next batch, whatever its size: a rate shared with other tasks, a limit
+   * lowered meanwhile or a slow source would otherwise stretch its body towards the load's request timeout (the
+   * node timeout plus a minute).
+   */
+  private static final long MAX_CHUNK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
 
   /**
    * The bulk load of one snapshot copy: batches pass the throttles piece by piece as before, and the pieces go into
    * the open chunk ({@link LoadChunk}), whose load starts on the apply window with its first piece. A chunk ends
-   * between batches once it holds {@code chunkBytes}, so a batch lies in one chunk and its end is handed back when
+   * between batches once it holds {@code chunkBytes} or has been open {@link #MAX_CHUNK_NANOS}, so a batch lies in
+   * one chunk and its end is handed back when
    * that chunk (and everything before it) was loaded. Closing it with a chunk still open aborts that chunk: the
    * target loads nothing of it.
    */
@@ -730,6 +737,7 @@ final class CopyRun extends TaskRun {
     private final long chunkBytes;
     private LoadChunk open;
     private long openBytes;
+    private long openedNanos;
 
     Loads(ApplyWindow<SentBatch> window, long chunkBytes) {
       this.window = window;
@@ -743,6 +751,7 @@ final class CopyRun extends TaskRun {
           window.send(() -> loadToTarget(chunk));
           open = chunk;
           openBytes = 0;
+          openedNanos = System.nanoTime();
         }
         if (!open.put(piece, control)) {
           loadEndedEarly();
@@ -751,22 +760,25 @@ final class CopyRun extends TaskRun {
           openBytes += e.size();
         }
       });
-      if (openBytes >= chunkBytes) {
+      if (open != null && (openBytes >= chunkBytes || System.nanoTime() - openedNanos >= MAX_CHUNK_NANOS)) {
         endChunk();
       }
       return bytes;
     }
 
+    /** Ends the open chunk; it stays open (and {@link #close} aborts it) when the run stops meanwhile. */
     void endChunk() {
-      LoadChunk chunk = open;
-      open = null;
-      if (chunk != null && !chunk.end(control)) {
-        loadEndedEarly();
+      if (open != null) {
+        if (!open.end(control)) {
+          loadEndedEarly();
+        }
+        open = null;
       }
     }
 
     /** The load of the open chunk returned before the chunk ended: it failed; throws its failure. */
     private void loadEndedEarly() {
+      open.abort("the load of this chunk failed");
       open = null;
       window.finish();
       throw new IllegalStateException("the load of a chunk ended before the chunk did, without an error");

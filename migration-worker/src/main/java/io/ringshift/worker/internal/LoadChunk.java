@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * batches, and the thread that sends the load to the target reads them as the body of one {@code Store.load}.
  *
  * <p>At most {@link #DEPTH} pieces wait, so a target that reads slowly slows the task (and a chunk holds a few MiB
- * in the worker whatever its size). The task {@link #end}s the chunk when it is full or the scan is over, or
+ * in the worker whatever its size: the waiting pieces, the one being read and the client's fill buffer). The task {@link #end}s the chunk when it is full or the scan is over, or
  * {@link #abort}s it when the run stops or fails, which fails the load so the target loads nothing of it; the
  * sending side calls {@link #released} when its load returned or failed, after which {@link #put} refuses more.
  */
@@ -30,7 +30,7 @@ final class LoadChunk implements Iterator<Entry> {
     }
   }
 
-  private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(DEPTH + 1);
+  private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(DEPTH);
   private volatile String aborted;
   private volatile boolean released;
   private Iterator<Entry> current = Collections.emptyIterator();
@@ -99,6 +99,11 @@ final class LoadChunk implements Iterator<Entry> {
       }
       if (aborted != null && item != END) {
         throw new Aborted(aborted);
+      }
+      if (released && item == null) {
+        // The load this chunk feeds already returned or failed; a body still being read (the HTTP client's
+        // thread) must not wait for pieces nobody will hand over.
+        throw new Aborted("the load of this chunk already ended");
       }
       if (item == END) {
         ended = true;

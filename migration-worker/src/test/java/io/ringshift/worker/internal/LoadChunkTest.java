@@ -76,13 +76,23 @@ class LoadChunkTest {
   }
 
   @Test
+  void shouldFailABodyStillBeingReadOnceItsLoadEnded() {
+    LoadChunk chunk = new LoadChunk();
+    assertThat(chunk.put(piece("a"), control)).isTrue();
+    assertThat(chunk.next().key()).isEqualTo(bytes("a"));
+    chunk.released();
+    assertThatThrownBy(chunk::hasNext).isInstanceOf(LoadChunk.Aborted.class)
+        .hasMessage("the load of this chunk already ended");
+  }
+
+  @Test
   void shouldRefuseMoreOnceTheReaderIsGoneAndStopWithTheTask() {
     LoadChunk chunk = new LoadChunk();
     chunk.released();
     assertThat(chunk.put(piece("a"), control)).as("the load ended: nothing takes more").isFalse();
 
     LoadChunk full = new LoadChunk();
-    for (int i = 0; i <= LoadChunk.DEPTH; i++) {
+    for (int i = 0; i < LoadChunk.DEPTH; i++) {
       assertThat(full.put(piece("p" + i), control)).isTrue();
     }
     control.stop(TaskControl.Stop.CANCEL);

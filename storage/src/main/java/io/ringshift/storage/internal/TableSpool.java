@@ -92,12 +92,13 @@ final class TableSpool implements AutoCloseable {
   private void finishFile() throws RocksDBException {
     SstFileWriter w = writer;
     writer = null;
+    // Listed before finishing, so that close() deletes a file that failed to finish too.
+    tables.add(new Table(path, first, last));
     try {
       w.finish();
     } finally {
       w.close();
     }
-    tables.add(new Table(path, first, last));
   }
 
   @Override

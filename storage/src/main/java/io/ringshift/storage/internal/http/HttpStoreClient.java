@@ -561,16 +561,48 @@ public final class HttpStoreClient implements Store {
    */
   static final Duration LOAD_ALLOWANCE = Duration.ofSeconds(60);
 
+  /** Whether the node serves {@code POST /v1/load}: null until the first load asked it. */
+  private volatile Boolean loads;
+
   /**
    * Streams {@code entries} to {@code POST /v1/load} as they come, ending the body with an END frame that counts
    * them, so a body cut off in the middle is never taken for a whole one. Sent once: the body cannot be read twice.
    * An exception thrown by {@code entries} aborts the request (the node loads nothing) and is thrown here as it is.
+   * The first load asks the node with an empty one whether it serves loads at all (it may be older than bulk
+   * loads and answer 404 unknown-path); to a node that does not, the entries go in batched applies, as
+   * {@link Store#load} does for a store without a bulk path.
    */
   @Override
   public LoadResult load(Iterator<Entry> entries) {
     if (entries == null) {
       throw new StoreException.BadRequest("entries are missing; load takes an iterator of entries (it may be empty)");
     }
+    if (!servesLoads()) {
+      return Store.super.load(entries);
+    }
+    return streamLoad(entries);
+  }
+
+  private boolean servesLoads() {
+    Boolean known = loads;
+    if (known == null) {
+      ByteArrayOutputStream end = new ByteArrayOutputStream();
+      try (DataOutputStream out = new DataOutputStream(end)) {
+        Frames.writeEnd(out, 0);
+      } catch (IOException e) {
+        throw new UncheckedIOException("writing to memory", e);
+      }
+      HttpResponse<byte[]> answer = call("POST", HttpApi.LOAD, end.toByteArray(), 200, 404);
+      known = answer.statusCode() == 200;
+      if (!known && !HttpApi.UNKNOWN_PATH.equals(errorBody(answer.body()).get("error"))) {
+        throw failure("POST", HttpApi.LOAD, 404, errorBody(answer.body()));
+      }
+      loads = known;
+    }
+    return known;
+  }
+
+  private LoadResult streamLoad(Iterator<Entry> entries) {
     if (closed) {
       throw new StoreException.Unavailable("the remote store for the node at " + hostPort + " is closed", null);
     }
@@ -588,6 +620,10 @@ public final class HttpStoreClient implements Store {
     } catch (IOException e) {
       if (body.failure != null) {
         throw body.failure;
+      }
+      if (e instanceof HttpTimeoutException && !(e instanceof HttpConnectTimeoutException)) {
+        throw new StoreException.Unavailable("the node at " + hostPort + " is unreachable (POST " + HttpApi.LOAD
+            + "): no answer within " + timeout.plus(LOAD_ALLOWANCE).toMillis() + " ms of the load's start", e);
       }
       throw unreachable("POST", HttpApi.LOAD, e);
     } catch (InterruptedException e) {

@@ -530,7 +530,12 @@ public final class NodeHandler implements HttpHandler {
   private void load(Call call) throws IOException {
     call.params(Set.of());
     LoadBody entries = new LoadBody(call.exchange.getRequestBody());
-    LoadResult result = store.load(entries);
+    LoadResult result;
+    try {
+      result = store.load(entries);
+    } catch (java.io.UncheckedIOException e) {
+      throw e.getCause(); // the body broke off (the worker gave the chunk up): the client went away
+    }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("sequence", result.sequence());
     body.put("entries", result.entries());
