@@ -69,6 +69,7 @@ class NodeListenersTest {
   private static final List<String[]> ADMIN_CALLS = List.of(
       new String[] {"DELETE", "/v1/range?start=0&end=0&epoch=0"},
       new String[] {"POST", "/v1/apply"},
+      new String[] {"POST", "/v1/load"},
       new String[] {"DELETE", "/v1/fences?start=0&end=0&epoch=5"},
       new String[] {"POST", "/v1/fences?start=0&end=0&epoch=1"},
       new String[] {"GET", "/v1/scan?start=0&end=0"},

@@ -300,7 +300,22 @@ class NodeServerTest {
     expect(send("POST", "/v1/apply", frames(new Entry(1, bytes("a"), bytes("1")))), 400, "bad-request",
         "entry 0: position 0000000000000001 is not the ring position");
 
+    expect(send("POST", "/v1/load", truncated), 400, "bad-request", "load body: malformed frame at byte 0: the "
+        + "input ends inside the frame");
+    ByteArrayOutputStream deletion = new ByteArrayOutputStream();
+    DataOutputStream deletionFrame = new DataOutputStream(deletion);
+    deletionFrame.writeInt(1 + 8 + 4 + 1 + 4);
+    deletionFrame.writeByte(1);
+    deletionFrame.writeLong(Entry.positionOf(bytes("a")));
+    deletionFrame.writeInt(1);
+    deletionFrame.write(bytes("a"));
+    deletionFrame.writeInt(-1);
+    expect(send("POST", "/v1/load", deletion.toByteArray()), 400, "bad-request", "entry 0 of a load is a deletion");
+    expect(send("POST", "/v1/load?extra=1", end.toByteArray()), 400, "bad-request", "extra");
+
     assertThat(store.latestSequence()).isEqualTo(latest);
+    Answer loaded = send("POST", "/v1/load", java.util.Arrays.copyOf(end.toByteArray(), 13));
+    assertThat(loaded.body()).isEqualTo("{\"sequence\":" + latest + ",\"entries\":0,\"bytes\":0,\"ingested\":false}\n");
     Answer applied = send("POST", "/v1/apply", good);
     assertThat(applied.status()).isEqualTo(200);
     assertThat(applied.body()).isEqualTo("{\"sequence\":" + store.latestSequence() + "}\n");
