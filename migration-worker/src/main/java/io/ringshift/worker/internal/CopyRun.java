@@ -380,7 +380,9 @@ final class CopyRun extends TaskRun {
           progress.copiedBytes += sent.bytes();
           progress.lastCopiedToken = sent.last().position();
           progress.lastCopiedKey = sent.last().key();
-          applied(sent.bytes());
+          // Counted here, checkpointed once per batch below: a load hands back the ends of all its batches at
+          // once, which would otherwise publish a burst of checkpoints.
+          counted(sent.bytes());
         });
         Loads loads = new Loads(window, chunkBytes)) {
       List<Entry> batch;
@@ -388,6 +390,7 @@ final class CopyRun extends TaskRun {
         long bytes = chunkBytes > 0 ? loads.send(source, batch)
             : send(source, batch, piece -> window.send(() -> applyToTarget(piece)));
         window.endBatch(new SentBatch(bytes, batch.get(batch.size() - 1)));
+        checkpointIfDue();
         control.check();
       }
       loads.endChunk();

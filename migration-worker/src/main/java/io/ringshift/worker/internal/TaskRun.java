@@ -244,8 +244,18 @@ public abstract class TaskRun {
 
   /** Counts applied bytes and publishes a checkpoint when enough bytes or time have passed. */
   protected void applied(long bytes) {
+    counted(bytes);
+    checkpointIfDue();
+  }
+
+  /** Counts {@code bytes} applied without publishing: {@link #checkpointIfDue} decides once for a run of them. */
+  protected void counted(long bytes) {
     ctx.metrics().copied(bytes);
     bytesSinceCheckpoint += bytes;
+  }
+
+  /** Publishes a checkpoint when the bytes or the time since the last one call for it. */
+  protected void checkpointIfDue() {
     if (bytesSinceCheckpoint >= ctx.tuning().checkpointBytes()
         || ctx.clock().millis() - lastCheckpointMillis >= ctx.tuning().checkpointInterval().toMillis()) {
       publish();
