@@ -116,21 +116,14 @@ public interface Store extends AutoCloseable {
    * they come (a store without a bulk path): there, the batches before a bad entry stay applied.
    */
   default LoadResult load(java.util.Iterator<Entry> entries) {
+    io.ringshift.storage.internal.LoadEntries checked = new io.ringshift.storage.internal.LoadEntries(entries);
     List<Entry> batch = new java.util.ArrayList<>();
-    long bytes = 0;
     long batchBytes = 0;
-    long count = 0;
     long sequence = -1;
-    while (entries.hasNext()) {
-      Entry e = entries.next();
-      io.ringshift.storage.internal.Checks.loadEntry(count, e);
+    while (checked.hasNext()) {
+      Entry e = checked.next();
       batch.add(e);
-      count++;
-      bytes += e.size();
       batchBytes += e.size();
-      if (bytes > MAX_LOAD_BYTES) {
-        throw io.ringshift.storage.internal.Checks.loadTooLarge(count - 1, bytes);
-      }
       if (batchBytes >= (1 << 20) || batch.size() >= 1000) {
         sequence = apply(batch);
         batch = new java.util.ArrayList<>();
@@ -140,7 +133,8 @@ public interface Store extends AutoCloseable {
     if (!batch.isEmpty()) {
       sequence = apply(batch);
     }
-    return new LoadResult(count, bytes, false, count == 0 ? latestSequence() : sequence);
+    return new LoadResult(checked.count(), checked.bytes(), false,
+        checked.count() == 0 ? latestSequence() : sequence);
   }
 
   /**

@@ -72,17 +72,8 @@ final class ApplyWindow<B> implements AutoCloseable {
    */
   void endBatch(B batch) {
     slots.add(new Slot<>(null, batch));
-    while (!slots.isEmpty()) {
-      Slot<B> head = slots.peekFirst();
-      if (head.applied() == null) {
-        done.done(slots.removeFirst().batchEnd());
-      } else if (head.applied().isDone()) {
-        slots.removeFirst();
-        pieces--;
-        await(head.applied());
-      } else {
-        break;
-      }
+    while (!slots.isEmpty() && (slots.peekFirst().applied() == null || slots.peekFirst().applied().isDone())) {
+      finishOldest();
     }
   }
 

@@ -759,10 +759,8 @@ final class CopyRun extends TaskRun {
         if (!open.put(piece, control)) {
           loadEndedEarly();
         }
-        for (Entry e : piece) {
-          openBytes += e.size();
-        }
       });
+      openBytes += bytes;
       if (open != null && (openBytes >= chunkBytes || System.nanoTime() - openedNanos >= MAX_CHUNK_NANOS)) {
         endChunk();
       }

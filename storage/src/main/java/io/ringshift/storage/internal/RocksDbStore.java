@@ -449,21 +449,22 @@ public final class RocksDbStore implements Store {
    */
   @Override
   public LoadResult load(Iterator<Entry> entries) {
-    if (entries == null) {
-      throw new StoreException.BadRequest("entries are missing; load takes an iterator of entries (it may be empty)");
-    }
+    LoadEntries checked = new LoadEntries(entries);
     List<Entry> head = new ArrayList<>();
-    long count = 0;
-    long bytes = 0;
-    while (bytes < MIN_INGEST_BYTES && entries.hasNext()) {
-      Entry e = entries.next();
-      Checks.loadEntry(count, e);
-      head.add(e);
-      count++;
-      bytes += e.size();
+    while (checked.bytes() < MIN_INGEST_BYTES && checked.hasNext()) {
+      head.add(checked.next());
     }
-    if (bytes < MIN_INGEST_BYTES) {
-      return new LoadResult(count, bytes, false, writeEntries(head));
+    if (checked.bytes() < MIN_INGEST_BYTES) {
+      Iterator<Entry> small = head.iterator();
+      long sequence = guarded(() -> writePuts(batch -> {
+        if (!small.hasNext()) {
+          return -1;
+        }
+        Entry e = small.next();
+        batch.put(data, DataKeys.encode(e.position(), e.key()), e.value());
+        return e.size();
+      }));
+      return new LoadResult(checked.count(), checked.bytes(), false, sequence);
     }
     try (TableSpool spool = new TableSpool(dataDir.resolve(LOAD_DIR), LOAD_FILE_BYTES)) {
       List<TableSpool.Table> tables;
@@ -472,14 +473,8 @@ public final class RocksDbStore implements Store {
           spool.add(DataKeys.encode(e.position(), e.key()), e.value());
         }
         head = null;
-        while (entries.hasNext()) {
-          Entry e = entries.next();
-          Checks.loadEntry(count, e);
-          count++;
-          bytes += e.size();
-          if (bytes > MAX_LOAD_BYTES) {
-            throw Checks.loadTooLarge(count - 1, bytes);
-          }
+        while (checked.hasNext()) {
+          Entry e = checked.next();
           spool.add(DataKeys.encode(e.position(), e.key()), e.value());
         }
         tables = spool.finish();
@@ -492,7 +487,7 @@ public final class RocksDbStore implements Store {
           writeTable(t.path());
         }
       }
-      return new LoadResult(count, bytes, ingested, latestSequence());
+      return new LoadResult(checked.count(), checked.bytes(), ingested, latestSequence());
     }
   }
 
@@ -514,52 +509,65 @@ public final class RocksDbStore implements Store {
     });
   }
 
-  /** Writes the entries of a load through the write path, in bounded batches; returns the last sequence number. */
-  private long writeEntries(List<Entry> entries) {
-    return guarded(() -> {
-      long sequence = db.getLatestSequenceNumber();
-      int i = 0;
-      while (i < entries.size()) {
-        try (WriteBatch batch = new WriteBatch()) {
-          long batchBytes = 0;
-          for (int n = 0; i < entries.size() && batchBytes < LOAD_BATCH_BYTES && n < DELETE_BATCH_KEYS; i++, n++) {
-            Entry e = entries.get(i);
-            batch.put(data, DataKeys.encode(e.position(), e.key()), e.value());
-            batchBytes += e.size();
+  /** Adds the next put of a load to {@code batch}: its key and value bytes, or -1 when there is none left. */
+  @FunctionalInterface
+  private interface NextPut {
+    long addTo(WriteBatch batch) throws RocksDBException;
+  }
+
+  /**
+   * Writes a load's puts through the write path in batches of about {@link #LOAD_BATCH_BYTES} and at most
+   * {@link #DELETE_BATCH_KEYS} keys, so other writers wait at most one batch; returns the last sequence number.
+   */
+  private long writePuts(NextPut next) throws RocksDBException {
+    long sequence = db.getLatestSequenceNumber();
+    boolean more = true;
+    while (more) {
+      try (WriteBatch batch = new WriteBatch()) {
+        long batchBytes = 0;
+        for (int n = 0; n < DELETE_BATCH_KEYS && batchBytes < LOAD_BATCH_BYTES; n++) {
+          long added = next.addTo(batch);
+          if (added < 0) {
+            more = false;
+            break;
           }
+          batchBytes += added;
+        }
+        if (batch.count() > 0) {
           sequence = write(batch);
         }
       }
-      return sequence;
-    });
+    }
+    return sequence;
   }
 
   /** Writes a spooled table file through the write path, in bounded batches. */
   private void writeTable(Path table) {
     guarded(() -> {
       try (Options options = new Options(); SstFileReader reader = new SstFileReader(options);
-          ReadOptions read = new ReadOptions()) {
-        reader.open(table.toString());
-        try (SstFileReaderIterator it = reader.newIterator(read)) {
-          it.seekToFirst();
-          while (it.isValid()) {
-            try (WriteBatch batch = new WriteBatch()) {
-              long batchBytes = 0;
-              for (int n = 0; it.isValid() && batchBytes < LOAD_BATCH_BYTES && n < DELETE_BATCH_KEYS; n++) {
-                byte[] key = it.key();
-                byte[] value = it.value();
-                batch.put(data, key, value);
-                batchBytes += key.length + value.length;
-                it.next();
-              }
-              write(batch);
-            }
+          ReadOptions read = new ReadOptions(); SstFileReaderIterator it = openTable(reader, read, table)) {
+        writePuts(batch -> {
+          if (!it.isValid()) {
+            it.status();
+            return -1;
           }
-          it.status();
-        }
+          byte[] key = it.key();
+          byte[] value = it.value();
+          batch.put(data, key, value);
+          it.next();
+          return key.length + value.length;
+        });
       }
       return null;
     });
+  }
+
+  private static SstFileReaderIterator openTable(SstFileReader reader, ReadOptions read, Path table)
+      throws RocksDBException {
+    reader.open(table.toString());
+    SstFileReaderIterator it = reader.newIterator(read);
+    it.seekToFirst();
+    return it;
   }
 
   /** Deletes table files a load left behind when the process stopped in the middle of it. */
@@ -672,12 +680,7 @@ public final class RocksDbStore implements Store {
         for (Entry e : entries) {
           batch.delete(data, DataKeys.encode(e.position(), e.key()));
         }
-        writeLock.lock();
-        try {
-          db.write(writeOptions, batch);
-        } finally {
-          writeLock.unlock();
-        }
+        write(batch);
       }
       return entries.size();
     });
