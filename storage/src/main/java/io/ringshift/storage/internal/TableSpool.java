@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.EnvOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDBException;
@@ -24,6 +25,15 @@ import org.rocksdb.SstFileWriter;
  * RocksDB needs to place them with no sequence number. {@link #close} deletes whatever files are left.
  */
 final class TableSpool implements AutoCloseable {
+  /**
+   * Data block size of a load's files: 32 KiB, not the 4 KiB of the files RocksDB writes itself. Building a file
+   * costs per block (a compression call, an index entry, a checksum, a write to the file), and with 1 KB values
+   * a 4 KiB block holds four entries: in a measurement of {@code SstFileWriter} alone (200 MB of 1 KB values,
+   * Snappy, as the store's own files), 32 KiB blocks took about a third less CPU. A point read of a loaded key
+   * reads a 32 KiB block instead of 4 KiB until compaction rewrites the file; a scan reads fewer, larger blocks.
+   */
+  static final long BLOCK_BYTES = 32L << 10;
+
   /** A finished file and the smallest and largest key in it. */
   record Table(Path path, byte[] first, byte[] last) {}
 
@@ -32,7 +42,8 @@ final class TableSpool implements AutoCloseable {
   private final String prefix = UUID.randomUUID().toString();
   private final List<Table> tables = new ArrayList<>();
   private final EnvOptions envOptions = new EnvOptions();
-  private final Options options = new Options();
+  private final BlockBasedTableConfig table = new BlockBasedTableConfig().setBlockSize(BLOCK_BYTES);
+  private final Options options = new Options().setTableFormatConfig(table);
   private SstFileWriter writer;
   private Path path;
   private byte[] first;
