@@ -31,6 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.EnvOptions;
 import org.rocksdb.IngestExternalFileOptions;
 import org.rocksdb.Options;
@@ -154,7 +155,8 @@ class CopyThroughputIT {
       warmScanRate = bytes * 1e9 / (System.nanoTime() - start);
       assertThat(bytes).as("bytes of the second scan").isEqualTo(scanBytes);
     }
-    double ingestRate = sstIngestRate(batches, scanBytes);
+    double ingestRate = sstIngestRate(batches, scanBytes, 4 << 10);
+    double largeBlockIngestRate = sstIngestRate(batches, scanBytes, 32 << 10);
     double writeRate;
     try (Store local = RocksStore.open(dir.resolve("local-write"), "local", "az-1")) {
       long start = System.nanoTime();
@@ -225,15 +227,18 @@ class CopyThroughputIT {
                 + "  raw scan again, warm      %7.1f MB/s (entries dropped as they arrive)%n"
                 + "  RocksDB's own write rate  %7.1f MB/s (in process, same batches)%n"
                 + "  SST build and ingest      %7.1f MB/s (in process, same batches, %d per file, no sequence "
-                + "number consumed)%n"
+                + "number consumed, RocksDB's default 4 KiB blocks)%n"
+                + "    the same, 32 KiB blocks %7.1f MB/s = %.2fx (a load's table files)%n"
                 + "  copy, 1 apply at a time   %7.1f MB/s%n"
                 + "  copy, %d applies in flight %7.1f MB/s = %.2fx one at a time%n"
                 + "  copy, bulk load (default) %7.1f MB/s = %.2fx one apply at a time, %.2fx the applies in flight, "
                 + "%.2f of the scan, %.2f of the warm scan, %.2f of the write rate, %.2f of SST build and ingest "
                 + "(%d sequence numbers taken)%n"
-                + "  the first bulk copy, cold %7.1f MB/s (an eighth of the ring: the worker's and node-d's first load)%n"
+                + "  the first bulk copy, cold %7.1f MB/s (an eighth of the ring: the worker's and node-d's first "
+                + "load)%n"
                 + "  under a %.1f MiB/s limit   %7.2f MiB/s (%+.1f%%, bulk load, less 1 s of burst)%n", KEYS, VALUE_BYTES,
             scanBytes / 1e6, scanRate / 1e6, warmScanRate / 1e6, writeRate / 1e6, ingestRate / 1e6, SST_BATCHES,
+            largeBlockIngestRate / 1e6, largeBlockIngestRate / ingestRate,
             oneAtATime / 1e6, TaskTuning.DEFAULTS.applyStreams(), pipelined / 1e6, pipelined / oneAtATime,
             loaded / 1e6, loaded / oneAtATime, loaded / pipelined, loaded / scanRate, loaded / warmScanRate,
             loaded / writeRate, loaded / ingestRate, sequencesTaken, cold / 1e6, LIMIT / (double) (1 << 20),
@@ -293,13 +298,15 @@ class CopyThroughputIT {
 
   /**
    * Bytes per second of writing {@code batches} into SST files of {@link #SST_BATCHES} batches each and ingesting
-   * them into a fresh RocksDB, in this JVM; checks that the ingests consumed no sequence number.
+   * them into a fresh RocksDB, in this JVM, with data blocks of {@code blockBytes}; checks that the ingests consumed
+   * no sequence number.
    */
-  private double sstIngestRate(List<List<Entry>> batches, long bytes) throws Exception {
-    Path db = dir.resolve("sst-ingest");
+  private double sstIngestRate(List<List<Entry>> batches, long bytes, int blockBytes) throws Exception {
+    Path db = dir.resolve("sst-ingest-" + blockBytes);
     Files.createDirectories(db.resolve("files"));
     RocksDB.loadLibrary();
-    try (Options options = new Options().setCreateIfMissing(true);
+    try (Options options = new Options().setCreateIfMissing(true)
+            .setTableFormatConfig(new BlockBasedTableConfig().setBlockSize(blockBytes));
         RocksDB rocks = RocksDB.open(options, db.resolve("db").toString());
         EnvOptions env = new EnvOptions();
         // move the file in, no snapshot to keep consistent, no global sequence number, flush if needed
