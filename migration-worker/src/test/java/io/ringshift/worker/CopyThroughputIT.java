@@ -91,6 +91,8 @@ class CopyThroughputIT {
   private static final int SST_BATCHES = 64;
 
   @TempDir Path dir;
+  /** The wall-clock window of the last copy timed by {@link #snapshotRate}. */
+  private static volatile long[] lastWindow = {0, 0};
   private final List<Process> children = new ArrayList<>();
 
   @AfterEach
@@ -200,8 +202,13 @@ class CopyThroughputIT {
         // CPU time of the source (node-a), this JVM (the worker) and the target (node-d) over the bulk copy.
         long[] cpuBefore = {cpuNanos(children.get(0)), ownCpuNanos(), cpuNanos(children.get(3))};
         long wallStart = System.nanoTime();
-        double loaded = snapshotRate(kafka, task(TaskKind.COPY, 2, FIRST_HALF, List.of("node-a"), "node-d"), 0,
-            scanBytes);
+        double loaded;
+        try (MachineLoad load = MachineLoad.start()) {
+          loaded = snapshotRate(kafka, task(TaskKind.COPY, 2, FIRST_HALF, List.of("node-a"), "node-d"), 0,
+              scanBytes);
+          System.out.printf(Locale.ROOT, "  bulk copy: the machine's cores %s busy from its first COPYING status to "
+              + "its snapshot copied (/proc/stat)%n", load.busyPercent(lastWindow[0], lastWindow[1]));
+        }
         double wall = (System.nanoTime() - wallStart) / 1e9;
         double[] cpu = {(cpuNanos(children.get(0)) - cpuBefore[0]) / 1e9, (ownCpuNanos() - cpuBefore[1]) / 1e9,
             (cpuNanos(children.get(3)) - cpuBefore[2]) / 1e9};
@@ -289,6 +296,7 @@ class CopyThroughputIT {
           s.getTimestampMillis() - start.getTimestampMillis(), s.getState(), s.getCopiedBytes(),
           s.getBlockedReason()));
     }
+    lastWindow = new long[] {from.getTimestampMillis(), done.getTimestampMillis()};
     long millis = done.getTimestampMillis() - from.getTimestampMillis();
     long bytes = done.getCopiedBytes() - from.getCopiedBytes() - burstBytes;
     System.out.printf(Locale.ROOT, "  %s: %d bytes in %d ms (from %d ms into the copy)%n", task.getTaskId(), bytes,
@@ -339,6 +347,73 @@ class CopyThroughputIT {
     Path file = dir.resolve("admin.secret");
     AdminSecret.readOrCreate(file);
     return file;
+  }
+
+  /** Samples the machine's CPU (busy and total jiffies of /proc/stat) every 10 ms while open. */
+  private static final class MachineLoad implements AutoCloseable {
+    private final List<long[]> samples = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final Thread sampler;
+    private volatile boolean open = true;
+
+    private MachineLoad() {
+      sampler = new Thread(() -> {
+        while (open) {
+          long[] cpu = read();
+          if (cpu == null) {
+            return;
+          }
+          samples.add(new long[] {System.currentTimeMillis(), cpu[0], cpu[1]});
+          java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
+        }
+      }, "machine-load");
+      sampler.setDaemon(true);
+      sampler.start();
+    }
+
+    static MachineLoad start() {
+      return new MachineLoad();
+    }
+
+    /** {busy, total} jiffies of all cores, or null where there is no /proc/stat. */
+    private static long[] read() {
+      try {
+        String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+        long total = 0;
+        for (int i = 1; i < f.length; i++) {
+          total += Long.parseLong(f[i]);
+        }
+        long idle = Long.parseLong(f[4]) + (f.length > 5 ? Long.parseLong(f[5]) : 0);
+        return new long[] {total - idle, total};
+      } catch (IOException | RuntimeException e) {
+        return null;
+      }
+    }
+
+    /** The share of the machine busy between two wall-clock times, as "N%", or "(unknown)". */
+    String busyPercent(long fromMillis, long toMillis) {
+      long[] first = null;
+      long[] last = null;
+      synchronized (samples) {
+        for (long[] s : samples) {
+          if (first == null && s[0] >= fromMillis) {
+            first = s;
+          }
+          if (s[0] <= toMillis) {
+            last = s;
+          }
+        }
+      }
+      if (first == null || last == null || last[2] <= first[2]) {
+        return "(unknown)";
+      }
+      return String.format(Locale.ROOT, "%.0f%%", 100.0 * (last[1] - first[1]) / (last[2] - first[2]));
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      open = false;
+      sampler.join(1_000);
+    }
   }
 
   private static long cpuNanos(Process p) {

@@ -54,8 +54,10 @@ import org.slf4j.LoggerFactory;
  * node's own message, 409 a {@link WriteResult.RetryWithEpoch}, 410 {@link StoreException.FeedUnavailable}, and a
  * node that cannot be reached, times out or is closed {@link StoreException.Unavailable} naming its address.
  *
- * <p>Scans and feeds read their chunked response lazily, one frame at a time, through the client's flow-controlled
- * body stream, so a range of any size streams in bounded memory. The timeout bounds connecting and waiting for an
+ * <p>Scans and feeds read their chunked response lazily, one frame at a time, so a range of any size streams in
+ * bounded memory: a feed through the JDK client's flow-controlled body stream, a scan on a connection of its own
+ * ({@link StreamConnection}, read by the scan's reader itself: the JDK client's read path was a copy's largest
+ * cost in the worker). The timeout bounds connecting and waiting for an
  * answer's headers; the JDK client does not time out a body that stops arriving (JDK-8258397), so the client
  * bounds that itself: a read of a stream that waits longer than the timeout for the body's next bytes is aborted and
  * throws {@link StoreException.Unavailable} ("no data arrived for N ms").
@@ -505,9 +507,15 @@ public final class HttpStoreClient implements Store {
       path += "&afterPosition=" + HttpApi.position(after.position()) + "&afterKey="
           + HexFormat.of().formatHex(after.key());
     }
-    HttpResponse<InputStream> response = stream(path);
-    long sequence = header(response, HttpApi.SEQUENCE_HEADER);
-    return register(new RemoteScan(new FrameStream<>(response.body(), path, f -> f instanceof Frames.EntryFrame e
+    StreamConnection.Answer answer = scanStream(path);
+    long sequence;
+    try {
+      sequence = header(answer, path, HttpApi.SEQUENCE_HEADER);
+    } catch (RuntimeException e) {
+      closeQuietly(answer.body());
+      throw e;
+    }
+    return register(new RemoteScan(new FrameStream<>(answer.body(), path, f -> f instanceof Frames.EntryFrame e
         ? e.entry() : null), sequence));
   }
 
@@ -836,8 +844,44 @@ public final class HttpStoreClient implements Store {
     throw failure(method, path, response.statusCode(), errorBody(response.body()));
   }
 
-  private HttpResponse<InputStream> stream(String path) {
-    return stream("GET", path, null);
+  /**
+   * Opens a scan's answer on a connection of its own ({@link StreamConnection}: the JDK client's read path was the
+   * largest cost of a copy's worker), once more when the connection broke as with {@link #send}; a status other
+   * than 200 becomes the matching exception.
+   */
+  private StreamConnection.Answer scanStream(String path) {
+    if (closed) {
+      throw new StoreException.Unavailable("the remote store for the node at " + hostPort + " is closed", null);
+    }
+    Map<String, String> headers = secret == null ? Map.of() : Map.of("Authorization", secret.authorization());
+    String host = base.getHost();
+    String address = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    StreamConnection.Answer answer;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        answer = StreamConnection.get(address, base.getPort(), path, headers, timeout);
+        break;
+      } catch (IOException e) {
+        boolean brokenConnection = !(e instanceof HttpTimeoutException) && !(e instanceof ConnectException);
+        if (attempt > 1 || !brokenConnection) {
+          throw unreachable("GET", path, e);
+        }
+        LOG.debug("GET {} on {} failed on a broken connection, sending once more: {}", pathOnly(path), hostPort,
+            e.toString());
+      }
+    }
+    if (answer.status() == 200) {
+      return answer;
+    }
+    throw failure("GET", path, answer.status(), answer.body());
+  }
+
+  private static void closeQuietly(InputStream in) {
+    try {
+      in.close();
+    } catch (IOException e) {
+      // closing a socket: nothing to do about it
+    }
   }
 
   private HttpResponse<InputStream> stream(String method, String path, byte[] body) {
@@ -846,13 +890,18 @@ public final class HttpStoreClient implements Store {
     if (response.statusCode() == 200) {
       return response;
     }
+    throw failure(method, path, response.statusCode(), response.body());
+  }
+
+  /** The error of a streamed answer whose status is not 200, from its body (up to 1 MiB of it), which it closes. */
+  private StoreException failure(String method, String path, int status, InputStream body) {
     byte[] errorBytes;
-    try (InputStream in = response.body()) {
+    try (InputStream in = body) {
       errorBytes = in.readNBytes(1024 * 1024);
     } catch (IOException e) {
       throw unreachable(method, path, e);
     }
-    throw failure(method, path, response.statusCode(), errorBody(errorBytes));
+    return failure(method, path, status, errorBody(errorBytes));
   }
 
   /**
@@ -931,6 +980,18 @@ public final class HttpStoreClient implements Store {
       return Json.object(text);
     } catch (IllegalArgumentException e) {
       return Map.of("message", text.isBlank() ? "(empty answer)" : HttpApi.shorten(text));
+    }
+  }
+
+  private long header(StreamConnection.Answer answer, String path, String name) {
+    String value = answer.headers().get(name.toLowerCase(java.util.Locale.ROOT));
+    if (value == null) {
+      throw new StoreException("the answer from " + base.resolve(path) + " has no " + name + " header");
+    }
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw malformedAnswer(pathOnly(path), "a " + name + " header that is not a number: " + value);
     }
   }
 

@@ -1,0 +1,369 @@
+package io.ringshift.storage.internal.http;
+
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One HTTP/1.1 GET on a connection of its own whose answer is read as a stream: what a node client reads a scan
+ * with, instead of the JDK's HTTP client.
+ *
+ * <p>Design note. A copy's scan streams hundreds of MB through the worker, and in a profile of a copy between node
+ * processes the JDK client's read path was the worker's largest cost: its selector thread reads the socket into a
+ * fresh, zeroed 256 KiB heap buffer, hands it to a worker thread, which hands it to the body's reader on a third
+ * thread. Here the reading thread reads the socket itself, into one buffer it keeps. The connection is not pooled:
+ * a scan is opened once per copy (or per resume), and the request says {@code Connection: close}. Closing the body,
+ * from any thread, closes the socket, which wakes a read blocked on it with an IOException, as the stream watchdog
+ * and a client's close need. Until the answer's headers arrived the timeout bounds every read; after that the
+ * socket has none, and the client's watchdog bounds how long a read of the body may wait.
+ *
+ * <p>Only what a node sends is read: a status line, headers, and a body of {@code Content-Length} bytes, chunked,
+ * or (neither given) up to the end of the connection. Header lines over 8 KiB or over 100 headers are refused.
+ */
+final class StreamConnection {
+  /** The socket read buffer, the same size as the JDK client's buffers are set to. */
+  private static final int BUFFER_BYTES = 256 * 1024;
+  private static final int MAX_LINE = 8 * 1024;
+  private static final int MAX_HEADERS = 100;
+
+  private StreamConnection() {}
+
+  /** An answer's status, its headers (names in lower case, the first of each) and its body. */
+  record Answer(int status, Map<String, String> headers, InputStream body) {}
+
+  /**
+   * Sends {@code GET target} to {@code host:port} with {@code headers} and returns the answer once its headers
+   * arrived.
+   *
+   * @throws HttpConnectTimeoutException when no connection was made within {@code timeout}
+   * @throws HttpTimeoutException when the answer's headers did not arrive within {@code timeout} of the request
+   * @throws java.net.ConnectException when the connection was refused
+   * @throws IOException when the connection broke or the answer is not HTTP
+   */
+  static Answer get(String host, int port, String target, Map<String, String> headers, Duration timeout)
+      throws IOException {
+    int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+    Socket socket = new Socket();
+    try {
+      socket.setTcpNoDelay(true);
+      try {
+        socket.connect(new InetSocketAddress(host, port), millis);
+      } catch (SocketTimeoutException e) {
+        throw withCause(new HttpConnectTimeoutException("no connection within " + millis + " ms"), e);
+      }
+      socket.setSoTimeout(millis);
+      StringBuilder request = new StringBuilder(256).append("GET ").append(target).append(" HTTP/1.1\r\n")
+          .append("Host: ").append(host.indexOf(':') >= 0 ? "[" + host + "]" : host).append(':').append(port)
+          .append("\r\n")
+          .append("Connection: close\r\n");
+      for (Map.Entry<String, String> h : headers.entrySet()) {
+        if (h.getValue().indexOf('\r') >= 0 || h.getValue().indexOf('\n') >= 0) {
+          throw new IllegalArgumentException("header " + h.getKey() + " holds a line break");
+        }
+        request.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n");
+      }
+      request.append("\r\n");
+      OutputStream out = socket.getOutputStream();
+      out.write(request.toString().getBytes(ISO_8859_1));
+      out.flush();
+
+      Input in = new Input(socket);
+      int status;
+      Map<String, String> answerHeaders;
+      try {
+        do {
+          status = statusOf(in.line());
+          answerHeaders = headers(in);
+        } while (status >= 100 && status < 200); // an interim answer: the real one follows
+      } catch (SocketTimeoutException e) {
+        throw withCause(new HttpTimeoutException("no answer within " + millis + " ms"), e);
+      }
+      socket.setSoTimeout(0);
+      InputStream body;
+      if ("chunked".equalsIgnoreCase(answerHeaders.get("transfer-encoding"))) {
+        body = new ChunkedBody(in);
+      } else if (answerHeaders.containsKey("content-length")) {
+        long length;
+        try {
+          length = Long.parseLong(answerHeaders.get("content-length").trim());
+        } catch (NumberFormatException e) {
+          throw new IOException("the answer's Content-Length is not a number: " + answerHeaders.get("content-length"));
+        }
+        body = new FixedBody(in, length);
+      } else {
+        body = new FixedBody(in, Long.MAX_VALUE);
+      }
+      return new Answer(status, answerHeaders, body);
+    } catch (IOException | RuntimeException e) {
+      socket.close();
+      throw e;
+    }
+  }
+
+  private static <E extends IOException> E withCause(E e, Throwable cause) {
+    e.initCause(cause);
+    return e;
+  }
+
+  private static int statusOf(String line) throws IOException {
+    // HTTP/1.1 200 OK
+    if (!line.startsWith("HTTP/1.") || line.length() < 12 || line.charAt(8) != ' ') {
+      throw new IOException("the answer does not start with an HTTP/1.x status line: " + printable(line));
+    }
+    try {
+      return Integer.parseInt(line.substring(9, 12));
+    } catch (NumberFormatException e) {
+      throw new IOException("the answer's status is not a number: " + printable(line));
+    }
+  }
+
+  private static Map<String, String> headers(Input in) throws IOException {
+    Map<String, String> headers = new HashMap<>();
+    for (int n = 0; ; n++) {
+      String line = in.line();
+      if (line.isEmpty()) {
+        return headers;
+      }
+      if (n == MAX_HEADERS) {
+        throw new IOException("the answer has more than " + MAX_HEADERS + " headers");
+      }
+      int colon = line.indexOf(':');
+      if (colon <= 0) {
+        throw new IOException("the answer has a malformed header line: " + printable(line));
+      }
+      headers.putIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
+    }
+  }
+
+  private static String printable(String line) {
+    String cut = line.length() > 80 ? line.substring(0, 80) + "..." : line;
+    return cut.replaceAll("[^\\x20-\\x7e]", "?");
+  }
+
+  /** The socket's input through one buffer; closing it closes the socket. */
+  private static final class Input {
+    private final Socket socket;
+    private final InputStream in;
+    private final byte[] buffer = new byte[BUFFER_BYTES];
+    private int at;
+    private int limit;
+
+    Input(Socket socket) throws IOException {
+      this.socket = socket;
+      this.in = socket.getInputStream();
+    }
+
+    /** Reads more; false at the end of the connection. */
+    private boolean fill() throws IOException {
+      int n = in.read(buffer, 0, buffer.length);
+      if (n < 0) {
+        return false;
+      }
+      at = 0;
+      limit = n;
+      return true;
+    }
+
+    /** A line ending in CRLF (or LF), without it; at most {@link #MAX_LINE} bytes. */
+    String line() throws IOException {
+      StringBuilder line = new StringBuilder();
+      while (true) {
+        if (at == limit && !fill()) {
+          throw new IOException("the connection ended inside a line");
+        }
+        int start = at;
+        while (at < limit && buffer[at] != '\n') {
+          at++;
+        }
+        line.append(new String(buffer, start, at - start, ISO_8859_1));
+        if (line.length() > MAX_LINE) {
+          throw new IOException("a line of the answer is longer than " + MAX_LINE + " bytes");
+        }
+        if (at < limit) {
+          at++; // the LF
+          int end = line.length();
+          if (end > 0 && line.charAt(end - 1) == '\r') {
+            line.setLength(end - 1);
+          }
+          return line.toString();
+        }
+      }
+    }
+
+    /** The next byte; -1 at the end of the connection. */
+    int read() throws IOException {
+      if (at == limit && !fill()) {
+        return -1;
+      }
+      return buffer[at++] & 0xFF;
+    }
+
+    /** Up to {@code len} bytes into {@code b}; -1 at the end of the connection. */
+    int read(byte[] b, int off, int len) throws IOException {
+      if (at == limit) {
+        if (len >= buffer.length) {
+          return in.read(b, off, len); // a large read goes straight from the socket
+        }
+        if (!fill()) {
+          return -1;
+        }
+      }
+      int n = Math.min(len, limit - at);
+      System.arraycopy(buffer, at, b, off, n);
+      at += n;
+      return n;
+    }
+
+    void close() throws IOException {
+      socket.close();
+    }
+  }
+
+  // A connection that ends inside the body is an IOException, never an EOFException: a frame reader takes that for
+  // frames cut short by the sender (malformed), while this is a broken connection (the node is unavailable).
+
+  /** An answer's body over the connection's input: reads of one byte go through {@link #read(byte[], int, int)}. */
+  private abstract static class Body extends InputStream {
+    final Input in;
+
+    Body(Input in) {
+      this.in = in;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+    }
+
+    /** Closes the connection; a read blocked on it, in another thread, fails with an IOException. */
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
+  }
+
+  /** A body of a known length (or up to the end of the connection). */
+  private static final class FixedBody extends Body {
+    private long remaining;
+
+    FixedBody(Input in, long length) {
+      super(in);
+      this.remaining = length;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (len == 0) {
+        return 0;
+      }
+      if (remaining == 0) {
+        return -1;
+      }
+      int n = in.read(b, off, (int) Math.min(len, remaining));
+      if (n < 0) {
+        if (remaining != Long.MAX_VALUE) {
+          throw new IOException("the connection ended " + remaining + " bytes before the answer's end");
+        }
+        remaining = 0;
+        return -1;
+      }
+      if (remaining != Long.MAX_VALUE) {
+        remaining -= n;
+      }
+      return n;
+    }
+  }
+
+  /** A chunked body: each chunk's size line, its bytes, CRLF; a chunk of size 0 and the trailers end it. */
+  private static final class ChunkedBody extends Body {
+    private long chunkLeft;
+    private boolean inChunk;
+    private boolean ended;
+
+    ChunkedBody(Input in) {
+      super(in);
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (len == 0) {
+        return 0;
+      }
+      if (!inChunk && !nextChunk()) {
+        return -1;
+      }
+      int n = in.read(b, off, (int) Math.min(len, chunkLeft));
+      if (n < 0) {
+        throw new IOException("the connection ended inside a chunk of the answer");
+      }
+      chunkLeft -= n;
+      if (chunkLeft == 0) {
+        if (in.read() != '\r' || in.read() != '\n') {
+          throw new IOException("a chunk of the answer does not end with CRLF");
+        }
+        inChunk = false;
+      }
+      return n;
+    }
+
+    /** Reads the next chunk's size; false at the last chunk (its trailers read). */
+    private boolean nextChunk() throws IOException {
+      if (ended) {
+        return false;
+      }
+      chunkLeft = chunkSize();
+      if (chunkLeft == 0) {
+        while (!in.line().isEmpty()) {
+          // trailers: none are used
+        }
+        ended = true;
+        return false;
+      }
+      inChunk = true;
+      return true;
+    }
+
+    /** Reads a chunk's size line (hexadecimal digits, then extensions, which are ignored, up to CRLF). */
+    private long chunkSize() throws IOException {
+      long size = 0;
+      int digits = 0;
+      int c;
+      while ((c = in.read()) >= 0) {
+        int digit = Character.digit(c, 16);
+        if (digit < 0) {
+          break;
+        }
+        if (++digits > 15) {
+          throw new IOException("a chunk size of the answer has more than 15 hexadecimal digits");
+        }
+        size = size * 16 + digit;
+      }
+      if (digits == 0) {
+        throw new IOException(c < 0 ? "the connection ended before a chunk's size"
+            : "a chunk size of the answer is not hexadecimal (byte " + c + ")");
+      }
+      for (int n = digits; c != '\n'; n++) { // the rest of the line: extensions, CR
+        if (c < 0) {
+          throw new IOException("the connection ended inside a chunk's size line");
+        }
+        if (n > MAX_LINE) {
+          throw new IOException("a chunk size line of the answer is longer than " + MAX_LINE + " bytes");
+        }
+        c = in.read();
+      }
+      return size;
+    }
+  }
+}
