@@ -43,6 +43,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -614,124 +615,72 @@ public final class HttpStoreClient implements Store {
     if (closed) {
       throw new StoreException.Unavailable("the remote store for the node at " + hostPort + " is closed", null);
     }
-    LoadBody body = new LoadBody(entries);
-    HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve(HttpApi.LOAD))
-        .timeout(timeout.plus(LOAD_ALLOWANCE))
-        .header("Content-Type", HttpApi.FRAMES_TYPE)
-        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> body));
+    Map<String, String> headers = new java.util.LinkedHashMap<>();
+    headers.put("Content-Type", HttpApi.FRAMES_TYPE);
     if (secret != null) {
-      builder.header("Authorization", secret.authorization());
+      headers.put("Authorization", secret.authorization());
     }
-    HttpResponse<byte[]> response;
+    Duration deadline = timeout.plus(LOAD_ALLOWANCE);
+    AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    StreamConnection.Answer answer;
     try {
-      response = client.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+      answer = StreamConnection.post(address(), base.getPort(), HttpApi.LOAD, headers, timeout, deadline, WATCHDOG,
+          body -> writeLoad(entries, new DataOutputStream(body), failure));
     } catch (IOException e) {
-      if (body.failure != null) {
-        throw body.failure;
+      if (failure.get() != null) {
+        throw failure.get();
       }
       if (e instanceof HttpTimeoutException && !(e instanceof HttpConnectTimeoutException)) {
         throw new StoreException.Unavailable("the node at " + hostPort + " is unreachable (POST " + HttpApi.LOAD
-            + "): no answer within " + timeout.plus(LOAD_ALLOWANCE).toMillis() + " ms of the load's start", e);
+            + "): no answer within " + deadline.toMillis() + " ms of the load's start", e);
       }
       throw unreachable("POST", HttpApi.LOAD, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException.Unavailable("interrupted while calling the node at " + hostPort, e);
     }
-    if (body.failure != null) {
-      throw body.failure;
+    byte[] bytes;
+    try (InputStream in = answer.body()) {
+      bytes = in.readAllBytes();
+    } catch (IOException e) {
+      throw unreachable("POST", HttpApi.LOAD, e);
     }
-    if (response.statusCode() != 200) {
-      throw failure("POST", HttpApi.LOAD, response.statusCode(), errorBody(response.body()));
+    if (answer.status() != 200) {
+      throw failure("POST", HttpApi.LOAD, answer.status(), errorBody(bytes));
     }
-    Map<String, Object> answer = Json.object(new String(response.body(), UTF_8));
-    if (!(answer.get("ingested") instanceof Boolean ingested)) {
+    Map<String, Object> result = Json.object(new String(bytes, UTF_8));
+    if (!(result.get("ingested") instanceof Boolean ingested)) {
       throw malformedAnswer(HttpApi.LOAD, "no ingested flag");
     }
-    return new LoadResult(number(answer, "entries"), number(answer, "bytes"), ingested, number(answer, "sequence"));
+    return new LoadResult(number(result, "entries"), number(result, "bytes"), ingested, number(result, "sequence"));
   }
 
-  /** The frames of a load body, encoded from the entries as the HTTP client reads them. */
-  private static final class LoadBody extends InputStream {
-    private static final int FILL_BYTES = 256 * 1024;
-    private final Iterator<Entry> entries;
-    private final FillBuffer buffer = new FillBuffer(FILL_BYTES + 64 * 1024);
-    private final DataOutputStream out = new DataOutputStream(buffer);
-    private byte[] chunk = new byte[0];
-    private int limit;
-    private int at;
-    private long count;
-    private boolean done;
-    /** What the entries threw, which aborted the body; read after the request ended. */
-    volatile RuntimeException failure;
-
-    LoadBody(Iterator<Entry> entries) {
-      this.entries = entries;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      if (len == 0) {
-        return 0;
-      }
-      if (at == limit && !fill()) {
-        return -1;
-      }
-      int n = Math.min(len, limit - at);
-      System.arraycopy(chunk, at, b, off, n);
-      at += n;
-      return n;
-    }
-
-    private boolean fill() throws IOException {
-      if (done) {
-        return false;
-      }
-      buffer.reset();
-      try {
-        while (buffer.size() < FILL_BYTES) {
-          if (!entries.hasNext()) {
-            Frames.writeEnd(out, count);
-            done = true;
-            break;
-          }
-          Entry e = entries.next();
-          if (e == null) {
-            throw new StoreException.BadRequest("entry " + count + " of a load is null; a load takes entries with a "
-                + "key");
-          }
-          // The node checks every entry (positions, limits, no deletions); a bad one fails the load there.
-          Frames.writeEntry(out, e);
-          count++;
+  /**
+   * Writes the frames of a load body: an ENTRY per entry, then END with their count. What the entries throw is kept
+   * in {@code failure} and ends the body without its END frame, so the node loads nothing of it.
+   */
+  private static void writeLoad(Iterator<Entry> entries, DataOutputStream out,
+      AtomicReference<RuntimeException> failure) throws IOException {
+    long count = 0;
+    try {
+      while (entries.hasNext()) {
+        Entry e = entries.next();
+        if (e == null) {
+          throw new StoreException.BadRequest("entry " + count + " of a load is null; a load takes entries with a key");
         }
-      } catch (RuntimeException e) {
-        failure = e;
-        done = true;
-        throw new IOException("the entries of a load failed after " + count + ": " + e, e);
+        // The node checks every entry (positions, limits, no deletions); a bad one fails the load there.
+        Frames.writeEntry(out, e);
+        count++;
       }
-      out.flush();
-      chunk = buffer.bytes();
-      limit = buffer.size();
-      at = 0;
-      return limit > 0;
+    } catch (RuntimeException e) {
+      failure.set(e);
+      throw new IOException("the entries of a load failed after " + count + ": " + e, e);
     }
+    Frames.writeEnd(out, count);
+    out.flush();
+  }
 
-    /** A byte buffer whose bytes are read in place, not copied out. */
-    private static final class FillBuffer extends ByteArrayOutputStream {
-      FillBuffer(int size) {
-        super(size);
-      }
-
-      byte[] bytes() {
-        return buf;
-      }
-    }
+  /** The node's host as a socket address takes it: an IPv6 address without its brackets. */
+  private String address() {
+    String host = base.getHost();
+    return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
   }
 
   @Override
@@ -742,6 +691,7 @@ public final class HttpStoreClient implements Store {
     return new RangeDigest(HexFormat.of().parseHex(string(d, "digest")), number(d, "keys"), number(d, "bytes"),
         number(d, "sequence"));
   }
+
 
   @Override
   public Fence fence(RingRange range, long epoch) {
@@ -854,8 +804,7 @@ public final class HttpStoreClient implements Store {
       throw new StoreException.Unavailable("the remote store for the node at " + hostPort + " is closed", null);
     }
     Map<String, String> headers = secret == null ? Map.of() : Map.of("Authorization", secret.authorization());
-    String host = base.getHost();
-    String address = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    String address = address();
     StreamConnection.Answer answer;
     for (int attempt = 1; ; attempt++) {
       try {

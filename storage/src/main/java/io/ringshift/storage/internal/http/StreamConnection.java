@@ -16,14 +16,16 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * One HTTP/1.1 GET on a connection of its own whose answer is read as a stream: what a node client reads a scan
- * with, instead of the JDK's HTTP client.
+ * One HTTP/1.1 request on a connection of its own, without the JDK's HTTP client: a GET whose answer is read as a
+ * stream (what a node client reads a scan with) and a POST whose body is written as a stream (a bulk load).
  *
  * <p>Design note. A copy's scan streams hundreds of MB through the worker, and in a profile of a copy between node
  * processes the JDK client's read path was the worker's largest cost: its selector thread reads the socket into a
  * fresh, zeroed 256 KiB heap buffer, hands it to a worker thread, which hands it to the body's reader on a third
- * thread. Here the reading thread reads the socket itself, into one buffer it keeps. The connection is not pooled:
- * a scan is opened once per copy (or per resume), and the request says {@code Connection: close}. Closing the body,
+ * thread; a load's body took the same way back (a publisher pulling 256 KiB arrays from an input stream adapter).
+ * Here the reading thread reads the socket itself, into one buffer it keeps, and a load's writer writes its chunks
+ * to the socket itself. The connection is not pooled: a scan is opened once per copy (or per resume), a load once
+ * per 32 MiB, and the request says {@code Connection: close}. Closing the body,
  * from any thread, closes the socket, which wakes a read blocked on it with an IOException, as the stream watchdog
  * and a client's close need. Until the answer's headers arrived the timeout bounds every read; after that the
  * socket has none, and the client's watchdog bounds how long a read of the body may wait.
@@ -36,6 +38,8 @@ final class StreamConnection {
   private static final int BUFFER_BYTES = 256 * 1024;
   private static final int MAX_LINE = 8 * 1024;
   private static final int MAX_HEADERS = 100;
+  /** The most of a POST's answer read (a load's answer is a small JSON object, an error's a message). */
+  private static final int MAX_ANSWER_BYTES = 1 << 20;
 
   private StreamConnection() {}
 
@@ -53,7 +57,108 @@ final class StreamConnection {
    */
   static Answer get(String host, int port, String target, Map<String, String> headers, Duration timeout)
       throws IOException {
-    int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+    int millis = millis(timeout);
+    Socket socket = connect(host, port, millis);
+    try {
+      OutputStream out = socket.getOutputStream();
+      out.write(head("GET", host, port, target, headers, false).getBytes(ISO_8859_1));
+      out.flush();
+      return answer(socket, millis);
+    } catch (IOException | RuntimeException e) {
+      socket.close();
+      throw e;
+    }
+  }
+
+  /** Writes a request body; what it throws ends the request, and the connection is closed. */
+  @FunctionalInterface
+  interface BodyWriter {
+    void writeTo(OutputStream body) throws IOException;
+  }
+
+  /**
+   * Sends {@code POST target} with a chunked body that {@code body} writes, and returns the answer, its body read
+   * (up to 1 MiB) and the connection closed: the node answers after it read the whole body. {@code timeout} bounds the connect; {@code deadline}
+   * the whole exchange, from the connect to the answer's headers ({@code timer} closes the connection then).
+   * A node that answers before it read the whole body (it refused what it read) and closes the connection makes
+   * the body's write fail; its answer is then read if it arrived, else the write's error is thrown.
+   *
+   * @throws HttpTimeoutException when the deadline passed
+   * @throws IOException as {@link #get}, or what {@code body} threw
+   */
+  static Answer post(String host, int port, String target, Map<String, String> headers, Duration timeout,
+      Duration deadline, java.util.concurrent.ScheduledExecutorService timer, BodyWriter body) throws IOException {
+    Socket socket = connect(host, port, millis(timeout));
+    java.util.concurrent.atomic.AtomicBoolean late = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.ScheduledFuture<?> expiry = timer.schedule(() -> {
+      late.set(true);
+      try {
+        socket.close();
+      } catch (IOException e) {
+        // closing: nothing to do about it
+      }
+    }, deadline.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+    try {
+      socket.setSoTimeout(0); // the deadline bounds it
+      OutputStream raw = socket.getOutputStream();
+      ChunkedOutput out = new ChunkedOutput(raw);
+      try {
+        raw.write(head("POST", host, port, target, headers, true).getBytes(ISO_8859_1));
+        body.writeTo(out);
+        out.finish();
+      } catch (IOException e) {
+        if (late.get()) {
+          throw withCause(new HttpTimeoutException("no answer within " + deadline.toMillis() + " ms"), e);
+        }
+        if (out.failedOnSocket) {
+          return earlyAnswer(socket, e); // the node may have answered and closed: its answer says why
+        }
+        throw e;
+      }
+      try {
+        return whole(answer(socket, 0));
+      } catch (IOException e) {
+        if (late.get()) {
+          throw withCause(new HttpTimeoutException("no answer within " + deadline.toMillis() + " ms"), e);
+        }
+        throw e;
+      }
+    } catch (IOException | RuntimeException e) {
+      socket.close();
+      throw e;
+    } finally {
+      expiry.cancel(false);
+    }
+  }
+
+  /** The answer a node sent before it stopped reading the body, if it is there within a second; else {@code e}. */
+  private static Answer earlyAnswer(Socket socket, IOException e) throws IOException {
+    try {
+      socket.shutdownOutput();
+    } catch (IOException ignored) {
+      // the connection may be gone already
+    }
+    try {
+      return whole(answer(socket, 1_000));
+    } catch (IOException | RuntimeException none) {
+      e.addSuppressed(none);
+      throw e;
+    }
+  }
+
+  /** The answer with its body read (up to {@link #MAX_ANSWER_BYTES}) and the connection closed. */
+  private static Answer whole(Answer answer) throws IOException {
+    try (InputStream body = answer.body()) {
+      return new Answer(answer.status(), answer.headers(),
+          new java.io.ByteArrayInputStream(body.readNBytes(MAX_ANSWER_BYTES)));
+    }
+  }
+
+  private static int millis(Duration timeout) {
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+  }
+
+  private static Socket connect(String host, int port, int millis) throws IOException {
     Socket socket = new Socket();
     try {
       socket.setTcpNoDelay(true);
@@ -62,53 +167,65 @@ final class StreamConnection {
       } catch (SocketTimeoutException e) {
         throw withCause(new HttpConnectTimeoutException("no connection within " + millis + " ms"), e);
       }
-      socket.setSoTimeout(millis);
-      StringBuilder request = new StringBuilder(256).append("GET ").append(target).append(" HTTP/1.1\r\n")
-          .append("Host: ").append(host.indexOf(':') >= 0 ? "[" + host + "]" : host).append(':').append(port)
-          .append("\r\n")
-          .append("Connection: close\r\n");
-      for (Map.Entry<String, String> h : headers.entrySet()) {
-        if (h.getValue().indexOf('\r') >= 0 || h.getValue().indexOf('\n') >= 0) {
-          throw new IllegalArgumentException("header " + h.getKey() + " holds a line break");
-        }
-        request.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n");
-      }
-      request.append("\r\n");
-      OutputStream out = socket.getOutputStream();
-      out.write(request.toString().getBytes(ISO_8859_1));
-      out.flush();
-
-      Input in = new Input(socket);
-      int status;
-      Map<String, String> answerHeaders;
-      try {
-        do {
-          status = statusOf(in.line());
-          answerHeaders = headers(in);
-        } while (status >= 100 && status < 200); // an interim answer: the real one follows
-      } catch (SocketTimeoutException e) {
-        throw withCause(new HttpTimeoutException("no answer within " + millis + " ms"), e);
-      }
-      socket.setSoTimeout(0);
-      InputStream body;
-      if ("chunked".equalsIgnoreCase(answerHeaders.get("transfer-encoding"))) {
-        body = new ChunkedBody(in);
-      } else if (answerHeaders.containsKey("content-length")) {
-        long length;
-        try {
-          length = Long.parseLong(answerHeaders.get("content-length").trim());
-        } catch (NumberFormatException e) {
-          throw new IOException("the answer's Content-Length is not a number: " + answerHeaders.get("content-length"));
-        }
-        body = new FixedBody(in, length);
-      } else {
-        body = new FixedBody(in, Long.MAX_VALUE);
-      }
-      return new Answer(status, answerHeaders, body);
+      return socket;
     } catch (IOException | RuntimeException e) {
       socket.close();
       throw e;
     }
+  }
+
+  /** The request line and headers, ending with the empty line; {@code chunked}: a chunked body follows. */
+  private static String head(String method, String host, int port, String target, Map<String, String> headers,
+      boolean chunked) {
+    StringBuilder request = new StringBuilder(256).append(method).append(' ').append(target).append(" HTTP/1.1\r\n")
+        .append("Host: ").append(host.indexOf(':') >= 0 ? "[" + host + "]" : host).append(':').append(port)
+        .append("\r\n")
+        .append("Connection: close\r\n");
+    for (Map.Entry<String, String> h : headers.entrySet()) {
+      if (h.getValue().indexOf('\r') >= 0 || h.getValue().indexOf('\n') >= 0) {
+        throw new IllegalArgumentException("header " + h.getKey() + " holds a line break");
+      }
+      request.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n");
+    }
+    if (chunked) {
+      request.append("Transfer-Encoding: chunked\r\n");
+    }
+    return request.append("\r\n").toString();
+  }
+
+  /**
+   * Reads the answer's status and headers, waiting at most {@code millis} for them (0: no limit), and returns it
+   * with its body, which the socket's close ends.
+   */
+  private static Answer answer(Socket socket, int millis) throws IOException {
+    socket.setSoTimeout(millis);
+    Input in = new Input(socket);
+    int status;
+    Map<String, String> answerHeaders;
+    try {
+      do {
+        status = statusOf(in.line());
+        answerHeaders = headers(in);
+      } while (status >= 100 && status < 200); // an interim answer: the real one follows
+    } catch (SocketTimeoutException e) {
+      throw withCause(new HttpTimeoutException("no answer within " + millis + " ms"), e);
+    }
+    socket.setSoTimeout(0);
+    InputStream body;
+    if ("chunked".equalsIgnoreCase(answerHeaders.get("transfer-encoding"))) {
+      body = new ChunkedBody(in);
+    } else if (answerHeaders.containsKey("content-length")) {
+      long length;
+      try {
+        length = Long.parseLong(answerHeaders.get("content-length").trim());
+      } catch (NumberFormatException e) {
+        throw new IOException("the answer's Content-Length is not a number: " + answerHeaders.get("content-length"));
+      }
+      body = new FixedBody(in, length);
+    } else {
+      body = new FixedBody(in, Long.MAX_VALUE);
+    }
+    return new Answer(status, answerHeaders, body);
   }
 
   private static <E extends IOException> E withCause(E e, Throwable cause) {
@@ -227,6 +344,82 @@ final class StreamConnection {
 
     void close() throws IOException {
       socket.close();
+    }
+  }
+
+  /**
+   * A request body in chunks of up to 256 KiB, each written to the socket with one call: its size line, its bytes
+   * and CRLF in one buffer.
+   */
+  private static final class ChunkedOutput extends OutputStream {
+    /** Room for the size line (up to 8 hex digits and CRLF) before the data. */
+    private static final int HEAD = 10;
+    private final OutputStream socket;
+    private final byte[] buffer = new byte[HEAD + BUFFER_BYTES + 2];
+    private int size;
+    /** The socket refused a write (the node closed the connection), as opposed to the body's writer failing. */
+    boolean failedOnSocket;
+
+    ChunkedOutput(OutputStream socket) {
+      this.socket = socket;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      if (size == BUFFER_BYTES) {
+        flushChunk();
+      }
+      buffer[HEAD + size++] = (byte) b;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      while (len > 0) {
+        if (size == BUFFER_BYTES) {
+          flushChunk();
+        }
+        int n = Math.min(len, BUFFER_BYTES - size);
+        System.arraycopy(b, off, buffer, HEAD + size, n);
+        size += n;
+        off += n;
+        len -= n;
+      }
+    }
+
+    private void flushChunk() throws IOException {
+      if (size == 0) {
+        return;
+      }
+      byte[] line = (Integer.toHexString(size) + "\r\n").getBytes(ISO_8859_1);
+      int start = HEAD - line.length;
+      System.arraycopy(line, 0, buffer, start, line.length);
+      buffer[HEAD + size] = '\r';
+      buffer[HEAD + size + 1] = '\n';
+      try {
+        socket.write(buffer, start, line.length + size + 2);
+      } catch (IOException e) {
+        failedOnSocket = true;
+        throw e;
+      }
+      size = 0;
+    }
+
+    /** Sends what is left and the last, empty chunk. */
+    void finish() throws IOException {
+      flushChunk();
+      try {
+        socket.write("0\r\n\r\n".getBytes(ISO_8859_1));
+        socket.flush();
+      } catch (IOException e) {
+        failedOnSocket = true;
+        throw e;
+      }
+    }
+
+    /** Writes what is buffered; a flush of the body sends nothing early (chunks are sent when full). */
+    @Override
+    public void flush() {
+      // Chunks go out when full and at finish(): a writer's flush (DataOutputStream's) must not send tiny chunks.
     }
   }
 

@@ -165,6 +165,129 @@ class StreamConnectionTest {
         .isInstanceOf(ConnectException.class);
   }
 
+  private static final java.util.concurrent.ScheduledExecutorService TIMER =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "test-timer");
+        t.setDaemon(true);
+        return t;
+      });
+
+  /** A node that reads a chunked request body to its end, then answers with what it read. */
+  private void echoChunkedBody(AtomicReference<byte[]> received) {
+    Thread node = new Thread(() -> {
+      try (Socket s = server.accept()) {
+        java.io.BufferedInputStream in = new java.io.BufferedInputStream(s.getInputStream());
+        request.set(line(in) + "\n" + headerLines(in));
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        while (true) {
+          int size = Integer.parseInt(line(in), 16);
+          if (size == 0) {
+            line(in);
+            break;
+          }
+          body.write(in.readNBytes(size));
+          line(in);
+        }
+        received.set(body.toByteArray());
+        String answer = "{\"bytes\":" + body.size() + "}";
+        s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Length: " + answer.length() + "\r\n\r\n" + answer)
+            .getBytes(ISO_8859_1));
+      } catch (IOException e) {
+        // the test's assertions say what went wrong
+      }
+    }, "fake-node");
+    node.setDaemon(true);
+    node.start();
+  }
+
+  private static String line(InputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    int b;
+    while ((b = in.read()) >= 0 && b != '\n') {
+      if (b != '\r') {
+        line.append((char) b);
+      }
+    }
+    return line.toString();
+  }
+
+  private static String headerLines(InputStream in) throws IOException {
+    StringBuilder headers = new StringBuilder();
+    for (String l = line(in); !l.isEmpty(); l = line(in)) {
+      headers.append(l).append('\n');
+    }
+    return headers.toString();
+  }
+
+  /** A body of 1 MB (four full chunks and a short one) arrives whole, and the answer is read to its end. */
+  @Test
+  void shouldPostAChunkedBodyAndReadTheWholeAnswer() throws IOException {
+    AtomicReference<byte[]> received = new AtomicReference<>();
+    echoChunkedBody(received);
+    byte[] sent = new byte[1_000_000];
+    new java.util.Random(3).nextBytes(sent);
+
+    StreamConnection.Answer answer = StreamConnection.post("127.0.0.1", server.getLocalPort(), "/v1/load",
+        Map.of("Content-Type", "application/x-ringshift-frames"), Duration.ofSeconds(5), Duration.ofSeconds(10),
+        TIMER, out -> {
+          out.write(sent, 0, 10);
+          out.write(sent[10]);
+          out.flush(); // sends nothing early
+          out.write(sent, 11, sent.length - 11);
+        });
+
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(new String(answer.body().readAllBytes(), ISO_8859_1)).isEqualTo("{\"bytes\":1000000}");
+    assertThat(received.get()).isEqualTo(sent);
+    assertThat(request.get()).startsWith("POST /v1/load HTTP/1.1\n")
+        .contains("\nTransfer-Encoding: chunked\n", "\nConnection: close\n",
+            "\nContent-Type: application/x-ringshift-frames\n");
+  }
+
+  /** What the body's writer throws ends the request; the node gets a body cut off, without its last chunk. */
+  @Test
+  void shouldEndThePostWithWhatTheWriterThrew() {
+    AtomicReference<byte[]> received = new AtomicReference<>();
+    echoChunkedBody(received);
+    IOException failure = new IOException("the entries failed");
+
+    assertThatThrownBy(() -> StreamConnection.post("127.0.0.1", server.getLocalPort(), "/v1/load", Map.of(),
+        Duration.ofSeconds(5), Duration.ofSeconds(10), TIMER, out -> {
+          out.write(new byte[300_000]);
+          throw failure;
+        })).isSameAs(failure);
+  }
+
+  /** A node that answers before it read the body and closes the connection: its answer, not a broken pipe. */
+  @Test
+  void shouldReadTheAnswerOfANodeThatRefusedTheBodyEarly() throws IOException {
+    answer("HTTP/1.1 400 Bad Request\r\nContent-Length: 13\r\n\r\n{\"error\":\"x\"}".getBytes(ISO_8859_1), true);
+
+    StreamConnection.Answer answer = StreamConnection.post("127.0.0.1", server.getLocalPort(), "/v1/load", Map.of(),
+        Duration.ofSeconds(5), Duration.ofSeconds(10), TIMER, out -> {
+          byte[] block = new byte[1 << 20];
+          for (int i = 0; i < 64; i++) { // more than the socket buffers hold: a write fails once the node is gone
+            out.write(block);
+          }
+        });
+
+    assertThat(answer.status()).isEqualTo(400);
+    assertThat(new String(answer.body().readAllBytes(), ISO_8859_1)).isEqualTo("{\"error\":\"x\"}");
+  }
+
+  /** The deadline bounds the whole exchange: a node that never answers is a timeout, not a hang. */
+  @Test
+  void shouldTimeOutAPostAtItsDeadline() {
+    answer(new byte[0], false); // reads the request head, then nothing more
+    long started = System.nanoTime();
+
+    assertThatThrownBy(() -> StreamConnection.post("127.0.0.1", server.getLocalPort(), "/v1/load", Map.of(),
+        Duration.ofSeconds(5), Duration.ofMillis(500), TIMER, out -> out.write(new byte[100])))
+        .isInstanceOf(HttpTimeoutException.class).hasMessageContaining("no answer within 500 ms");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(400),
+        Duration.ofSeconds(5));
+  }
+
   /** Closing the body from another thread wakes a read blocked on the socket: the watchdog and close need it. */
   @Test
   void shouldWakeABlockedReadWhenTheBodyIsClosedFromAnotherThread() throws Exception {
