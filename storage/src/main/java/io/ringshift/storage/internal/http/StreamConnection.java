@@ -38,6 +38,7 @@ final class StreamConnection {
   private static final int BUFFER_BYTES = 256 * 1024;
   private static final int MAX_LINE = 8 * 1024;
   private static final int MAX_HEADERS = 100;
+  private static final int MAX_INTERIM = 10;
   /** The most of a POST's answer read (a load's answer is a small JSON object, an error's a message). */
   private static final int MAX_ANSWER_BYTES = 1 << 20;
 
@@ -166,6 +167,11 @@ final class StreamConnection {
         socket.connect(new InetSocketAddress(host, port), millis);
       } catch (SocketTimeoutException e) {
         throw withCause(new HttpConnectTimeoutException("no connection within " + millis + " ms"), e);
+      } catch (java.net.ConnectException e) {
+        throw e;
+      } catch (IOException e) {
+        // As the JDK client: every failure to connect (unknown host, no route) is a ConnectException, not retried.
+        throw withCause(new java.net.ConnectException(e.toString()), e);
       }
       return socket;
     } catch (IOException | RuntimeException e) {
@@ -194,23 +200,30 @@ final class StreamConnection {
   }
 
   /**
-   * Reads the answer's status and headers, waiting at most {@code millis} for them (0: no limit), and returns it
-   * with its body, which the socket's close ends.
+   * Reads the answer's status and headers, all of them within {@code millis} (0: no limit), and returns it with its
+   * body, which the socket's close ends. The body of a 200 answer has no time limit (a scan's reader bounds its
+   * reads itself); any other answer's body, an error message, must arrive within {@code millis} more. A 200
+   * answer must say how its body ends (chunked or a length): one read to the end of the connection could not tell a
+   * cut-off stream from a whole one.
    */
   private static Answer answer(Socket socket, int millis) throws IOException {
-    socket.setSoTimeout(millis);
     Input in = new Input(socket);
+    in.deadline(millis);
     int status;
     Map<String, String> answerHeaders;
+    int interim = 0;
     try {
       do {
+        if (interim++ > MAX_INTERIM) {
+          throw new IOException("the answer has more than " + MAX_INTERIM + " interim (1xx) answers");
+        }
         status = statusOf(in.line());
         answerHeaders = headers(in);
       } while (status >= 100 && status < 200); // an interim answer: the real one follows
     } catch (SocketTimeoutException e) {
       throw withCause(new HttpTimeoutException("no answer within " + millis + " ms"), e);
     }
-    socket.setSoTimeout(0);
+    in.deadline(status == 200 ? 0 : millis);
     InputStream body;
     if ("chunked".equalsIgnoreCase(answerHeaders.get("transfer-encoding"))) {
       body = new ChunkedBody(in);
@@ -219,9 +232,14 @@ final class StreamConnection {
       try {
         length = Long.parseLong(answerHeaders.get("content-length").trim());
       } catch (NumberFormatException e) {
-        throw new IOException("the answer's Content-Length is not a number: " + answerHeaders.get("content-length"));
+        length = -1;
+      }
+      if (length < 0) {
+        throw new IOException("the answer's Content-Length is not a length: " + answerHeaders.get("content-length"));
       }
       body = new FixedBody(in, length);
+    } else if (status == 200) {
+      throw new IOException("the answer (200) says neither its length nor that it is chunked");
     } else {
       body = new FixedBody(in, Long.MAX_VALUE);
     }
@@ -275,14 +293,35 @@ final class StreamConnection {
     private final byte[] buffer = new byte[BUFFER_BYTES];
     private int at;
     private int limit;
+    /** When reads must be done by (System.nanoTime), or 0 for no limit. */
+    private long deadline;
 
     Input(Socket socket) throws IOException {
       this.socket = socket;
       this.in = socket.getInputStream();
     }
 
+    /** Every read from now on ends within {@code millis} (0: no limit). */
+    void deadline(int millis) throws IOException {
+      deadline = millis == 0 ? 0 : System.nanoTime() + millis * 1_000_000L;
+      if (millis == 0) {
+        socket.setSoTimeout(0);
+      }
+    }
+
     /** Reads more; false at the end of the connection. */
     private boolean fill() throws IOException {
+      if (deadline != 0) {
+        long left = (deadline - System.nanoTime()) / 1_000_000L;
+        if (left <= 0) {
+          throw new SocketTimeoutException("the deadline passed");
+        }
+        socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
+      }
+      return fillNow();
+    }
+
+    private boolean fillNow() throws IOException {
       int n = in.read(buffer, 0, buffer.length);
       if (n < 0) {
         return false;
@@ -318,6 +357,21 @@ final class StreamConnection {
       }
     }
 
+    /** Bytes read from the socket and not yet taken. */
+    int buffered() {
+      return limit - at;
+    }
+
+    /** Whether the buffer holds a whole line after the next {@code skip} bytes (so reading it cannot block). */
+    boolean holdsLine(int skip) {
+      for (int i = at + skip; i < limit; i++) {
+        if (buffer[i] == '\n') {
+          return true;
+        }
+      }
+      return false;
+    }
+
     /** The next byte; -1 at the end of the connection. */
     int read() throws IOException {
       if (at == limit && !fill()) {
@@ -329,7 +383,7 @@ final class StreamConnection {
     /** Up to {@code len} bytes into {@code b}; -1 at the end of the connection. */
     int read(byte[] b, int off, int len) throws IOException {
       if (at == limit) {
-        if (len >= buffer.length) {
+        if (len >= buffer.length && deadline == 0) {
           return in.read(b, off, len); // a large read goes straight from the socket
         }
         if (!fill()) {
@@ -434,9 +488,10 @@ final class StreamConnection {
       this.in = in;
     }
 
+    private final byte[] one = new byte[1];
+
     @Override
     public int read() throws IOException {
-      byte[] one = new byte[1];
       return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
     }
 
@@ -482,40 +537,55 @@ final class StreamConnection {
   /** A chunked body: each chunk's size line, its bytes, CRLF; a chunk of size 0 and the trailers end it. */
   private static final class ChunkedBody extends Body {
     private long chunkLeft;
-    private boolean inChunk;
+    /** A chunk's data was read and its CRLF not yet. */
+    private boolean afterChunk;
     private boolean ended;
 
     ChunkedBody(Input in) {
       super(in);
     }
 
+    /**
+     * Reads on across chunks (a node's server sends 4 KiB chunks) as long as what it needs is already buffered:
+     * with bytes in hand it never waits on the socket, so a stream that stalls still gives up what arrived.
+     */
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
       if (len == 0) {
         return 0;
       }
-      if (!inChunk && !nextChunk()) {
-        return -1;
-      }
-      int n = in.read(b, off, (int) Math.min(len, chunkLeft));
-      if (n < 0) {
-        throw new IOException("the connection ended inside a chunk of the answer");
-      }
-      chunkLeft -= n;
-      if (chunkLeft == 0) {
-        if (in.read() != '\r' || in.read() != '\n') {
-          throw new IOException("a chunk of the answer does not end with CRLF");
+      int total = 0;
+      while (total < len) {
+        if (chunkLeft == 0) {
+          if (ended || (total > 0 && !in.holdsLine(afterChunk ? 2 : 0))) {
+            break;
+          }
+          if (afterChunk) {
+            if (in.read() != '\r' || in.read() != '\n') {
+              throw new IOException("a chunk of the answer does not end with CRLF");
+            }
+            afterChunk = false;
+          }
+          if (!nextChunk()) {
+            break;
+          }
         }
-        inChunk = false;
+        if (total > 0 && in.buffered() == 0) {
+          break;
+        }
+        int n = in.read(b, off + total, (int) Math.min(len - total, chunkLeft));
+        if (n < 0) {
+          throw new IOException("the connection ended inside a chunk of the answer");
+        }
+        total += n;
+        chunkLeft -= n;
+        afterChunk = chunkLeft == 0;
       }
-      return n;
+      return total == 0 ? -1 : total;
     }
 
     /** Reads the next chunk's size; false at the last chunk (its trailers read). */
     private boolean nextChunk() throws IOException {
-      if (ended) {
-        return false;
-      }
       chunkLeft = chunkSize();
       if (chunkLeft == 0) {
         while (!in.line().isEmpty()) {
@@ -524,7 +594,6 @@ final class StreamConnection {
         ended = true;
         return false;
       }
-      inChunk = true;
       return true;
     }
 

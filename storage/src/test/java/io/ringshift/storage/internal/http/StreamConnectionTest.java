@@ -101,11 +101,64 @@ class StreamConnectionTest {
     assertThat(new String(answer.body().readAllBytes(), ISO_8859_1)).isEqualTo("{\"a\":1}");
   }
 
+  /** An error's body may run to the end of the connection; a 200 answer's may not: a cut would look like its end. */
   @Test
-  void shouldReadAnAnswerWithoutALengthToTheEndOfTheConnection() throws IOException {
-    answer("HTTP/1.0 200 OK\r\n\r\nall of it".getBytes(ISO_8859_1), true);
-
+  void shouldReadAnErrorWithoutALengthToTheEndOfTheConnectionButRefuseSuchA200() throws IOException {
+    answer("HTTP/1.0 500 Oops\r\n\r\nall of it".getBytes(ISO_8859_1), true);
     assertThat(new String(get(Duration.ofSeconds(5)).body().readAllBytes(), ISO_8859_1)).isEqualTo("all of it");
+
+    answer("HTTP/1.0 200 OK\r\n\r\nall of it".getBytes(ISO_8859_1), true);
+    assertThatThrownBy(() -> get(Duration.ofSeconds(5))).isInstanceOf(IOException.class)
+        .hasMessageContaining("says neither its length nor that it is chunked");
+  }
+
+  @Test
+  void shouldRefuseANegativeLengthAndEndlessInterimAnswers() {
+    answer("HTTP/1.1 404 No\r\nContent-Length: -5\r\n\r\n".getBytes(ISO_8859_1), false);
+    assertThatThrownBy(() -> get(Duration.ofSeconds(5))).isInstanceOf(IOException.class)
+        .hasMessageContaining("Content-Length is not a length: -5");
+
+    answer("HTTP/1.1 100 Continue\r\n\r\n".repeat(20).getBytes(ISO_8859_1), false);
+    assertThatThrownBy(() -> get(Duration.ofSeconds(5))).isInstanceOf(IOException.class)
+        .hasMessageContaining("more than 10 interim (1xx) answers");
+  }
+
+  /** The timeout bounds all of the headers, not each read: a node that trickles them out is cut off. */
+  @Test
+  void shouldTimeOutANodeThatTricklesItsHeaders() {
+    Thread node = new Thread(() -> {
+      try (Socket s = server.accept()) {
+        s.getInputStream().read(new byte[4096]);
+        s.getOutputStream().write("HTTP/1.1 200 OK\r\n".getBytes(ISO_8859_1));
+        for (int i = 0; i < 100 && !testDone.await(100, TimeUnit.MILLISECONDS); i++) {
+          s.getOutputStream().write(("X-Slow-" + i + ": 1\r\n").getBytes(ISO_8859_1)); // within every read timeout
+        }
+      } catch (IOException | InterruptedException e) {
+        // the client gave up
+      }
+    }, "trickling-node");
+    node.setDaemon(true);
+    node.start();
+    long started = System.nanoTime();
+
+    assertThatThrownBy(() -> get(Duration.ofMillis(500))).isInstanceOf(HttpTimeoutException.class)
+        .hasMessageContaining("no answer within 500 ms");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(400),
+        Duration.ofSeconds(3));
+  }
+
+  /** A read takes what is buffered across chunks (a node's server sends 4 KiB chunks), not one chunk a call. */
+  @Test
+  void shouldReadAcrossChunksThatAreBuffered() throws IOException {
+    answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n4\r\nefgh\r\n2\r\nij\r\n0\r\n\r\n"
+        .getBytes(ISO_8859_1), false);
+    InputStream body = get(Duration.ofSeconds(5)).body();
+    byte[] into = new byte[100];
+
+    int n = body.read(into, 0, into.length);
+
+    assertThat(new String(into, 0, n, ISO_8859_1)).isEqualTo("abcdefghij");
+    assertThat(body.read(into, 0, into.length)).isEqualTo(-1);
   }
 
   /** A connection that breaks inside the body is a broken connection, not a body that ends: never EOFException. */
