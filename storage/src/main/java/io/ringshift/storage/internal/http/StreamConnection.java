@@ -25,13 +25,14 @@ import java.util.Map;
  * thread; a load's body took the same way back (a publisher pulling 256 KiB arrays from an input stream adapter).
  * Here the reading thread reads the socket itself, into one buffer it keeps, and a load's writer writes its chunks
  * to the socket itself. The connection is not pooled: a scan is opened once per copy (or per resume), a load once
- * per 32 MiB, and the request says {@code Connection: close}. Closing the body,
- * from any thread, closes the socket, which wakes a read blocked on it with an IOException, as the stream watchdog
- * and a client's close need. Until the answer's headers arrived the timeout bounds every read; after that the
- * socket has none, and the client's watchdog bounds how long a read of the body may wait.
+ * per 32 MiB, and the request says {@code Connection: close}. Closing a GET's body, from any thread, closes the
+ * socket, which wakes a read blocked on it with an IOException, as the stream watchdog and a client's close need.
+ * The timeout bounds all of a GET's answer headers; the body of a 200 answer has no time limit (the client's
+ * watchdog bounds how long a read of it may wait). A POST's whole exchange is bounded by its deadline.
  *
- * <p>Only what a node sends is read: a status line, headers, and a body of {@code Content-Length} bytes, chunked,
- * or (neither given) up to the end of the connection. Header lines over 8 KiB or over 100 headers are refused.
+ * <p>Only what a node sends is read: a status line, headers, and a body of {@code Content-Length} bytes or chunked
+ * (an error's body may also run to the end of the connection). Header lines over 8 KiB or over 100 headers are
+ * refused.
  */
 final class StreamConnection {
   /** The socket read buffer, the same size as the JDK client's buffers are set to. */
@@ -79,8 +80,9 @@ final class StreamConnection {
 
   /**
    * Sends {@code POST target} with a chunked body that {@code body} writes, and returns the answer, its body read
-   * (up to 1 MiB) and the connection closed: the node answers after it read the whole body. {@code timeout} bounds the connect; {@code deadline}
-   * the whole exchange, from the connect to the answer's headers ({@code timer} closes the connection then).
+   * (up to 1 MiB) and the connection closed: the node answers after it read the whole body. {@code timeout}
+   * bounds the connect; {@code deadline} the rest of the exchange, from the connection made to the answer's body
+   * read ({@code timer} closes the connection then, and the body's next write fails).
    * A node that answers before it read the whole body (it refused what it read) and closes the connection makes
    * the body's write fail; its answer is then read if it arrived, else the write's error is thrown.
    *
@@ -91,18 +93,19 @@ final class StreamConnection {
       Duration deadline, java.util.concurrent.ScheduledExecutorService timer, BodyWriter body) throws IOException {
     Socket socket = connect(host, port, millis(timeout));
     java.util.concurrent.atomic.AtomicBoolean late = new java.util.concurrent.atomic.AtomicBoolean();
-    java.util.concurrent.ScheduledFuture<?> expiry = timer.schedule(() -> {
-      late.set(true);
-      try {
-        socket.close();
-      } catch (IOException e) {
-        // closing: nothing to do about it
-      }
-    }, deadline.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+    java.util.concurrent.ScheduledFuture<?> expiry = null;
     try {
+      expiry = timer.schedule(() -> {
+        late.set(true);
+        try {
+          socket.close();
+        } catch (IOException e) {
+          // closing: nothing to do about it
+        }
+      }, deadline.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
       socket.setSoTimeout(0); // the deadline bounds it
       OutputStream raw = socket.getOutputStream();
-      ChunkedOutput out = new ChunkedOutput(raw);
+      ChunkedOutput out = new ChunkedOutput(raw, late, deadline);
       try {
         raw.write(head("POST", host, port, target, headers, true).getBytes(ISO_8859_1));
         body.writeTo(out);
@@ -124,11 +127,11 @@ final class StreamConnection {
         }
         throw e;
       }
-    } catch (IOException | RuntimeException e) {
-      socket.close();
-      throw e;
     } finally {
-      expiry.cancel(false);
+      if (expiry != null) {
+        expiry.cancel(false);
+      }
+      socket.close(); // the answer returned was read whole
     }
   }
 
@@ -409,13 +412,24 @@ final class StreamConnection {
     /** Room for the size line (up to 8 hex digits and CRLF) before the data. */
     private static final int HEAD = 10;
     private final OutputStream socket;
+    private final java.util.concurrent.atomic.AtomicBoolean late;
+    private final Duration deadline;
     private final byte[] buffer = new byte[HEAD + BUFFER_BYTES + 2];
     private int size;
     /** The socket refused a write (the node closed the connection), as opposed to the body's writer failing. */
     boolean failedOnSocket;
 
-    ChunkedOutput(OutputStream socket) {
+    ChunkedOutput(OutputStream socket, java.util.concurrent.atomic.AtomicBoolean late, Duration deadline) {
       this.socket = socket;
+      this.late = late;
+      this.deadline = deadline;
+    }
+
+    /** Fails the body's writer as soon as the deadline passed, not only at the next full chunk. */
+    private void checkDeadline() throws HttpTimeoutException {
+      if (late.get()) {
+        throw new HttpTimeoutException("no answer within " + deadline.toMillis() + " ms");
+      }
     }
 
     @Override
@@ -428,6 +442,7 @@ final class StreamConnection {
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
+      checkDeadline();
       while (len > 0) {
         if (size == BUFFER_BYTES) {
           flushChunk();
@@ -441,6 +456,7 @@ final class StreamConnection {
     }
 
     private void flushChunk() throws IOException {
+      checkDeadline();
       if (size == 0) {
         return;
       }
@@ -539,6 +555,8 @@ final class StreamConnection {
     private long chunkLeft;
     /** A chunk's data was read and its CRLF not yet. */
     private boolean afterChunk;
+    /** The last, empty chunk's size line was read and its trailers not yet. */
+    private boolean lastChunk;
     private boolean ended;
 
     ChunkedBody(Input in) {
@@ -557,7 +575,20 @@ final class StreamConnection {
       int total = 0;
       while (total < len) {
         if (chunkLeft == 0) {
-          if (ended || (total > 0 && !in.holdsLine(afterChunk ? 2 : 0))) {
+          if (ended) {
+            break;
+          }
+          if (lastChunk) { // its trailers: read only with no bytes in hand, as reading them may wait
+            if (total > 0) {
+              break;
+            }
+            while (!in.line().isEmpty()) {
+              // trailers: none are used
+            }
+            ended = true;
+            break;
+          }
+          if (total > 0 && !in.holdsLine(afterChunk ? 2 : 0)) {
             break;
           }
           if (afterChunk) {
@@ -566,8 +597,10 @@ final class StreamConnection {
             }
             afterChunk = false;
           }
-          if (!nextChunk()) {
-            break;
+          chunkLeft = chunkSize();
+          if (chunkLeft == 0) {
+            lastChunk = true;
+            continue;
           }
         }
         if (total > 0 && in.buffered() == 0) {
@@ -582,19 +615,6 @@ final class StreamConnection {
         afterChunk = chunkLeft == 0;
       }
       return total == 0 ? -1 : total;
-    }
-
-    /** Reads the next chunk's size; false at the last chunk (its trailers read). */
-    private boolean nextChunk() throws IOException {
-      chunkLeft = chunkSize();
-      if (chunkLeft == 0) {
-        while (!in.line().isEmpty()) {
-          // trailers: none are used
-        }
-        ended = true;
-        return false;
-      }
-      return true;
     }
 
     /** Reads a chunk's size line (hexadecimal digits, then extensions, which are ignored, up to CRLF). */

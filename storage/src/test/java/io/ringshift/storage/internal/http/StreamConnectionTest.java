@@ -341,6 +341,26 @@ class StreamConnectionTest {
         Duration.ofSeconds(5));
   }
 
+  /** A body's writer that is still writing when the deadline passed fails at its next write, not a chunk later. */
+  @Test
+  void shouldFailAWriterThatOutlivesTheDeadline() {
+    echoChunkedBody(new AtomicReference<>());
+    AtomicReference<Integer> writesAfter = new AtomicReference<>(0);
+
+    assertThatThrownBy(() -> StreamConnection.post("127.0.0.1", server.getLocalPort(), "/v1/load", Map.of(),
+        Duration.ofSeconds(5), Duration.ofMillis(300), TIMER, out -> {
+          out.write(new byte[10]);
+          try {
+            assertThat(new CountDownLatch(1).await(600, TimeUnit.MILLISECONDS)).isFalse(); // past the deadline
+          } catch (InterruptedException e) {
+            throw new IOException(e);
+          }
+          out.write(new byte[10]);
+          writesAfter.set(1);
+        })).isInstanceOf(HttpTimeoutException.class).hasMessageContaining("no answer within 300 ms");
+    assertThat(writesAfter.get()).as("the write after the deadline failed").isZero();
+  }
+
   /** Closing the body from another thread wakes a read blocked on the socket: the watchdog and close need it. */
   @Test
   void shouldWakeABlockedReadWhenTheBodyIsClosedFromAnotherThread() throws Exception {
