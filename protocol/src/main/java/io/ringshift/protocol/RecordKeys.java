@@ -86,14 +86,49 @@ public final class RecordKeys {
         + "/" + HEX.toHexDigits(rangeStart) + "-" + HEX.toHexDigits(rangeEnd) + "/" + target;
   }
 
-  /**
-   * The parts of a task id built by {@link #taskId}: its epoch, kind, range and target (the cluster id is left
-   * escaped). Only the epoch, the range and the target are needed to read a task back from its id.
-   */
-  public record TaskIdParts(long epoch, TaskKind kind, long rangeStart, long rangeEnd, String target) {}
+  /** What the kind field of a cancel's cleanup id starts with, followed by the cancelled epoch. */
+  private static final String CANCEL_CLEANUP = "cleanup-cancel-";
 
   /**
-   * Reads a task id built by {@link #taskId} back into its parts: the escaped cluster id holds no {@code '/'}, so
+   * The id of a CLEANUP task that a CANCEL of epoch {@code cancelledEpoch} emits, as a task of epoch {@code epoch} (the
+   * active one), for what the cancelled tasks may have copied: {@code <clusterId>/<epoch>/cleanup-cancel-<cancelled>/
+   * <rangeStart>-<rangeEnd>/<target>}. A cancel's cleanups are of another class than the cleanups an epoch emits when
+   * it becomes READY (they wait for the cancelled copies to settle, not for a grace period), and the same range and
+   * target can have both (a drain of a node, published, then a join of it again that is cancelled): with the plain
+   * {@link #taskId} they would share an id, and a worker would take one for the other.
+   *
+   * @throws CodecException with {@link Reason#INVALID_CONTENT} as {@link #taskId}, or when {@code cancelledEpoch} is
+   *     not above {@code epoch}
+   */
+  public static String cancelCleanupTaskId(String clusterId, long epoch, long cancelledEpoch, long rangeStart,
+      long rangeEnd, String target) {
+    String plain = taskId(clusterId, epoch, TaskKind.CLEANUP, rangeStart, rangeEnd, target);
+    if (cancelledEpoch <= epoch) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "cancelled epoch was %d; a cancel's cleanup of epoch %d names "
+          + "a later epoch, the one it cancelled", cancelledEpoch, epoch);
+    }
+    String cleanup = "/" + TaskKind.CLEANUP.name().toLowerCase(Locale.ROOT) + "/";
+    int at = plain.indexOf(cleanup);
+    return plain.substring(0, at) + "/" + CANCEL_CLEANUP + cancelledEpoch + "/" + plain.substring(at + cleanup.length());
+  }
+
+  /**
+   * The parts of a task id built by {@link #taskId} or {@link #cancelCleanupTaskId}: its epoch, kind, range and
+   * target (the cluster id is left escaped), and the cancelled epoch of a cancel's cleanup. Only the epoch, the range
+   * and the target are needed to read a task back from its id.
+   *
+   * @param cancelledEpoch the epoch a cancel's cleanup follows; null for any other task
+   */
+  public record TaskIdParts(long epoch, TaskKind kind, long rangeStart, long rangeEnd, String target,
+      Long cancelledEpoch) {
+    /** The parts of an id of {@link #taskId}. */
+    public TaskIdParts(long epoch, TaskKind kind, long rangeStart, long rangeEnd, String target) {
+      this(epoch, kind, rangeStart, rangeEnd, target, null);
+    }
+  }
+
+  /**
+   * Reads a task id built by {@link #taskId} or {@link #cancelCleanupTaskId} back into its parts: the escaped cluster id holds no {@code '/'}, so
    * the first four {@code '/'} separate the fields and the rest is the target.
    *
    * @throws CodecException with {@link Reason#INVALID_CONTENT} when {@code taskId} is not of that form; the message
@@ -114,8 +149,14 @@ public final class RecordKeys {
           parts[1]);
     }
     TaskKind kind;
+    Long cancelled = null;
     try {
-      kind = TaskKind.valueOf(parts[2].toUpperCase(Locale.ROOT));
+      if (parts[2].startsWith(CANCEL_CLEANUP)) {
+        kind = TaskKind.CLEANUP;
+        cancelled = Long.parseLong(parts[2].substring(CANCEL_CLEANUP.length()));
+      } else {
+        kind = TaskKind.valueOf(parts[2].toUpperCase(Locale.ROOT));
+      }
     } catch (IllegalArgumentException e) {
       throw CodecException.of(Reason.INVALID_CONTENT, "task id \"%s\": kind \"%s\" is not a task kind", taskId,
           parts[2]);
@@ -128,7 +169,7 @@ public final class RecordKeys {
     }
     try {
       return new TaskIdParts(epoch, kind, HexFormat.fromHexDigitsToLong(range[0]),
-          HexFormat.fromHexDigitsToLong(range[1]), parts[4]);
+          HexFormat.fromHexDigitsToLong(range[1]), parts[4], cancelled);
     } catch (IllegalArgumentException e) {
       throw CodecException.of(Reason.INVALID_CONTENT, "task id \"%s\": range \"%s\" is not two hex tokens", taskId,
           parts[3]);

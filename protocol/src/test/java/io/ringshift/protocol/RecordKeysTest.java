@@ -72,6 +72,21 @@ class RecordKeysTest {
   }
 
   @Test
+  void shouldGiveTheCleanupsOfACancelIdsOfTheirOwn() {
+    String cancel = RecordKeys.cancelCleanupTaskId("eu-west/cache", 2, 3, 1, 2, "rack/n-5");
+
+    assertThat(cancel).isEqualTo("eu-west%2Fcache/2/cleanup-cancel-3/0000000000000001-0000000000000002/rack/n-5");
+    assertThat(cancel).as("the READY cleanup of epoch 2 for the same range and target")
+        .isNotEqualTo(RecordKeys.taskId("eu-west/cache", 2, TaskKind.CLEANUP, 1, 2, "rack/n-5"));
+    assertThat(RecordKeys.parseTaskId(cancel))
+        .isEqualTo(new RecordKeys.TaskIdParts(2, TaskKind.CLEANUP, 1, 2, "rack/n-5", 3L));
+    assertInvalid(() -> RecordKeys.cancelCleanupTaskId("c", 3, 3, 1, 2, "n"),
+        "cancelled epoch was 3; a cancel's cleanup of epoch 3 names a later epoch, the one it cancelled");
+    assertInvalid(() -> RecordKeys.parseTaskId("c/1/cleanup-cancel-x/0000000000000000-0000000000000001/n"),
+        "kind \"cleanup-cancel-x\" is not a task kind");
+  }
+
+  @Test
   void rejectsValuesThatCannotFormAKey() {
     assertInvalid(() -> RecordKeys.membershipKey(" ", "n"), "clusterId was \" \"; clusterId must not be blank");
     assertInvalid(() -> RecordKeys.initKey(""), "clusterId was \"\"; clusterId must not be blank");

@@ -260,7 +260,10 @@ final class SampleRecords {
         .build();
   }
 
-  /** RangeCopyTask has no optional field; this one wraps past the top of the ring (start above 2^63), fence requested. */
+  /**
+   * Every field set, the optional cancelledEpoch included (a combination no writer makes: only a cancel's CLEANUP names
+   * a cancelled epoch; this is a codec sample); it wraps past the top of the ring (start above 2^63), fence requested.
+   */
   static RangeCopyTask fullRangeCopyTask() {
     long start = 0xF000_0000_0000_0000L;
     long end = 0x0000_0000_0000_00FFL;
@@ -277,6 +280,7 @@ final class SampleRecords {
         .setEstimatedBytes(1L << 33)
         .setTimestampMillis(T0 + 4)
         .setFenceRequested(true)
+        .setCancelledEpoch(44L)
         .build();
   }
 

@@ -38,19 +38,37 @@ final class CleanupRun extends TaskRun {
   private static final Duration COUNTDOWN_REPUBLISH = Duration.ofMinutes(1);
 
   /**
-   * How long a cleanup planned after its epoch was published (what a cancel's cancelled tasks copied) waits from when
-   * this worker first saw it: the cancelled runs stop at their next batch, and their last writes must land before the
-   * delete, not after it. No client ever routed to such a copy, so the epoch's grace period does not apply.
+   * How long a cancel's cleanup (what the cancelled tasks copied: {@code cancelledEpoch} set on the task) waits from
+   * when this worker first saw it: the cancelled runs stop at their next batch, and their last writes must land before
+   * the delete, not after it. No client ever routed to such a copy, so the epoch's grace period does not apply.
    */
   static final Duration CANCELLED_COPY_SETTLE = Duration.ofSeconds(30);
 
   private final long seenAtMillis;
+  /**
+   * The cancelled epoch when this is a cancel's cleanup, else null: taken from the first record this run saw and kept,
+   * so that a re-emitted record cannot change the class (and the timing) of a cleanup under way. The class is what the
+   * task says, never a comparison of timestamps that different hosts' clocks wrote (a worker's clock a second ahead
+   * of the publisher's made an ordinary cleanup look like a cancel's, and it deleted 30 s after publication instead of
+   * after the grace period).
+   */
+  private final Long cancelledEpoch;
   private String publishedCondition;
   private long publishedAtMillis;
 
   CleanupRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     super(task, previous, ctx);
     this.seenAtMillis = ctx.clock().millis();
+    this.cancelledEpoch = task.getCancelledEpoch();
+  }
+
+  @Override
+  public void update(RangeCopyTask newer) {
+    if (!java.util.Objects.equals(newer.getCancelledEpoch(), cancelledEpoch)) {
+      LOG.warn("task {}: a re-emitted record says cancelled epoch {} where the run started with {}; the run keeps its "
+          + "class and timing", task().getTaskId(), newer.getCancelledEpoch(), cancelledEpoch);
+    }
+    super.update(newer);
   }
 
   @Override
@@ -267,7 +285,7 @@ final class CleanupRun extends TaskRun {
     List<String> waits = new ArrayList<>();
     long endsAt = published.getAsLong() + ctx.grace().toMillis(); // from when this worker saw it published
     long now = ctx.clock().millis();
-    boolean cancelledCopy = ctx.control().plannedAfterPublication(task);
+    boolean cancelledCopy = cancelledEpoch != null;
     if (cancelledCopy) {
       endsAt = seenAtMillis + Math.min(ctx.grace().toMillis(), CANCELLED_COPY_SETTLE.toMillis());
     }

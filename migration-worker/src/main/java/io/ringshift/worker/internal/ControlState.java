@@ -39,8 +39,6 @@ public final class ControlState {
   private final Map<String, String> epochOfTask = new ConcurrentHashMap<>();
   private final Map<String, RangeCopyTask> lastRecords = new ConcurrentHashMap<>();
   private final Map<String, Long> publishedAt = new ConcurrentHashMap<>();
-  /** The timestampMillis of the first verified PUBLISHED record of each epoch (the publisher's clock). */
-  private final Map<String, Long> publishedRecordMillis = new ConcurrentHashMap<>();
   /** Every task of each epoch seen on ring.tasks (any kind), by epoch key: what {@link #sweep} forgets. */
   private final Map<String, Map<String, TaskKind>> tasksByEpoch = new ConcurrentHashMap<>();
   /** The highest verified PUBLISHED epoch of each cluster (one entry per cluster, never swept). */
@@ -192,7 +190,6 @@ public final class ControlState {
       return;
     }
     publishedAt.putIfAbsent(epochKey(record.getClusterId(), record.getEpoch()), clock.millis());
-    publishedRecordMillis.putIfAbsent(epochKey(record.getClusterId(), record.getEpoch()), record.getTimestampMillis());
     highestPublished.merge(record.getClusterId(), record.getEpoch(), Math::max);
     Set<String> ids = new java.util.HashSet<>();
     record.getMembers().forEach(m -> ids.add(m.getId()));
@@ -231,16 +228,6 @@ public final class ControlState {
   public OptionalLong publishedAt(String clusterId, long epoch) {
     Long at = publishedAt.get(epochKey(clusterId, epoch));
     return at == null ? OptionalLong.empty() : OptionalLong.of(at);
-  }
-
-  /**
-   * Whether {@code task} was planned after its epoch was published, by the times the orchestrator and the publisher
-   * wrote on their records: the cleanups a cancel plans for what the cancelled tasks copied. False when the epoch's
-   * PUBLISHED record was not read.
-   */
-  public boolean plannedAfterPublication(RangeCopyTask task) {
-    Long published = publishedRecordMillis.get(epochKey(task.getClusterId(), task.getEpoch()));
-    return published != null && task.getTimestampMillis() > published;
   }
 
   /** The COPY and REPAIR tasks of an epoch, as last emitted. */
@@ -323,7 +310,6 @@ public final class ControlState {
       tasksByEpoch.remove(key);
       copyTasksByEpoch.remove(key);
       publishedAt.remove(key);
-      publishedRecordMillis.remove(key);
       for (String id : f.taskIds()) {
         statuses.remove(id);
         lastRecords.remove(id);

@@ -401,12 +401,11 @@ class CleanupRunTest {
    * for the epoch's grace period, which is long over.
    */
   @Test
-  void shouldWaitOnlyForTheCancelledCopiesToSettleWhenPlannedAfterItsEpochWasPublished() {
+  void shouldWaitOnlyForTheCancelledCopiesToSettleWhenTheTaskNamesTheCancelledEpoch() {
     verify(copyTo4, copyTo5);
     publish();
     clock.advance(GRACE.plusMinutes(5));
-    RangeCopyTask afterCancel = RangeCopyTask.newBuilder(cleanup)
-        .setTimestampMillis(PUBLISHED.plus(GRACE).plus(Duration.ofMinutes(4)).toEpochMilli()).build();
+    RangeCopyTask afterCancel = RangeCopyTask.newBuilder(cleanup).setCancelledEpoch(EPOCH + 1).build();
     CleanupRun run = new CleanupRun(afterCancel, null, h.ctx);
     assertThat(run.gate()).isEqualTo("the cancelled copies settle in 30 s");
     clock.advance(CleanupRun.CANCELLED_COPY_SETTLE.minusSeconds(1));
@@ -414,6 +413,45 @@ class CleanupRunTest {
     clock.advance(Duration.ofSeconds(1));
     assertThat(run.gate()).isNull();
     assertThat(gate()).as("a cleanup planned before the epoch was published waits for its grace only").isNull();
+  }
+
+  /**
+   * Protocol review of e5d1a4e: the worker told a cancel's cleanup from an ordinary one by comparing the task's
+   * timestamp (a READY epoch's cleanups carry the Kafka timestamp of the last VERIFIED status, a worker's clock) with
+   * the PUBLISHED record's (the publisher's clock). A worker clock a second ahead made an ordinary cleanup look like a
+   * cancel's, and the old replica was deleted 30 s after publication, under clients still routing by the previous ring.
+   */
+  @Test
+  void shouldWaitOutTheGracePeriodWhateverClocksStampedTheTaskAndThePublishedRecord() {
+    verify(copyTo4, copyTo5);
+    clock.advance(Duration.ofMinutes(1));
+    publish(); // the publisher's clock stamps PUBLISHED
+    RangeCopyTask stampedAhead = RangeCopyTask.newBuilder(cleanup)
+        .setTimestampMillis(PUBLISHED.plusSeconds(1).toEpochMilli()).build(); // a worker's clock, a second ahead
+    RangeCopyTask stampedLongAfter = RangeCopyTask.newBuilder(cleanup)
+        .setTimestampMillis(PUBLISHED.plus(Duration.ofDays(1)).toEpochMilli()).build();
+    CleanupRun ahead = new CleanupRun(stampedAhead, null, h.ctx);
+    CleanupRun longAfter = new CleanupRun(stampedLongAfter, null, h.ctx);
+
+    clock.advance(CleanupRun.CANCELLED_COPY_SETTLE.plusSeconds(1));
+
+    assertThat(ahead.gate()).isEqualTo("grace period ends in 9 min 29 s");
+    assertThat(longAfter.gate()).isEqualTo("grace period ends in 9 min 29 s");
+    clock.advance(GRACE);
+    assertThat(ahead.gate()).isNull();
+  }
+
+  /** A re-emitted record cannot turn a cleanup under way into one of another class (or back). */
+  @Test
+  void shouldKeepTheClassOfACleanupWhenARecordOfTheSameIdSaysOtherwise() {
+    verify(copyTo4, copyTo5);
+    clock.advance(Duration.ofMinutes(1));
+    publish();
+    CleanupRun ordinary = new CleanupRun(cleanup, null, h.ctx);
+    ordinary.update(RangeCopyTask.newBuilder(cleanup).setCancelledEpoch(EPOCH + 1).build());
+    clock.advance(CleanupRun.CANCELLED_COPY_SETTLE.plusSeconds(1));
+
+    assertThat(ordinary.gate()).isEqualTo("grace period ends in 9 min 29 s");
   }
 
   /**

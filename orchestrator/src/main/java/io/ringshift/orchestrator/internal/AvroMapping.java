@@ -196,6 +196,7 @@ public final class AvroMapping {
         .setEstimatedBytes(t.estimatedBytes())
         .setTimestampMillis(timestampMillis)
         .setFenceRequested(fenceRequested)
+        .setCancelledEpoch(t.cancelledEpoch())
         .build();
   }
 

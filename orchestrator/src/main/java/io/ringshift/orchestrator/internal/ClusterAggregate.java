@@ -915,8 +915,10 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     effects.add(new EpochEvent(EpochEvent.State.CANCELLED, plan, cancel, lastReadyRing().checksum(), null, why));
     plan.tasks().forEach(t -> effects.add(new TaskCancelled(t.taskId())));
     ClusterAggregate withCopies = withStrays(plan.tasks());
+    // Cleanups of the active epoch, but of another class than its own (they wait for the cancelled runs to settle, not
+    // for a grace period) and under ids of their own: the active epoch may have a cleanup of the same range and target.
     List<PlannedTask> cleanups = EpochPlanner.strayCleanups(active, active, active, withCopies.strays(), Set.of(),
-        clusterBytes);
+        clusterBytes).stream().map(c -> c.afterCancelOf(cluster, active.epoch(), epoch)).toList();
     cleanups.forEach(c -> effects.add(new TaskEvent(active.epoch(), 0, c)));
     List<Unpublished> waiting = new ArrayList<>();
     for (Unpublished u : publication.unpublished()) {

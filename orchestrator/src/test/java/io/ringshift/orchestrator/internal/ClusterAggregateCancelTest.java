@@ -79,6 +79,35 @@ class ClusterAggregateCancelTest {
     assertThat(verifyAll(next.next()).next().active().epoch()).isEqualTo(3);
   }
 
+  /**
+   * Protocol review of e5d1a4e: DRAIN node-05 (epoch 2), JOIN node-05 again (epoch 3: its tokens are derived from its
+   * id, so the same ranges come back), CANCEL epoch 3. The cancel's cleanups of node-05's ranges had the ids of epoch
+   * 2's own cleanups of the same ranges: a worker either never ran them (that id was already VERIFIED, so the partial
+   * copies stayed on node-05 for good) or replaced the drain cleanup waiting out its grace period with one that
+   * deletes 30 s after it is seen.
+   */
+  @Test
+  void shouldGiveTheCleanupsOfACancelIdsOfTheirOwnAndMarkTheirClass() {
+    Transition drained = verifyAll(initialised().onChange(change(Action.DRAIN, "node-05", null), BYTES).next());
+    Set<String> drainCleanups = tasks(drained).stream().filter(t -> t.task().kind() == PlannedTask.Kind.CLEANUP)
+        .map(t -> t.task().taskId()).collect(Collectors.toSet());
+    assertThat(drainCleanups).isNotEmpty();
+    ClusterAggregate rejoining = drained.next().onChange(change(Action.JOIN, "node-05", "az-3"), BYTES).next();
+    assertThat(rejoining.inFlight().plan().target().epoch()).isEqualTo(3);
+
+    Transition t = rejoining.onCancel(cancel(3, "node-05"), BYTES);
+
+    List<TaskEvent> cleanups = tasks(t);
+    assertThat(cleanups).isNotEmpty().allSatisfy(c -> {
+      assertThat(c.epoch()).isEqualTo(2);
+      assertThat(c.task().target()).isEqualTo("node-05");
+      assertThat(c.task().cancelledEpoch()).as("the class of the cleanup, said on the task").isEqualTo(3L);
+      assertThat(drainCleanups).as("an id of epoch 2's own cleanups").doesNotContain(c.task().taskId());
+      assertThat(io.ringshift.protocol.RecordKeys.parseTaskId(c.task().taskId()).cancelledEpoch()).isEqualTo(3L);
+    });
+    assertThat(tasks(drained)).allSatisfy(c -> assertThat(c.task().cancelledEpoch()).isNull());
+  }
+
   @Test
   void shouldPlanTheQueuedChangesFromTheActiveEpochAndRefuseThoseThatNeededTheCancelledOne() {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();

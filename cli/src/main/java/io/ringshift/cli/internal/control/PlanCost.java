@@ -121,13 +121,22 @@ record PlanCost(Map<String, Long> bytes, Set<String> unreachable, double measure
    * epoch's are kept): every byte copied over the time from the first start to the last VERIFIED status. Null when
    * no such epoch has a finished copy.
    */
+  /** Whether a task id names a CLEANUP (a cancel's too); an id of another form counts as no cleanup. */
+  private static boolean isCleanupId(String taskId) {
+    try {
+      return io.ringshift.protocol.RecordKeys.parseTaskId(taskId).kind() == TaskKind.CLEANUP;
+    } catch (io.ringshift.protocol.CodecException e) {
+      return false;
+    }
+  }
+
   static double[] measuredRate(Contents contents, String clusterId) {
     Map<String, RangeCopyTask> tasks = new HashMap<>();
     contents.tasks().forEach(t -> tasks.put(t.getTaskId(), t));
     TreeMap<Long, List<TaskStatus>> byEpoch = new TreeMap<>();
     for (TaskStatus s : contents.statuses()) {
       RangeCopyTask task = tasks.get(s.getTaskId());
-      boolean copy = task == null ? !s.getTaskId().contains("/cleanup/") : task.getKind() != TaskKind.CLEANUP;
+      boolean copy = task == null ? !isCleanupId(s.getTaskId()) : task.getKind() != TaskKind.CLEANUP;
       if (clusterId.equals(s.getClusterId()) && copy && s.getState() == TaskState.VERIFIED
           && s.getStartedMillis() != null && s.getCopiedBytes() > 0) {
         byEpoch.computeIfAbsent(s.getEpoch(), e -> new ArrayList<>()).add(s);
