@@ -901,17 +901,28 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
           + "; a failure cannot be cancelled, because its replicas are rebuilt from the survivors and clients already "
           + "route without the dead node: cancelling would leave its ranges under-replicated", null);
     }
-    if (!Objects.equals(cancel.nodeId(), cause.nodeId())) {
+    // A re-plan after a rejection may carry out several changes in one plan, whose cause names the first only: the
+    // cancel abandons the one it names, and the others are planned again on their own, so that each requester sees an
+    // outcome of its own (abandoning them silently was a defect: their requesters were never told).
+    List<MembershipChange> carried = publication.replanned().contains(cause) ? publication.replanned() : List.of(cause);
+    MembershipChange named = carried.stream().filter(c -> Objects.equals(c.nodeId(), cancel.nodeId())).findFirst()
+        .orElse(null);
+    if (named == null) {
+      String carriesOut = carried.stream().map(c -> c.action() + " of node " + c.nodeId())
+          .collect(java.util.stream.Collectors.joining(" and "));
       return reject("CANCEL of epoch " + epoch + ": it names node " + cancel.nodeId() + ", but the plan carries out "
-          + cause.action() + " of node " + cause.nodeId() + "; a cancel is keyed by the node of the change it "
-          + "cancels", null);
+          + carriesOut + (carried.size() > 1 ? " (a re-plan after a rejection merged them)" : "")
+          + "; a cancel is keyed by the node of the change it cancels", null);
     }
+    List<MembershipChange> others = carried.stream().filter(c -> c != named).toList();
     Plan plan = inFlight.plan();
     List<Effect> effects = new ArrayList<>();
     String why = "cancelled by " + (cancel.requestedBy() == null || cancel.requestedBy().isBlank() ? "an operator"
-        : cancel.requestedBy()) + " (request " + cancel.requestId() + "): " + cause.action() + " of node "
-        + cause.nodeId() + " abandoned, " + plan.tasks().size() + " task(s) cancelled; cluster " + cluster
-        + " stays on epoch " + active.epoch();
+        : cancel.requestedBy()) + " (request " + cancel.requestId() + "): " + named.action() + " of node "
+        + named.nodeId() + " abandoned, " + plan.tasks().size() + " task(s) cancelled; cluster " + cluster
+        + " stays on epoch " + active.epoch()
+        + others.stream().map(c -> "; " + c.action() + " of node " + c.nodeId() + " (request " + c.requestId()
+            + ") is planned again on its own").collect(java.util.stream.Collectors.joining());
     effects.add(new EpochEvent(EpochEvent.State.CANCELLED, plan, cancel, lastReadyRing().checksum(), null, why));
     plan.tasks().forEach(t -> effects.add(new TaskCancelled(t.taskId())));
     ClusterAggregate withCopies = withStrays(plan.tasks());
@@ -926,9 +937,11 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       waiting.add(u.epoch() != active.epoch() ? u : new Unpublished(u.epoch(), u.checksum(), u.cause(),
           concat(u.taskIds(), cleanups.stream().map(PlannedTask::taskId).toList())));
     }
+    Publication answered = publication.withUnpublished(waiting);
     ClusterAggregate back = new ClusterAggregate(active, null, List.of(), (int) (epoch - active.epoch()),
-        publication.withUnpublished(waiting), List.of());
-    Transition t = back.planQueue(queue, clusterBytes);
+        new Publication(answered.published(), answered.complete(), answered.unpublished(), answered.rejections(),
+            answered.held(), List.of()), List.of());
+    Transition t = back.planQueue(concat(others, queue), clusterBytes);
     effects.addAll(t.effects());
     return new Transition(t.next(), effects);
   }

@@ -108,6 +108,51 @@ class ClusterAggregateCancelTest {
     assertThat(tasks(drained)).allSatisfy(c -> assertThat(c.task().cancelledEpoch()).isNull());
   }
 
+  /**
+   * Protocol review of e5d1a4e: JOIN node-12 is READY as epoch 2 and DRAIN node-05 in flight behind it; the publisher
+   * rejects epoch 2 and the re-plan merges both into epoch 4, whose cause names the JOIN only. A CANCEL naming node-12
+   * abandoned the DRAIN too, with nothing to its requester and nothing queued. Now only the named change is abandoned:
+   * the other one is planned again on its own, with its own request as the cause, so its requester sees an outcome.
+   */
+  @Test
+  void shouldPlanTheOtherChangesOfAMergedReplanAgainWhenACancelAbandonsOneOfThem() {
+    ClusterAggregate state = initialised();
+    state = state.onPublished(1, ClusterAggregateTest.initial().checksum(), false, ClusterAggregateTest::initial)
+        .next();
+    Transition joined = verifyAll(state.onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next());
+    EpochEvent joinReady = epochs(joined).stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst()
+        .orElseThrow();
+    MembershipChange drain = change(Action.DRAIN, "node-05", null);
+    ClusterAggregate draining = joined.next().onChange(drain, BYTES).next();
+    assertThat(draining.inFlight().cause()).isEqualTo(drain);
+    Transition merged = draining.onRejected(2, joinReady.plan().target().checksum(), "TASKS: for the test", BYTES);
+    ClusterAggregate replanned = merged.next();
+    long epoch = replanned.inFlight().plan().target().epoch();
+    assertThat(replanned.inFlight().plan().target().member("node-12")).isNotNull();
+    assertThat(replanned.inFlight().plan().target().member("node-05")).as("merged").isNull();
+
+    Transition t = replanned.onCancel(cancel(epoch, "node-12"), BYTES);
+
+    assertThat(t.effects()).filteredOn(Rejection.class::isInstance).isEmpty();
+    assertThat(epochs(t)).extracting(e -> e.state() + "@" + e.plan().target().epoch())
+        .containsExactly("CANCELLED@" + epoch, "PLANNED@" + (epoch + 1));
+    assertThat(epochs(t).get(0).reason()).contains("JOIN of node node-12 abandoned",
+        "DRAIN of node node-05 (request req-DRAIN-node-05) is planned again on its own");
+    EpochEvent again = epochs(t).get(1);
+    assertThat(again.cause()).as("the drain's requester sees its own outcome").isEqualTo(drain);
+    assertThat(again.plan().target().member("node-05")).isNull();
+    assertThat(again.plan().target().member("node-12")).isNull();
+
+    Transition byDrain = replanned.onCancel(cancel(epoch, "node-05"), BYTES);
+    assertThat(epochs(byDrain)).extracting(e -> e.state() + "@" + e.plan().target().epoch())
+        .as("a cancel may name any change the merged plan carries out")
+        .containsExactly("CANCELLED@" + epoch, "PLANNED@" + (epoch + 1));
+    assertThat(epochs(byDrain).get(1).cause().nodeId()).isEqualTo("node-12");
+    assertThat(rejection(replanned.onCancel(cancel(epoch, "node-07"), BYTES))).isEqualTo("CANCEL of epoch " + epoch
+        + ": it names node node-07, but the plan carries out JOIN of node node-12 and DRAIN of node node-05 (a "
+        + "re-plan after a rejection merged them); a cancel is keyed by the node of the change it cancels");
+  }
+
   @Test
   void shouldPlanTheQueuedChangesFromTheActiveEpochAndRefuseThoseThatNeededTheCancelledOne() {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
