@@ -329,17 +329,32 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     if (change.isFailure() && inFlight != null) {
       return replan(change, clusterBytes, origin);
     }
+    List<String> gone = inFlight == null ? removedByPublished() : List.of();
+    if (change.action() == MembershipChange.Action.JOIN && gone.contains(change.nodeId())) {
+      // It is still a member of the active ring, whose data it missed since: a plan that kept it there would count it
+      // a complete replica of its old ranges. Once a later epoch is published it is gone for good and may join anew.
+      return reject("JOIN of node " + change.nodeId() + ": published epoch " + publication.published().epoch()
+          + " removed it after it failed, and its repair is not published yet; join it again once a later epoch is "
+          + "published", origin);
+    }
     MembershipChange.Outcome outcome = change.applyTo(active.clusterId(), projectedMembers());
     if (outcome instanceof MembershipChange.Refused refused) {
       return reject(refused.reason(), origin);
     }
     List<Member> members = ((MembershipChange.Applied) outcome).members();
     if (inFlight == null) {
-      List<String> dead = change.isFailure() ? List.of(change.nodeId()) : List.of();
-      if (change.isFailure() && EpochPlanner.keepsReplicaZones(active, dead)) {
+      // Nodes the published epoch removed (failure epochs whose repair was rolled back) stay dead in every plan.
+      List<String> dead = new ArrayList<>(gone);
+      if (change.isFailure()) {
+        dead.add(change.nodeId());
+      }
+      if (change.isFailure() && gone.isEmpty() && EpochPlanner.keepsReplicaZones(active, dead)) {
         return publishFailureThenPlan(change, members, dead, lastReadyRing(), nextEpoch(), 0, List.of(),
             null, clusterBytes, origin);
       }
+      // With nodes the published epoch removed, a failure is planned with its repair and published once it is
+      // VERIFIED: a failure epoch now would have to remove them all in one, which the failure epochs' numbering (one
+      // node each, from the active ring) cannot say.
       return plan(members, change, dead, 0, Set.of(), List.of(), null, clusterBytes, origin);
     }
     try {
@@ -641,6 +656,20 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     return publishedFailureEpochs() == failedMembers(inFlight.deadNodes()).size();
   }
 
+  /**
+   * Members of the active ring that the published epoch, a later one, no longer has: the nodes its failure epochs
+   * removed, when the repair after them was rolled back (the active ring is then the last complete one). Clients route
+   * without them and they missed writes since, so every later plan keeps them out (never placed, never a source) until
+   * an epoch after the published one is READY. Empty in every other state.
+   */
+  List<String> removedByPublished() {
+    RingSnapshot published = publication.published();
+    if (published == null || published.epoch() <= active.epoch()) {
+      return List.of();
+    }
+    return active.members().stream().map(Member::id).filter(id -> published.member(id) == null).toList();
+  }
+
   /** The dead nodes that are members of the active ring, in the order they failed. */
   private List<String> failedMembers(List<String> dead) {
     return dead.stream().filter(id -> active.member(id) != null).toList();
@@ -657,7 +686,9 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * that no longer applies, after a re-plan, is skipped here and refused when its turn comes).
    */
   List<Member> projectedMembers() {
-    List<Member> members = inFlight != null ? inFlight.plan().target().members() : active.members();
+    List<String> gone = inFlight != null ? List.of() : removedByPublished();
+    List<Member> members = inFlight != null ? inFlight.plan().target().members()
+        : active.members().stream().filter(m -> !gone.contains(m.id())).toList();
     for (MembershipChange queued : queue) {
       if (queued.applyTo(active.clusterId(), members) instanceof MembershipChange.Applied applied) {
         members = applied.members();

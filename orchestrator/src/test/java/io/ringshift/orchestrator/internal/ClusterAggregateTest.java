@@ -508,6 +508,57 @@ class ClusterAggregateTest {
         .allSatisfy(t -> assertThat(t.sources()).doesNotContain("node-03", "node-04"));
   }
 
+  /**
+   * Protocol review of e5d1a4e: node-03 fails, failure epoch 2 is published, and its repair is rejected four times in a
+   * row. The cluster holds with the active ring the last complete one (which still has node-03) and the published
+   * epoch 2 (which does not). The next JOIN was planned from the active ring, so node-03 was placed again as a complete
+   * replica; a later FAIL's failure epoch routed to node-03 too; the publisher refused each, so nothing could be
+   * published again, not even a failure. A node the published epoch removed stays removed in every later plan.
+   */
+  @Test
+  void shouldKeepANodeThePublishedEpochRemovedOutOfEveryPlanWhileTheClusterHoldsAfterRepeatedRejections() {
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
+    state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
+    Transition fail = state.onChange(change(Action.FAIL, "node-03", null), BYTES);
+    EpochEvent failure = ready(fail);
+    state = published(fail.next(), failure);
+    for (int attempt = 1; attempt <= 4; attempt++) {
+      Transition repaired = verifyAll(state);
+      EpochEvent repairReady = ready(repaired);
+      state = repaired.next().onRejected(repairReady.plan().target().epoch(), repairReady.plan().target().checksum(),
+          "TASKS: for the test", BYTES).next();
+    }
+    assertThat(state.inFlight()).as("holding after four rejections").isNull();
+    assertThat(state.active().member("node-03")).as("the complete ring").isNotNull();
+
+    Transition join = state.onChange(change(Action.JOIN, "node-12", "az-1"), BYTES);
+
+    EpochEvent planned = epochs(join).get(0);
+    assertThat(planned.state()).isEqualTo(EpochEvent.State.PLANNED);
+    assertThat(planned.plan().target().member("node-03")).isNull();
+    assertThat(planned.previousChecksum()).isEqualTo(failure.plan().target().checksum());
+    assertThat(join.next().inFlight().plan().tasks()).isNotEmpty()
+        .allSatisfy(t -> assertThat(t.sources()).doesNotContain("node-03"))
+        .allSatisfy(t -> assertThat(t.target()).isNotEqualTo("node-03"));
+    Transition joined = verifyAll(join.next());
+    assertThat(ready(joined).plan().target().member("node-03")).isNull();
+
+    Transition secondFail = state.onChange(change(Action.FAIL, "node-07", null), BYTES);
+    assertThat(epochs(secondFail)).isNotEmpty().allSatisfy(e -> {
+      assertThat(e.plan().target().member("node-03")).as("%s of epoch %d", e.state(), e.plan().target().epoch())
+          .isNull();
+      assertThat(e.plan().target().member("node-07")).isNull();
+    });
+    assertThat(secondFail.next().inFlight().plan().tasks())
+        .allSatisfy(t -> assertThat(t.sources()).doesNotContain("node-03", "node-07"));
+
+    Transition rejoin = state.onChange(change(Action.JOIN, "node-03", "az-1"), BYTES);
+    assertThat(rejoin.effects()).singleElement().isInstanceOf(Rejection.class);
+    assertThat(((Rejection) rejoin.effects().get(0)).reason()).isEqualTo("JOIN of node node-03: published epoch 2 "
+        + "removed it after it failed, and its repair is not published yet; join it again once a later epoch is "
+        + "published");
+  }
+
   @Test
   void shouldCountRejectionsUntilAnEpochWithoutFillingMarksIsPublished() {
     ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
