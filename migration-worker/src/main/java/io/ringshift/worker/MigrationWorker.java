@@ -259,6 +259,7 @@ public final class MigrationWorker implements AutoCloseable {
    * dispatcher lifts no fence for the tombstone of a task of a published epoch (the nodes prune those fences).
    */
   private void sweep() {
+    dispatcher.retryFenceLifts();
     for (ControlState.Finished f : control.sweep()) {
       for (String id : f.taskIds()) {
         producer.send(new ProducerRecord<>(config.topics().tasks().name(), id, null));

@@ -54,6 +54,55 @@ public final class ControlState {
     return Optional.ofNullable(latestMembers.get(clusterId));
   }
 
+  /**
+   * Tasks a tombstone dropped that this worker's dispatcher saw before this state's reader did: not live, whatever
+   * record of them the reader still holds ({@link #liveTaskFencing}).
+   */
+  private final Set<String> dropped = ConcurrentHashMap.newKeySet();
+  /**
+   * Per cluster, the epochs a CANCELLED or REJECTED record names (numbers never used again: no such epoch will be
+   * published), with when this worker first read it; watched by {@link FenceLifts} until their fences are gone.
+   */
+  private final Map<String, Map<Long, Long>> deadEpochs = new ConcurrentHashMap<>();
+
+  /** The dispatcher saw the tombstone of {@code taskId}: it is no longer live, even before this state reads it. */
+  public synchronized void onDropped(String taskId) {
+    if (lastRecords.containsKey(taskId) && !epochOfTask.containsKey(taskId)) {
+      return; // this state read the tombstone already (or the task is no COPY or REPAIR, which fences nothing)
+    }
+    dropped.add(taskId);
+  }
+
+  /** The dispatcher saw a record of {@code taskId} again after its tombstone (a re-plan emitted it anew). */
+  public void onUndropped(String taskId) {
+    dropped.remove(taskId);
+  }
+
+  /** Per cluster, the epochs that can no longer be published, with when this worker first read so (a copy). */
+  public Map<String, Map<Long, Long>> deadEpochs() {
+    Map<String, Map<Long, Long>> copy = new java.util.TreeMap<>();
+    deadEpochs.forEach((c, epochs) -> {
+      if (!epochs.isEmpty()) {
+        copy.put(c, new java.util.TreeMap<>(epochs));
+      }
+    });
+    return copy;
+  }
+
+  /** Stops watching a dead epoch (its fences are gone). */
+  public void forgetDeadEpoch(String clusterId, long epoch) {
+    Map<Long, Long> epochs = deadEpochs.get(clusterId);
+    if (epochs != null) {
+      epochs.remove(epoch);
+    }
+  }
+
+  /** The nodes any epoch record of {@code clusterId} named as members, in id order. */
+  public List<String> knownMembers(String clusterId) {
+    Map<String, String> ofCluster = zones.get(clusterId);
+    return ofCluster == null ? List.of() : List.copyOf(new java.util.TreeSet<>(ofCluster.keySet()));
+  }
+
   /** Per cluster, the nodes a verified PUBLISHED epoch removed for a FAIL, with the first such epoch. */
   private final Map<String, Map<String, Long>> failed = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -136,6 +185,7 @@ public final class ControlState {
   /** The latest record of a task on {@code ring.tasks} ({@code null}: the task was dropped). */
   public synchronized void onTask(String taskId, RangeCopyTask task) {
     if (task == null) {
+      dropped.remove(taskId); // this state knows it now
       // A dropped task no longer belongs to its epoch: the epoch can be swept without it.
       RangeCopyTask last = lastRecords.get(taskId);
       if (last != null) {
@@ -176,6 +226,11 @@ public final class ControlState {
     // Zones only shape the group's zone-link budgets, so any epoch record may name them (a node keeps its zone).
     Map<String, String> ofCluster = zones.computeIfAbsent(record.getClusterId(), c -> new ConcurrentHashMap<>());
     record.getMembers().forEach(m -> ofCluster.put(m.getId(), m.getZone()));
+    if (record.getState() == EpochState.CANCELLED || record.getState() == EpochState.REJECTED) {
+      deadEpochs.computeIfAbsent(record.getClusterId(), c -> new ConcurrentHashMap<>())
+          .putIfAbsent(record.getEpoch(), clock.millis());
+      return;
+    }
     if (record.getState() != EpochState.PUBLISHED) {
       return;
     }
@@ -260,7 +315,7 @@ public final class ControlState {
   public String liveTaskFencing(String clusterId, long epoch, RingRange range, String node,
       String except) {
     for (RangeCopyTask other : copyTasks(clusterId, epoch)) {
-      if (!other.getTaskId().equals(except)
+      if (!other.getTaskId().equals(except) && !dropped.contains(other.getTaskId())
           && (other.getSources().contains(node) || other.getTarget().equals(node))
           && range.intersects(RingRange.of(other.getRangeStart(), other.getRangeEnd()))) {
         return other.getTaskId();

@@ -606,28 +606,10 @@ final class CopyRun extends TaskRun {
       nodes.add(task().getTarget());
       nodes.addAll(task().getSources());
     }
-    RingRange range = range();
-    long epoch = task().getEpoch();
-    for (String node : nodes) {
-      String keeper = ctx.control().liveTaskFencing(task().getClusterId(), epoch, range, node, id());
-      if (keeper != null) {
-        // Fences are keyed by range and epoch, not by task: lifting this one would lift the live task's too, and
-        // let older-epoch writes land on the node after that task's fence position.
-        LOG.info("task {} dropped: keeping the fence of {} at epoch {} on {}: live task {} moves that range too",
-            id(), range, epoch, node, keeper);
-        continue;
-      }
-      try {
-        call(node, NodeDown.Role.REPLICA, s -> {
-          s.unfence(range, epoch);
-          return null;
-        });
-        LOG.info("task {} dropped: lifted the fence of {} at epoch {} on {}", id(), range, epoch, node);
-      } catch (NodeDown | StoreException e) {
-        LOG.warn("task {} dropped: could not lift the fence of {} at epoch {} on {}: {}", id(), range, epoch, node,
-            e.getMessage());
-      }
-    }
+    // Fences are keyed by range and epoch, not by task: a live task of the epoch that fences the range on a node keeps
+    // that fence (lifting it would let older-epoch writes land after that task's fence position); what is held back
+    // is tried again at the worker's sweeps until it is lifted.
+    ctx.lifts().lift(task().getClusterId(), task().getEpoch(), range(), nodes, id());
   }
 
   /**

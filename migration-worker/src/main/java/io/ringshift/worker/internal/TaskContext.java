@@ -13,16 +13,20 @@ import java.time.Duration;
  * @param ticker monotonic time for the token buckets
  * @param metrics the worker's meters (bytes copied)
  * @param tails the change feeds caught-up tasks follow while they wait for their fence, one per source node
+ * @param lifts the fences of dropped tasks, lifted until they are
  */
 public record TaskContext(String workerId, NodeStores stores, Throttles throttles, Slots slots, StatusSink sink,
     ControlState control, Clock clock, Ticker ticker, TaskTuning tuning, Duration grace, WorkerMetrics metrics,
-    SourceTails tails) {
+    SourceTails tails, FenceLifts lifts) {
 
-  /** A context whose caught-up tasks follow their sources' feeds together ({@link SourceTails}). */
+  /**
+   * A context whose caught-up tasks follow their sources' feeds together ({@link SourceTails}) and whose dropped tasks'
+   * fences are lifted until they are ({@link FenceLifts}).
+   */
   public TaskContext(String workerId, NodeStores stores, Throttles throttles, Slots slots, StatusSink sink,
       ControlState control, Clock clock, Ticker ticker, TaskTuning tuning, Duration grace, WorkerMetrics metrics) {
     this(workerId, stores, throttles, slots, sink, control, clock, ticker, tuning, grace, metrics,
-        new SourceTails(stores, tuning));
+        new SourceTails(stores, tuning), new FenceLifts(control, stores, clock));
   }
 
   /** A context whose meters nobody reads. */

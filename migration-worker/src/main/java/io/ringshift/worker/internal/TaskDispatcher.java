@@ -53,6 +53,9 @@ public final class TaskDispatcher {
   public void onTask(Object owner, String taskId, RangeCopyTask task) {
     Running current = tasks.get(taskId);
     if (task == null) {
+      // Not live from now on, whatever record of it the control view still holds: a fence it shares with another
+      // dropped task of its epoch must not be kept for it.
+      ctx.control().onDropped(taskId);
       tasks.remove(taskId);
       if (current != null && current.run().drop()) {
         LOG.info("task {} dropped by a tombstone; its run stops and lifts the fences it set", taskId);
@@ -61,6 +64,7 @@ public final class TaskDispatcher {
       }
       return;
     }
+    ctx.control().onUndropped(taskId);
     if (current != null) {
       current.run().update(task);
       current.run().republish();
@@ -109,37 +113,50 @@ public final class TaskDispatcher {
     RangeCopyTask record = ended != null ? ended.task() : ctx.control().lastRecord(taskId).orElse(null);
     if (record == null) {
       LOG.warn("task {} dropped by a tombstone after it fenced ({}), but no record of it names the nodes it fenced: the "
-          + "fences stay until its epoch is published", taskId, status.getState());
+          + "fences stay until its epoch is published, or, if it never will be, until the worker's sweep lifts the "
+          + "fences of its epoch", taskId, status.getState());
       return;
     }
     if (record.getKind() != TaskKind.COPY && record.getKind() != TaskKind.REPAIR) {
       return;
     }
     RingRange range = RingRange.of(record.getRangeStart(), record.getRangeEnd());
-    long epoch = record.getEpoch();
     // The target too: a run fences it before the sources.
     List<String> fencedNodes = new java.util.ArrayList<>(record.getSources());
     fencedNodes.add(0, record.getTarget());
-    CompletableFuture<Void> lift = scheduler.runAsync(() -> {
-      for (String node : fencedNodes) {
-        String keeper = ctx.control().liveTaskFencing(record.getClusterId(), epoch, range, node, taskId);
-        if (keeper != null) {
-          LOG.info("task {} dropped: keeping the fence of {} at epoch {} on {}: live task {} moves that range too",
-              taskId, range, epoch, node, keeper);
-          continue;
-        }
-        try {
-          ctx.stores().store(node).unfence(range, epoch);
-          LOG.info("task {} dropped after it ended {}: lifted the fence of {} at epoch {} on {}", taskId,
-              status.getState(), range, epoch, node);
-        } catch (StoreException e) {
-          LOG.warn("task {} dropped: could not lift the fence of {} at epoch {} on {}, skipping it: {}", taskId,
-              range, epoch, node, e.getMessage());
-        }
-      }
-    });
+    CompletableFuture<Void> lift = scheduler.runAsync(() ->
+        ctx.lifts().lift(record.getClusterId(), record.getEpoch(), range, fencedNodes, taskId));
     lifting.add(lift);
     lift.whenComplete((v, e) -> lifting.remove(lift));
+  }
+
+  private final java.util.concurrent.atomic.AtomicBoolean retrying = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Tries again the fence lifts that a live task or an unanswering node held back, and lifts the fences of epochs that
+   * can no longer be published ({@link FenceLifts#retry}), on the scheduler's pool, one pass at a time: the worker's
+   * sweep calls it.
+   */
+  public void retryFenceLifts() {
+    if (!retrying.compareAndSet(false, true)) {
+      return;
+    }
+    CompletableFuture<Void> pass;
+    try {
+      pass = scheduler.runAsync(() -> ctx.lifts().retry());
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      retrying.set(false);
+      return;
+    }
+    lifting.add(pass);
+    pass.whenComplete((v, e) -> {
+      lifting.remove(pass);
+      retrying.set(false);
+      if (e != null) {
+        LOG.warn("lifting the fences of dropped tasks and of epochs that will not be published failed; trying again at "
+            + "the next sweep", e);
+      }
+    });
   }
 
   /** Whether fences of dropped tasks are still being lifted. */

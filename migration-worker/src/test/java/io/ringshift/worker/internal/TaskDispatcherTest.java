@@ -284,7 +284,7 @@ class TaskDispatcherTest {
   }
 
   @Test
-  void shouldSkipASourceThatDoesNotAnswerAndLiftTheOthersFence() {
+  void shouldSkipASourceThatDoesNotAnswerAndLiftItsFenceAtALaterSweep() {
     StoreFixture.Node b = nodes.node("node-b");
     RangeCopyTask task = endedFenced(List.of("node-a", "node-b"), false);
     b.down();
@@ -294,7 +294,59 @@ class TaskDispatcherTest {
     await("the fence on node-a lifted").atMost(Harness.WAIT).until(() -> a.fences().isEmpty());
     await("lifting done").atMost(Harness.WAIT).until(() -> !dispatcher.lifting());
     b.up();
-    assertThat(b.fences()).as("node-b was down: its fence stays until the epoch is published").hasSize(1);
+    assertThat(b.fences()).as("node-b was down").hasSize(1);
+    assertThat(h.ctx.lifts().pending()).isEqualTo(1);
+
+    dispatcher.retryFenceLifts();
+
+    await("the fence on node-b lifted at the next sweep").atMost(Harness.WAIT).until(() -> b.fences().isEmpty());
+    assertThat(h.ctx.lifts().pending()).isZero();
+  }
+
+  /**
+   * Protocol review of e5d1a4e: two tasks of cancelled epoch 3 fenced overlapping ranges on one source (a range gaining
+   * two replicas). The dispatcher saw both tombstones before the worker's control view did, so each lift kept node-a's
+   * fence for the other task, which still looked live, and nothing tried again: clients of the active epoch were
+   * refused on that range for good.
+   */
+  @Test
+  void shouldLiftAFenceTwoDroppedTasksOfOneEpochSharedWhenTheControlViewLagsBehindTheTombstones() {
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    RangeCopyTask toT = endedFenced(List.of("node-a"), false);
+    RangeCopyTask toU = endedFencedTo("node-u", List.of("node-a"));
+    assertThat(a.fences()).as("one fence of the range at epoch 3, shared").hasSize(1);
+
+    dispatcher.onTask("p0", toT.getTaskId(), null);
+    dispatcher.onTask("p0", toU.getTaskId(), null);
+
+    await("the lifting done").atMost(Harness.WAIT).until(() -> !dispatcher.lifting());
+    assertThat(a.fences()).as("node-a's fence, which neither dropped task needs").isEmpty();
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(nodes.node("node-t").fences()).isEmpty();
+    assertThat(nodes.node("node-u").fences()).isEmpty();
+  }
+
+  /**
+   * A fence whose task's tombstone this worker never saw (it reached another worker; or the worker restarted after it):
+   * once the epoch can no longer be published (CANCELLED) and no task of it is live, the sweep lifts it, on every node
+   * of the cluster; while a task of the epoch is live, its fence stays.
+   */
+  @Test
+  void shouldLiftTheFencesOfAnEpochThatCanNoLongerBePublishedAtTheNextSweep() {
+    byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
+    RangeCopyTask task = endedFenced(List.of("node-a"), false);
+    h.control.onEpoch(epochRecord(task.getEpoch(), io.ringshift.schemas.avro.EpochState.CANCELLED, "node-a", "node-t"));
+
+    dispatcher.retryFenceLifts();
+    await("the pass done").atMost(Harness.WAIT).until(() -> !dispatcher.lifting());
+    assertThat(a.fences()).as("its task is still live here (its tombstone is on its way)").hasSize(1);
+
+    h.control.onTask(task.getTaskId(), null); // the control view reads the tombstone; this dispatcher never sees it
+    dispatcher.retryFenceLifts();
+
+    await("the fences of cancelled epoch 3 lifted").atMost(Harness.WAIT)
+        .until(() -> a.fences().isEmpty() && nodes.node("node-t").fences().isEmpty());
+    assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).isInstanceOf(WriteResult.Applied.class);
   }
 
   @Test
@@ -358,6 +410,38 @@ class TaskDispatcherTest {
       assertThat(nodes.node(node).fences()).as("fences on " + node).hasSize(1);
     }
     return task;
+  }
+
+  /** A second COPY of the same range at epoch 3, to {@code target}, run to VERIFIED: it fences the same range. */
+  private RangeCopyTask endedFencedTo(String target, List<String> sources) {
+    nodes.node(target);
+    RangeCopyTask task = copyTask(3, HALF, sources, target);
+    h.control.onTask(task.getTaskId(), task);
+    dispatcher.onTask("p0", task.getTaskId(), task);
+    h.awaitState(task.getTaskId(), TaskState.CAUGHT_UP);
+    RangeCopyTask fence = fenceRequested(task);
+    h.control.onTask(task.getTaskId(), fence);
+    dispatcher.onTask("p0", task.getTaskId(), fence);
+    h.awaitFinished(dispatcher.run(task.getTaskId()));
+    assertThat(h.control.status(task.getTaskId()).orElseThrow().getState()).isEqualTo(TaskState.VERIFIED);
+    return task;
+  }
+
+  /** An epoch record of cluster {@link Harness#CLUSTER} naming {@code members} (in one zone). */
+  private static io.ringshift.schemas.avro.EpochRecord epochRecord(long epoch, io.ringshift.schemas.avro.EpochState state,
+      String... members) {
+    List<io.ringshift.schemas.avro.MemberSpec> specs = new java.util.ArrayList<>();
+    for (String m : members) {
+      specs.add(new io.ringshift.schemas.avro.MemberSpec(m, "az-1", 1.0,
+          io.ringshift.schemas.avro.MemberSpecState.ACTIVE, List.of()));
+    }
+    return io.ringshift.schemas.avro.EpochRecord.newBuilder()
+        .setClusterId(Harness.CLUSTER).setEpoch(epoch).setState(state).setMembers(specs).setVnodes(1).setReplicas(1)
+        .setCause(io.ringshift.schemas.avro.MembershipEvent.newBuilder().setClusterId(Harness.CLUSTER)
+            .setNodeId("node-u").setAction(io.ringshift.schemas.avro.MembershipAction.CANCEL).setRequestId("r")
+            .setRequestedBy("test").setTimestampMillis(0).setEpoch(epoch).build())
+        .setHashId("h").setPolicyId("p").setMembershipDigest(java.nio.ByteBuffer.allocate(32))
+        .setTargetChecksum(java.nio.ByteBuffer.allocate(32)).setTimestampMillis(0).build();
   }
 
   private static List<String> concat(List<String> nodes, String node) {
