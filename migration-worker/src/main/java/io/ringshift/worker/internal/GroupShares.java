@@ -72,6 +72,15 @@ public final class GroupShares {
       return;
     }
     long now = clock.millis();
+    // Node ids are unique only per cluster, and ring.task-status is shared by every cluster: another cluster's
+    // node-03 is not this worker's. Where this worker has a status of its own from a source, only statuses of the
+    // clusters it copies from there count (before it has one, all do: at worst its share is smaller, never larger).
+    Map<String, Set<String>> ownClusters = new HashMap<>();
+    for (TaskStatus status : state.statuses()) {
+      if (workerId.equals(status.getWorkerId()) && status.getSource() != null && status.getClusterId() != null) {
+        ownClusters.computeIfAbsent(status.getSource(), s -> new HashSet<>()).add(status.getClusterId());
+      }
+    }
     Map<String, Set<String>> bySource = new HashMap<>();
     Map<String, Set<String>> byLink = new HashMap<>();
     for (TaskStatus status : state.statuses()) {
@@ -82,6 +91,10 @@ public final class GroupShares {
         continue;
       }
       String source = status.getSource();
+      Set<String> clusters = ownClusters.get(source);
+      if (clusters != null && !clusters.contains(status.getClusterId())) {
+        continue;
+      }
       String worker = status.getWorkerId();
       bySource.computeIfAbsent(source, s -> new HashSet<>()).add(worker);
       Optional<RangeCopyTask> task = state.lastRecord(status.getTaskId());

@@ -60,6 +60,25 @@ class GroupSharesTest {
         .isEqualTo(new GroupShares.Share(12 * MIB, 12 * MIB, 1));
   }
 
+  /**
+   * Protocol review of e5d1a4e: node ids are unique only per cluster, and every cluster's workers write to
+   * ring.task-status; another cluster's copies from its own node-a shrank this worker's share of its node-a's budget.
+   */
+  @Test
+  void shouldNotCountCopiesFromANodeOfTheSameIdInAnotherCluster() {
+    budgets(12 * MIB, Map.of(), 0, Map.of());
+    copying("t1", "w2", "node-a", "az-2");
+    copying("t2", "w1", "node-a", "az-2"); // this worker's own copy, of cluster c1
+    for (String id : List.of("x1", "x2", "x3")) {
+      state.onStatus(id, TaskStatus.newBuilder(status(id, "other-" + id, "node-a", TaskState.COPYING))
+          .setClusterId("c2").build());
+    }
+    shares.refresh();
+
+    assertThat(shares.sourceShare("node-a", true)).as("w1 and w2 copy from c1's node-a; c2's workers do not")
+        .isEqualTo(new GroupShares.Share(6 * MIB, 12 * MIB, 2));
+  }
+
   @Test
   void shouldNotCountStaleOrFinishedCopies() {
     budgets(12 * MIB, Map.of(), 0, Map.of());
