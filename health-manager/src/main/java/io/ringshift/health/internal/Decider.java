@@ -23,8 +23,11 @@ import java.util.TreeSet;
  * nodes this manager failed whose FAIL it has not read back yet. So a node is failed at most once per life, also
  * across a takeover, and never re-joined: the manager writes nothing but FAILs.
  *
- * <p>The majority guard: a FAIL is written only while more than half of the watched members answered the round. A
- * manager cut off from the fleet sees everyone miss; it then fails no one and says so.
+ * <p>The majority guard: a FAIL is written only while more than half of the watched members, counted together with
+ * the nodes failed in the last {@link #RECENT_FAILURES} (they are watched no more), answered the round. A manager cut
+ * off from the fleet sees everyone miss; it then fails no one and says so. Counting the recent failures keeps the guard
+ * from shrinking with each FAIL: over the watched members alone, a manager losing its view of the fleet a few nodes at
+ * a time failed each batch while the rest still made a majority of what was left, down to a minority of the cluster.
  */
 public final class Decider {
   /** Probes nodes: node id to the outcome, for every node asked about. */
@@ -36,6 +39,9 @@ public final class Decider {
   public interface FailSink {
     String fail(String node);
   }
+
+  /** How long a failed node still counts, as not answering, in the majority guard. */
+  public static final java.time.Duration RECENT_FAILURES = java.time.Duration.ofMinutes(10);
 
   private final MembershipView view;
   private final Set<String> addressed;
@@ -103,10 +109,16 @@ public final class Decider {
     if (due.isEmpty() || !decides) {
       return List.of();
     }
-    if (answering * 2 <= watched.size()) {
+    // The nodes failed recently (declared on ring.membership, or written by this manager and not read back yet) count
+    // as members that do not answer: the guard is over the fleet as it was, not as each FAIL left it.
+    Set<String> recent = new TreeSet<>(view.failedSince(now.toEpochMilli() - RECENT_FAILURES.toMillis()));
+    recent.addAll(written.keySet());
+    recent.removeAll(watched);
+    int counted = watched.size() + recent.size();
+    if (answering * 2 <= counted) {
       if (!heldBack) {
         heldBack = true;
-        listener.heldBack(answering, watched.size());
+        listener.heldBack(answering, counted);
       }
       return List.of();
     }

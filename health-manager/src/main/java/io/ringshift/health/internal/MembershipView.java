@@ -96,6 +96,20 @@ public final class MembershipView {
         || latest.getAction() == MembershipAction.REMOVE);
   }
 
+  /**
+   * The nodes whose latest membership event is a FAIL written at or after {@code sinceMillis} (by the writer's clock:
+   * a manager's or an operator's), in id order.
+   */
+  public synchronized Set<String> failedSince(long sinceMillis) {
+    Set<String> failed = new TreeSet<>();
+    latestEvents.forEach((node, e) -> {
+      if (e.getAction() == MembershipAction.FAIL && e.getTimestampMillis() >= sinceMillis) {
+        failed.add(node);
+      }
+    });
+    return failed;
+  }
+
   /** The request id of {@code node}'s latest membership event, or null. */
   public synchronized String latestRequestId(String node) {
     MembershipEvent latest = latestEvents.get(node);

@@ -9,6 +9,7 @@ import io.ringshift.health.HealthListener;
 import io.ringshift.health.internal.Debounce.Probe;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -190,6 +191,37 @@ class DeciderTest {
     assertThat(fails).as("node-3's run went on all along").containsExactly("node-3");
   }
 
+  /**
+   * Protocol review of e5d1a4e: the guard was computed over the watched members, which shrink with each FAIL. A manager
+   * losing its view of the fleet a few nodes at a time failed each batch while the rest still made a majority of what
+   * was left: here 5 of 10 nodes, and it would have gone on. The nodes failed in the last 10 minutes count as members
+   * that do not answer.
+   */
+  @Test
+  void shouldNotLetEachFailShrinkTheMajorityItIsHeldBackBy() {
+    List<String> ten = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      ten.add("node-" + i);
+    }
+    view.onEpoch(epoch(2, EpochState.READY, MembershipAction.JOIN, "node-9", ten.toArray(String[]::new)));
+    Decider decider = new Decider(view, Set.copyOf(ten), new Debounce(MISSES, MIN_DOWN), clock, listener);
+    timedEcho = true;
+    prober.down.addAll(List.of("node-0", "node-1", "node-2")); // 7 of 10 answer: a real outage, failed
+
+    rounds(decider, 30, true);
+    assertThat(fails).containsExactlyInAnyOrder("node-0", "node-1", "node-2");
+
+    prober.down.addAll(List.of("node-3", "node-4")); // 5 of the 7 still watched answer, 5 of the 10
+    rounds(decider, 60, true);
+
+    assertThat(fails).as("5 of 10 answer: no majority").hasSize(3);
+    assertThat(listener.heldBack).containsExactly("5/10");
+
+    clock.advance(Decider.RECENT_FAILURES);
+    rounds(decider, 1, true);
+    assertThat(fails).as("10 minutes later the fleet is the 7 nodes left, 5 of which answer").hasSize(5);
+  }
+
   @Test
   void shouldProbeOnlyMembersWithAnAddress() {
     Decider decider = new Decider(view, Set.of("node-1", "node-2", "node-3", "node-4", "node-9"),
@@ -258,11 +290,19 @@ class DeciderTest {
     }
   }
 
+  /** Whether a FAIL read back carries the time it was written (by the test's clock), as a manager writes it. */
+  private boolean timedEcho;
+
   private String write(String node) {
     String requestId = "hm-" + (fails.size() + 1);
     fails.add(node);
     if (echo) {
-      view.onMembershipEvent(event(MembershipAction.FAIL, node, requestId));
+      io.ringshift.protocol.RecordSerdes.trustGeneratedClasses();
+      MembershipEvent written = event(MembershipAction.FAIL, node, requestId);
+      if (timedEcho) {
+        written = MembershipEvent.newBuilder(written).setTimestampMillis(clock.millis()).build();
+      }
+      view.onMembershipEvent(written);
     }
     return requestId;
   }
