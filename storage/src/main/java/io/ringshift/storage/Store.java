@@ -111,6 +111,12 @@ public interface Store extends AutoCloseable {
    * which the protocol guarantees (a target is no source until verified). Otherwise the entries go through the
    * write path, as by {@link #apply}, and appear in the feed.
    *
+   * <p>A {@link #fence} asked for while a load is in progress aborts the load when the fenced range meets its entries
+   * (from the first to the last, in ring order), with {@link StoreException.Unavailable}: a load lands before such a
+   * fence or not at all. A copy fences its target before it verifies, so a load its copy gave up on (the node read it
+   * and then stalled past the copy's deadline) can never land over what the verification compared and clients then
+   * read.
+   *
    * <p>Every entry is checked as {@link #apply} checks it, and a deletion is refused; a bad entry, or an iterator
    * that throws, fails the load before anything of it is written. The default applies the entries in batches as
    * they come (a store without a bulk path): there, the batches before a bad entry stay applied.

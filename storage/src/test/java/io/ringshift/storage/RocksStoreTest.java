@@ -8,6 +8,7 @@ import io.ringshift.ring.RingRange;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,50 @@ class RocksStoreTest extends StoreContractTest {
   @Override
   int fenceRounds() {
     return 20;
+  }
+
+  /**
+   * Protocol review of e5d1a4e: a load the node had read whole could wait (a RocksDB write stall) past the worker's
+   * deadline and land after the copy was fenced and VERIFIED, putting older values back on a published replica. A fence
+   * of a range aborts every load in progress that meets it: it lands before the fence or not at all. Here the fence
+   * comes after the load's last entry was read, as the worker's verification would after giving up on it. On the store
+   * itself: over HTTP the node begins the load only when the body's first bytes arrive, which a test cannot order
+   * against the fence (the node passes the load and the fence to this same store).
+   */
+  @Test
+  void shouldAbortALoadInProgressThatAFenceMeets() {
+    for (int size : new int[] {700, 10}) { // bulk (ingested) and small (written)
+      List<Entry> entries = loadEntries("late-" + size, LOADED, size);
+      long before = store.latestSequence();
+      Iterator<Entry> fencedAtTheEnd = new Iterator<>() {
+        private int i;
+
+        @Override
+        public boolean hasNext() {
+          if (i == entries.size()) {
+            store.fence(LOADED, 5);
+          }
+          return i < entries.size();
+        }
+
+        @Override
+        public Entry next() {
+          return entries.get(i++);
+        }
+      };
+
+      assertThatThrownBy(() -> store.load(fencedAtTheEnd)).as("a load of %d entries", size)
+          .isInstanceOf(StoreException.Unavailable.class).hasMessageContaining("the load was aborted")
+          .hasMessageContaining("was fenced while it was in progress");
+
+      assertThat(store.digest(LOADED).keys()).as("nothing of the load of %d entries landed", size).isZero();
+      assertThat(changes(LOADED, before)).as("nothing written through the write path either").isEmpty();
+      store.unfence(LOADED, 5);
+    }
+    List<Entry> elsewhere = loadEntries("elsewhere", LOADED, 700);
+    store.fence(RingRange.of(LOADED.end(), LOADED.end() + 1000), 5);
+    assertThat(store.load(elsewhere.iterator()).entries()).as("a fence that meets no entry of the load").isEqualTo(700);
+    assertThat(store.digest(LOADED).keys()).isEqualTo(700);
   }
 
   /**

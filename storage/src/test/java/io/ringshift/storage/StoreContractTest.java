@@ -661,7 +661,7 @@ abstract class StoreContractTest {
   // ---- bulk load
 
   /** The top and bottom quarter of the ring: a range that wraps, so a scan of it yields two runs of keys. */
-  private static final RingRange LOADED = RingRange.of(0xC000_0000_0000_0000L, 0x4000_0000_0000_0000L);
+  static final RingRange LOADED = RingRange.of(0xC000_0000_0000_0000L, 0x4000_0000_0000_0000L);
   /** Values of 8 KiB: 700 of them make a load of about 5.6 MiB, above the size a store ingests from. */
   private static final int LOAD_VALUE = 8 * 1024;
 

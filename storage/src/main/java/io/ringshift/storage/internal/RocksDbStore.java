@@ -115,6 +115,8 @@ public final class RocksDbStore implements Store {
   private final Set<Releasable> open = ConcurrentHashMap.newKeySet();
   private volatile FenceSet fences = FenceSet.EMPTY;
   private volatile boolean closed;
+  /** The loads in progress: a fence aborts those it meets ({@link LoadsInProgress}). */
+  private final LoadsInProgress loads = new LoadsInProgress();
 
   private RocksDbStore(Path dataDir, String nodeId, String zone, Duration walRetention, long walSizeLimitMb,
       DBOptions dbOptions, ColumnFamilyOptions familyOptions, WriteOptions writeOptions, RocksDB db,
@@ -424,8 +426,16 @@ public final class RocksDbStore implements Store {
 
   /** Writes {@code batch} through the write path; returns its sequence number. */
   private long write(WriteBatch batch) throws RocksDBException {
+    return write(batch, null);
+  }
+
+  /** Writes {@code batch} of the load {@code ticket} (null: no load), unless a fence aborted the load. */
+  private long write(WriteBatch batch, LoadsInProgress.Ticket ticket) throws RocksDBException {
     writeLock.lock();
     try {
+      if (ticket != null) {
+        ticket.checkNotAborted();
+      }
       db.write(writeOptions, batch);
       return db.getLatestSequenceNumber();
     } finally {
@@ -449,14 +459,20 @@ public final class RocksDbStore implements Store {
    */
   @Override
   public LoadResult load(Iterator<Entry> entries) {
-    LoadEntries checked = new LoadEntries(entries);
+    try (LoadsInProgress.Ticket ticket = loads.open()) {
+      return load(entries, ticket);
+    }
+  }
+
+  private LoadResult load(Iterator<Entry> entries, LoadsInProgress.Ticket ticket) {
+    LoadEntries checked = new LoadEntries(ticket.track(entries));
     List<Entry> head = new ArrayList<>();
     while (checked.bytes() < MIN_INGEST_BYTES && checked.hasNext()) {
       head.add(checked.next());
     }
     if (checked.bytes() < MIN_INGEST_BYTES) {
       Iterator<Entry> small = head.iterator();
-      long sequence = guarded(() -> writePuts(batch -> {
+      long sequence = guarded(() -> writePuts(ticket, batch -> {
         if (!small.hasNext()) {
           return -1;
         }
@@ -481,21 +497,26 @@ public final class RocksDbStore implements Store {
       } catch (RocksDBException e) {
         throw failure(e);
       }
-      boolean ingested = tables != null && ingest(tables);
+      boolean ingested = tables != null && ingest(tables, ticket);
       if (!ingested) {
         for (TableSpool.Table t : spool.tables()) {
-          writeTable(t.path());
+          writeTable(t.path(), ticket);
         }
       }
       return new LoadResult(checked.count(), checked.bytes(), ingested, latestSequence());
     }
   }
 
-  /** Ingests {@code tables} taking no sequence number; false when RocksDB would need one (some key lies between). */
-  private boolean ingest(List<TableSpool.Table> tables) {
+  /**
+   * Ingests {@code tables} taking no sequence number; false when RocksDB would need one (some key lies between). Under
+   * the write lock, after checking that no fence aborted the load: a load lands before a fence, or not at all.
+   */
+  private boolean ingest(List<TableSpool.Table> tables, LoadsInProgress.Ticket ticket) {
     List<String> paths = tables.stream().map(t -> t.path().toString()).toList();
     return guarded(() -> {
+      writeLock.lock();
       try (IngestExternalFileOptions options = new IngestExternalFileOptions()) {
+        ticket.checkNotAborted();
         options.setMoveFiles(true).setSnapshotConsistency(false).setAllowGlobalSeqNo(false)
             .setAllowBlockingFlush(false);
         db.ingestExternalFile(data, paths, options);
@@ -505,6 +526,8 @@ public final class RocksDbStore implements Store {
           return false;
         }
         throw e;
+      } finally {
+        writeLock.unlock();
       }
     });
   }
@@ -519,7 +542,7 @@ public final class RocksDbStore implements Store {
    * Writes a load's puts through the write path in batches of about {@link #LOAD_BATCH_BYTES} and at most
    * {@link #DELETE_BATCH_KEYS} keys, so other writers wait at most one batch; returns the last sequence number.
    */
-  private long writePuts(NextPut next) throws RocksDBException {
+  private long writePuts(LoadsInProgress.Ticket ticket, NextPut next) throws RocksDBException {
     long sequence = db.getLatestSequenceNumber();
     boolean more = true;
     while (more) {
@@ -534,19 +557,19 @@ public final class RocksDbStore implements Store {
           batchBytes += added;
         }
         if (batch.count() > 0) {
-          sequence = write(batch);
+          sequence = write(batch, ticket);
         }
       }
     }
     return sequence;
   }
 
-  /** Writes a spooled table file through the write path, in bounded batches. */
-  private void writeTable(Path table) {
+  /** Writes a spooled table file of the load {@code ticket} through the write path, in bounded batches. */
+  private void writeTable(Path table, LoadsInProgress.Ticket ticket) {
     guarded(() -> {
       try (Options options = new Options(); SstFileReader reader = new SstFileReader(options);
           ReadOptions read = new ReadOptions(); SstFileReaderIterator it = openTable(reader, read, table)) {
-        writePuts(batch -> {
+        writePuts(ticket, batch -> {
           if (!it.isValid()) {
             it.status();
             return -1;
@@ -605,6 +628,9 @@ public final class RocksDbStore implements Store {
     return guarded(() -> {
       writeLock.lock();
       try {
+        // A load still in progress over the range is one its copy gave up on (a copy verifies only after it fenced its
+        // target): it must not land after this point, over what the verification compares and clients then read.
+        loads.fenced(range, epoch);
         Fence existing = fences.find(range, epoch);
         if (existing != null) {
           return existing;
