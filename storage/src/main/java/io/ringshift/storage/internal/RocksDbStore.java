@@ -216,7 +216,7 @@ public final class RocksDbStore implements Store {
     }
   }
 
-  private static void name(String what, String name) {
+  static void name(String what, String name) {
     if (name == null || name.isBlank()) {
       throw new StoreException.BadRequest(what + " is missing or blank; give a name of 1 to " + MAX_NAME_LENGTH
           + " characters");

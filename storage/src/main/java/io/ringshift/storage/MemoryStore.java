@@ -1,0 +1,196 @@
+package io.ringshift.storage;
+
+import io.ringshift.ring.RingRange;
+import io.ringshift.storage.internal.Checks;
+import io.ringshift.storage.internal.LoadEntries;
+import io.ringshift.storage.internal.LoadsInProgress;
+import io.ringshift.storage.internal.MemoryStoreState;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A {@link Store} in memory, for the deterministic simulation of the protocol and for tests that need a store without
+ * RocksDB: it passes the same contract ({@code StoreContractTest}) as {@link RocksStore}, over the same sequence-number,
+ * fence, feed, digest and load rules.
+ *
+ * <p>Its durable state ({@link #state()}) outlives the store: {@link #close()} ends the store (its open scans and feeds
+ * too; every later call is {@link StoreException.Unavailable}) and {@link #open(MemoryStoreState)} opens a new one on
+ * the same state, which is how a node process that crashed and restarted keeps what it acknowledged. A node lost for
+ * good is a new state. Thread safe; every call is atomic.
+ */
+public final class MemoryStore implements Store {
+  private final MemoryStoreState state;
+  private final Set<Object> open = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private MemoryStore(MemoryStoreState state) {
+    this.state = state;
+  }
+
+  /**
+   * A new store of node {@code nodeId} in {@code zone}, with the store incarnation {@code incarnation} (an id a
+   * store draws when it is created; deterministic here).
+   *
+   * @throws StoreException.BadRequest when the node id or zone is blank or has control characters
+   */
+  public static MemoryStore create(String nodeId, String zone, String incarnation) {
+    return new MemoryStore(new MemoryStoreState(nodeId, zone, incarnation));
+  }
+
+  /** A store opened again on the durable state of an earlier one (a restart). */
+  public static MemoryStore open(MemoryStoreState state) {
+    return new MemoryStore(state);
+  }
+
+  /** The durable state: open a store on it again after {@link #close()}. */
+  public MemoryStoreState state() {
+    return state;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StoreException.Unavailable("the in-memory store of " + state.nodeId() + " is closed", null);
+    }
+  }
+
+  @Override
+  public NodeInfo info() {
+    checkOpen();
+    return state.info();
+  }
+
+  @Override
+  public long latestSequence() {
+    checkOpen();
+    return state.latestSequence();
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch) {
+    Checks.key(key);
+    Checks.value(value);
+    Checks.epoch(epoch);
+    checkOpen();
+    return state.write(key, value, epoch);
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch) {
+    Checks.key(key);
+    Checks.epoch(epoch);
+    checkOpen();
+    return state.write(key, null, epoch);
+  }
+
+  @Override
+  public Optional<byte[]> get(byte[] key) {
+    Checks.key(key);
+    checkOpen();
+    return state.get(key);
+  }
+
+  @Override
+  public RangeScan scan(RingRange range, Cursor after) {
+    Checks.range(range);
+    Checks.cursor(range, after);
+    checkOpen();
+    Object token = new Object();
+    open.add(token);
+    return MemoryStoreState.scanOf(state.scan(range, after), () -> open.remove(token), () -> checkStream(token));
+  }
+
+  /** A stream's next call fails once the store is closed, as a RocksDB store's does. */
+  private void checkStream(Object token) {
+    if (closed) {
+      throw new StoreException.Unavailable("the in-memory store of " + state.nodeId() + " was closed while a scan "
+          + "or feed was open", null);
+    }
+    if (!open.contains(token)) {
+      throw new IllegalStateException("the scan or change feed is closed");
+    }
+  }
+
+  @Override
+  public ChangeFeed changesIn(List<RingRange> ranges, long afterSequence) {
+    Checks.ranges(ranges);
+    Checks.sequence("afterSequence", afterSequence);
+    checkOpen();
+    MemoryStoreState.Feed feed = state.changes(ranges, afterSequence);
+    Object token = new Object();
+    open.add(token);
+    return MemoryStoreState.feedOf(feed, () -> open.remove(token), () -> checkStream(token));
+  }
+
+  @Override
+  public long apply(List<Entry> entries) {
+    Checks.entries(entries);
+    checkOpen();
+    return state.apply(entries);
+  }
+
+  @Override
+  public LoadResult load(Iterator<Entry> entries) {
+    checkOpen();
+    try (LoadsInProgress.Ticket ticket = state.openLoad()) {
+      LoadEntries checked = new LoadEntries(ticket.track(entries));
+      List<Entry> all = new ArrayList<>();
+      while (checked.hasNext()) {
+        all.add(checked.next());
+      }
+      checkOpen();
+      return state.finishLoad(ticket, all, checked.bytes());
+    }
+  }
+
+  @Override
+  public RangeDigest digest(RingRange range) {
+    Checks.range(range);
+    checkOpen();
+    return state.digest(range);
+  }
+
+  @Override
+  public Fence fence(RingRange range, long epoch) {
+    Checks.range(range);
+    Checks.epoch(epoch);
+    checkOpen();
+    return state.fence(range, epoch);
+  }
+
+  @Override
+  public List<Fence> fences() {
+    checkOpen();
+    return state.fences();
+  }
+
+  @Override
+  public void unfence(RingRange range, long epoch) {
+    Checks.range(range);
+    Checks.epoch(epoch);
+    checkOpen();
+    state.unfence(range, epoch);
+  }
+
+  @Override
+  public long deleteRange(RingRange range, long epoch) {
+    Checks.range(range);
+    Checks.epoch(epoch);
+    checkOpen();
+    return state.deleteRange(range);
+  }
+
+  /** Ends the store and its open scans and feeds; the state stays for {@link #open(MemoryStoreState)}. Idempotent. */
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  @Override
+  public String toString() {
+    return "MemoryStore[" + state + (closed ? ", closed" : "") + "]";
+  }
+}
