@@ -42,15 +42,23 @@ final class ApplyWindow<B> implements AutoCloseable {
 
   private final int width;
   private final BatchDone<B> done;
+  /** Applies on the caller's thread, one at a time, instead of the pool (an inline run). */
+  private final boolean inline;
   private final ArrayDeque<Slot<B>> slots = new ArrayDeque<>();
   private int pieces;
 
   ApplyWindow(int width, BatchDone<B> done) {
+    this(width, done, false);
+  }
+
+  /** As {@link #ApplyWindow(int, BatchDone)}; with {@code inline}, each apply runs at once on the caller's thread. */
+  ApplyWindow(int width, BatchDone<B> done, boolean inline) {
     if (width < 1) {
       throw new IllegalArgumentException("width was " + width + "; it must be >= 1");
     }
     this.width = width;
     this.done = done;
+    this.inline = inline;
   }
 
   /**
@@ -61,7 +69,13 @@ final class ApplyWindow<B> implements AutoCloseable {
     while (pieces >= width) {
       finishOldest();
     }
-    slots.add(new Slot<>(POOL.submit(apply), null));
+    if (inline) {
+      java.util.concurrent.FutureTask<Void> now = new java.util.concurrent.FutureTask<>(apply, null);
+      now.run();
+      slots.add(new Slot<>(now, null));
+    } else {
+      slots.add(new Slot<>(POOL.submit(apply), null));
+    }
     pieces++;
   }
 

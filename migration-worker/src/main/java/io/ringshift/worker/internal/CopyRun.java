@@ -375,7 +375,7 @@ final class CopyRun extends TaskRun {
     // only over batches applied with every batch before them, so a checkpoint means what it meant with one at a time.
     try (RangeScan open = scan;
         Prefetch<Entry> prefetch = new Prefetch<>(Thread.currentThread().getName() + "-scan",
-            () -> nextBatch(source, open, e -> e));
+            () -> nextBatch(source, open, e -> e), ctx.inline());
         ApplyWindow<SentBatch> window = new ApplyWindow<>(ctx.tuning().applyStreams(), sent -> {
           progress.copiedBytes += sent.bytes();
           progress.lastCopiedToken = sent.last().position();
@@ -383,7 +383,7 @@ final class CopyRun extends TaskRun {
           // Counted here, checkpointed once per batch below: a load hands back the ends of all its batches at
           // once, which would otherwise publish a burst of checkpoints.
           counted(sent.bytes());
-        });
+        }, ctx.inline());
         Loads loads = new Loads(window, chunkBytes)) {
       List<Entry> batch;
       while (!(batch = prefetch.next(control)).isEmpty()) {
@@ -688,7 +688,8 @@ final class CopyRun extends TaskRun {
    */
   private long loadChunkBytes(String source) {
     long chunk = ctx.tuning().loadBytes();
-    if (chunk == 0) {
+    // An inline run (no thread of its own) copies with applies: a load streams its body from another thread.
+    if (chunk == 0 || ctx.inline()) {
       return 0;
     }
     long tenth = ctx.throttles().maxBatchBytes(source, link(source));

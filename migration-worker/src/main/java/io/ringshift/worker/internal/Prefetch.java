@@ -21,10 +21,23 @@ final class Prefetch<T> implements AutoCloseable {
 
   private final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(DEPTH);
   private final Thread reader;
+  /** Read on the caller's thread, when asked, instead (an inline run: the deterministic simulation); else null. */
+  private final Supplier<List<T>> inline;
   private volatile boolean closed;
 
   /** Starts reading: {@code nextBatch} returns the next batch, empty at the end. */
   Prefetch(String name, Supplier<List<T>> nextBatch) {
+    this(name, nextBatch, false);
+  }
+
+  /** As {@link #Prefetch(String, Supplier)}; with {@code inline}, each batch is read by {@link #next} itself. */
+  Prefetch(String name, Supplier<List<T>> nextBatch, boolean inline) {
+    if (inline) {
+      this.inline = nextBatch;
+      this.reader = null;
+      return;
+    }
+    this.inline = null;
     reader = new Thread(() -> {
       try {
         while (!closed) {
@@ -46,6 +59,10 @@ final class Prefetch<T> implements AutoCloseable {
   /** The next batch (empty at the end), waiting for it while checking {@code control} for a stop. */
   @SuppressWarnings("unchecked")
   List<T> next(TaskControl control) {
+    if (inline != null) {
+      control.check();
+      return inline.get();
+    }
     while (true) {
       control.check();
       Object item;
@@ -84,6 +101,9 @@ final class Prefetch<T> implements AutoCloseable {
   public void close() {
     closed = true;
     queue.clear();
+    if (reader == null) {
+      return;
+    }
     try {
       reader.join(JOIN_MILLIS);
     } catch (InterruptedException e) {

@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * ends its task's. When the log no longer reaches back to the lowest position and the pass had several tasks, each
  * is tried alone, so one task left behind does not send the others back to copying.
  */
-final class SourceTails {
+public final class SourceTails {
   private static final Logger LOG = LoggerFactory.getLogger(SourceTails.class);
 
   private final NodeStores stores;
@@ -54,15 +54,43 @@ final class SourceTails {
   /** Tasks whose progress a pass reads or writes at this moment: {@link #unfollow} waits until they are out. */
   private final Set<CopyRun> touching = new HashSet<>();
 
-  SourceTails(NodeStores stores, TaskTuning tuning) {
+  /** Whether no thread follows a source: {@link #passAll} does, when the driver calls it. */
+  private final boolean inline;
+
+  SourceTails(NodeStores stores, TaskTuning tuning, boolean inline) {
     this.stores = stores;
     this.tuning = tuning;
+    this.inline = inline;
+  }
+
+  /**
+   * One pass over every followed source, on the caller's thread: what each source's thread does every
+   * {@code tailInterval}, for a context whose runs are driven inline ({@link SteppedScheduler}).
+   */
+  public void passAll() {
+    List<String> sources;
+    synchronized (this) {
+      sources = List.copyOf(following.keySet());
+    }
+    for (String source : sources) {
+      List<CopyRun> runs;
+      synchronized (this) {
+        Set<CopyRun> set = following.get(source);
+        if (set == null) {
+          continue;
+        }
+        runs = List.copyOf(set);
+      }
+      for (int from = 0; from < runs.size(); from += Store.MAX_FEED_RANGES) {
+        pass(source, runs.subList(from, Math.min(runs.size(), from + Store.MAX_FEED_RANGES)));
+      }
+    }
   }
 
   /** Starts following {@code source}'s feed for {@code run}, whose position is its caught-up position. */
   synchronized void follow(String source, CopyRun run) {
     following.computeIfAbsent(source, s -> new LinkedHashSet<>()).add(run);
-    if (threads.add(source)) {
+    if (!inline && threads.add(source)) {
       Thread thread = new Thread(() -> loop(source), "ringshift-worker-tail-" + source);
       thread.setDaemon(true);
       thread.start();

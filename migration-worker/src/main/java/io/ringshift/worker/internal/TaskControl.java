@@ -45,6 +45,13 @@ final class TaskControl implements Sleeper {
   private Stop stop;
   private String restart;
   private boolean woken;
+  /** A run driven on its stepper's thread (the deterministic simulation): it must never wait inside a step. */
+  private volatile boolean inline;
+
+  /** Marks the run as driven inline: a wait inside a step is then refused instead of blocking the driver. */
+  void inline(boolean inline) {
+    this.inline = inline;
+  }
   /** Runs the task's next step at once when it waits between steps ({@link TaskScheduler}); null when none. */
   private volatile Runnable waker;
 
@@ -129,6 +136,12 @@ final class TaskControl implements Sleeper {
   }
 
   private synchronized void sleepNanosUnchecked(long nanos) {
+    if (inline) {
+      check();
+      // A step of an inline run that would wait (a drain that made no progress, a throttle) ends with an error instead:
+      // the run retries after its retry interval, and the driver keeps its thread.
+      throw new IllegalStateException("a step of an inline run would wait " + nanos + " ns; it retries later");
+    }
     long deadline = System.nanoTime() + nanos;
     try {
       while (stop == null && restart == null && !woken) {

@@ -14,9 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,11 +32,11 @@ public final class TaskDispatcher {
   private record Running(Object owner, TaskRun run, CompletableFuture<Void> done) {}
 
   private final TaskContext ctx;
-  private final TaskScheduler scheduler;
+  private final TaskExecution scheduler;
   private final Map<String, Running> tasks = new ConcurrentHashMap<>();
   private final Set<CompletableFuture<Void>> lifting = ConcurrentHashMap.newKeySet();
 
-  public TaskDispatcher(TaskContext ctx, TaskScheduler scheduler) {
+  public TaskDispatcher(TaskContext ctx, TaskExecution scheduler) {
     this.ctx = ctx;
     this.scheduler = scheduler;
   }
@@ -188,14 +185,10 @@ public final class TaskDispatcher {
     stopping.forEach(e -> e.getValue().run().stop(TaskControl.Stop.CHECKPOINT));
     awaitStopped(stopping, timeout);
     tasks.clear();
-    try {
-      // Fences being lifted finish before the stores close; they are never started by a close.
-      CompletableFuture.allOf(lifting.toArray(CompletableFuture[]::new))
-          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException | ExecutionException e) {
-      LOG.warn("fences of dropped tasks still being lifted after {}: {}", timeout, e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    // Fences being lifted finish before the stores close; they are never started by a close.
+    List<CompletableFuture<Void>> late = scheduler.await(List.copyOf(lifting), timeout);
+    if (!late.isEmpty()) {
+      LOG.warn("fences of dropped tasks still being lifted after {}", timeout);
     }
   }
 
@@ -217,19 +210,14 @@ public final class TaskDispatcher {
     return (int) tasks.values().stream().filter(r -> !r.run().finished()).count();
   }
 
-  private static void awaitStopped(List<Map.Entry<String, Running>> stopping, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
+  private void awaitStopped(List<Map.Entry<String, Running>> stopping, Duration timeout) {
+    List<CompletableFuture<Void>> futures = new ArrayList<>();
+    stopping.forEach(e -> futures.add(e.getValue().done()));
+    List<CompletableFuture<Void>> late = scheduler.await(futures, timeout);
     for (Map.Entry<String, Running> e : stopping) {
-      try {
-        e.getValue().done().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException te) {
+      if (late.contains(e.getValue().done())) {
         LOG.warn("task {} did not stop within {}; cancelling it without a last checkpoint", e.getKey(), timeout);
         e.getValue().run().stop(TaskControl.Stop.CANCEL);
-      } catch (ExecutionException ee) {
-        LOG.debug("task {} had ended with an error", e.getKey(), ee.getCause());
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-        return;
       }
     }
   }

@@ -42,6 +42,7 @@ public abstract class TaskRun {
   protected TaskRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     this.task = task;
     this.ctx = ctx;
+    control.inline(ctx.inline());
     this.progress = Progress.from(previous);
     this.fresh = previous == null;
     this.lastPublished = previous;

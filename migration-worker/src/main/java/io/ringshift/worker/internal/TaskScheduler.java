@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A step that asks for no wait ({@link Duration#ZERO}) goes to the back of the pool's queue, so tasks take turns.
  */
-public final class TaskScheduler implements AutoCloseable {
+public final class TaskScheduler implements TaskExecution {
   private static final Logger LOG = LoggerFactory.getLogger(TaskScheduler.class);
   /** Threads beside the copy slots, for the short steps of tasks that do not copy (fence, verify, cleanup). */
   public static final int SHORT_STEP_THREADS = 16;
@@ -85,7 +85,27 @@ public final class TaskScheduler implements AutoCloseable {
     }
   }
 
+  @Override
+  public List<CompletableFuture<Void>> await(List<CompletableFuture<Void>> futures, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<CompletableFuture<Void>> late = new java.util.ArrayList<>();
+    for (CompletableFuture<Void> f : futures) {
+      try {
+        f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        late.add(f);
+      } catch (java.util.concurrent.ExecutionException e) {
+        // ended with an error: done
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        late.add(f);
+      }
+    }
+    return late;
+  }
+
   /** Runs {@code run} step by step from now; the future completes when it ends (exceptionally if a step threw). */
+  @Override
   public CompletableFuture<Void> start(TaskRun run) {
     Driven driven = new Driven(run);
     live.add(driven);
@@ -96,6 +116,7 @@ public final class TaskScheduler implements AutoCloseable {
   }
 
   /** Runs a one-off job on the pool (lifting the fences of a dropped task). */
+  @Override
   public CompletableFuture<Void> runAsync(Runnable job) {
     return CompletableFuture.runAsync(job, pool);
   }
