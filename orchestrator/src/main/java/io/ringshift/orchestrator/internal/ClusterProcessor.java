@@ -51,15 +51,31 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
   @Override
   public void process(Record<String, Command> record) {
     String clusterId = record.key();
-    Command command = record.value();
     ClusterState stored = store.get(clusterId);
+    Step step = step(mapping, metrics, membershipTopic, clusterId, stored, record.value(), record.timestamp());
+    step.outputs().forEach(context::forward);
+    if (!Objects.equals(step.next(), stored)) {
+      store.put(clusterId, step.next());
+    }
+  }
+
+  /** What one input does to a cluster: the state to store and the records to emit, in order. */
+  record Step(ClusterState next, java.util.List<Record<String, Output>> outputs) {}
+
+  /**
+   * Advances cluster {@code clusterId} from {@code stored} by {@code command}, read at {@code ts}: pure but for the
+   * meters and the mapping's plan memo. The Kafka Streams processor stores and forwards what it returns, in one
+   * exactly-once commit; the deterministic simulation runs the same step.
+   */
+  static Step step(AvroMapping mapping, OrchestratorMetrics metrics, String membershipTopic, String clusterId,
+      ClusterState stored, Command command, long ts) {
     ClusterAggregate aggregate = mapping.aggregate(stored);
     Transition transition;
     String requestId = null;
     if (command.kind() == Command.Kind.MEMBERSHIP) {
       MembershipEvent event = RecordSerdes.membershipEvent().deserialize(command.value());
       requestId = event.getRequestId();
-      transition = onMembership(aggregate, event);
+      transition = onMembership(mapping, aggregate, event);
     } else if (command.kind() == Command.Kind.EPOCH) {
       EpochRecord epoch = RecordSerdes.epochRecord().deserialize(command.value());
       metrics.answer(epoch.getState().name());
@@ -74,25 +90,22 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       transition = aggregate.onStatus(status.getTaskId(), status.getEpoch(), AvroMapping.progress(status.getState()),
           mapping.clusterBytes());
     }
-    long ts = record.timestamp();
+    java.util.List<Record<String, Output>> outputs = new java.util.ArrayList<>();
     for (ClusterAggregate.Effect effect : transition.effects()) {
       if (effect instanceof EpochEvent e) {
         metrics.epoch(e.state());
-        context.forward(new Record<>(clusterId, new Output.Epoch(AvroMapping.epochRecord(e, ts)), ts));
+        outputs.add(new Record<>(clusterId, new Output.Epoch(AvroMapping.epochRecord(e, ts)), ts));
       } else if (effect instanceof TaskEvent t) {
-        context.forward(new Record<>(t.task().taskId(),
+        outputs.add(new Record<>(t.task().taskId(),
             new Output.Task(AvroMapping.task(clusterId, t.epoch(), t.task(), t.fenceRequested(), ts)), ts));
       } else if (effect instanceof TaskCancelled c) {
-        context.forward(new Record<>(c.taskId(), new Output.Task(null), ts));
+        outputs.add(new Record<>(c.taskId(), new Output.Task(null), ts));
       } else if (effect instanceof Rejection r) {
         metrics.rejected(OrchestratorMetrics.refusal(r.reason(), command.kind() == Command.Kind.EPOCH));
-        context.forward(rejectRecord(r, command, clusterId, requestId, ts));
+        outputs.add(rejectRecord(membershipTopic, r, command, clusterId, requestId, ts));
       }
     }
     ClusterState next = mapping.state(transition.next());
-    if (!Objects.equals(next, stored)) {
-      store.put(clusterId, next);
-    }
     if (transition.next().initialised() || stored != null) {
       // Only clusters that exist get gauges: a change for an unknown cluster id must not add a series.
       metrics.cluster(clusterId, transition.next());
@@ -101,14 +114,15 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       ClusterAggregate.InFlight inFlight = transition.next().inFlight();
       mapping.forgetPlansExcept(clusterId, inFlight == null ? null : inFlight.plan());
     }
+    return new Step(next, outputs);
   }
 
   /**
    * The reject of the input being processed quotes its bytes and position; a queued change refused when its
    * turn came (its input was committed long ago) is quoted as the event it was, re-encoded, at position -1.
    */
-  private Record<String, Output> rejectRecord(Rejection r, Command command, String clusterId, String requestId,
-      long ts) {
+  private static Record<String, Output> rejectRecord(String membershipTopic, Rejection r, Command command,
+      String clusterId, String requestId, long ts) {
     if (r.origin() == null || (command.kind() == Command.Kind.MEMBERSHIP
         && r.origin().requestId() != null && r.origin().requestId().equals(requestId))) {
       return new Record<>(command.originalKey() == null ? "" : command.originalKey(),
@@ -120,7 +134,7 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
         RecordSerdes.membershipEvent().serialize(event), r.reason(), clusterId, event.getRequestId(), ts)), ts);
   }
 
-  private Transition onMembership(ClusterAggregate aggregate, MembershipEvent event) {
+  private static Transition onMembership(AvroMapping mapping, ClusterAggregate aggregate, MembershipEvent event) {
     if (event.getAction() == MembershipAction.INIT) {
       if (aggregate.initialised()) {
         return aggregate.init(aggregate.active(), AvroMapping.change(event));

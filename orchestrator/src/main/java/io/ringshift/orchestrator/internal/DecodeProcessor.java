@@ -43,17 +43,29 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
     }
     RecordMetadata meta = context.recordMetadata().orElseThrow();
     String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
-    Command command = new Command(kind, key, record.value(), meta.topic(), meta.partition(), meta.offset());
+    Record<String, Routed> routed = decode(kind, new Command(kind, key, record.value(), meta.topic(), meta.partition(),
+        meta.offset()), record.timestamp());
+    if (routed != null) {
+      context.forward(routed);
+    }
+  }
+
+  /**
+   * The first stage of one input, pure: the command re-keyed by its cluster id, a reject keyed by the input's key, or
+   * null for a record that goes nowhere (an epoch record that is not the publisher's answer, or does not decode). The
+   * Kafka Streams processor forwards what it returns; the deterministic simulation runs the same step.
+   */
+  static Record<String, Routed> decode(Command.Kind kind, Command command, long timestamp) {
+    String key = command.originalKey();
     if (kind == Command.Kind.EPOCH) {
-      forwardAnswer(command, record.timestamp());
-      return;
+      return answer(command, timestamp);
     }
     String clusterId;
     String problem;
     String requestId = null;
     try {
       if (kind == Command.Kind.MEMBERSHIP) {
-        MembershipEvent event = RecordSerdes.membershipEvent().deserialize(record.value());
+        MembershipEvent event = RecordSerdes.membershipEvent().deserialize(command.value());
         clusterId = event.getClusterId();
         requestId = event.getRequestId();
         problem = problemOf(event);
@@ -66,7 +78,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
           }
         }
       } else {
-        TaskStatus status = RecordSerdes.taskStatus().deserialize(record.value());
+        TaskStatus status = RecordSerdes.taskStatus().deserialize(command.value());
         clusterId = status.getClusterId();
         problem = clusterId == null || clusterId.isBlank() ? "clusterId was blank; every task status names its "
             + "cluster" : null;
@@ -77,11 +89,10 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
           + e.getMessage();
     }
     if (problem != null) {
-      context.forward(new Record<>(key == null ? "" : key, new Routed.Reject(
-          Rejects.of(command, problem, clusterId, requestId, record.timestamp())), record.timestamp()));
-      return;
+      return new Record<>(key == null ? "" : key, new Routed.Reject(
+          Rejects.of(command, problem, clusterId, requestId, timestamp)), timestamp);
     }
-    context.forward(new Record<>(clusterId, new Routed.Valid(command), record.timestamp()));
+    return new Record<>(clusterId, new Routed.Valid(command), timestamp);
   }
 
   /**
@@ -89,19 +100,20 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
    * REJECTED) go on to the cluster; a record that does not decode is nobody's request, so it is logged and skipped,
    * not put on the reject topic.
    */
-  private void forwardAnswer(Command command, long timestamp) {
+  private static Record<String, Routed> answer(Command command, long timestamp) {
     EpochRecord epoch;
     try {
       epoch = RecordSerdes.epochRecord().deserialize(command.value());
     } catch (CodecException e) {
       LOG.warn("skipping an undecodable record of {} at partition {} offset {}: {}", command.topic(),
           command.partition(), command.offset(), e.getMessage());
-      return;
+      return null;
     }
     if ((epoch.getState() == EpochState.PUBLISHED || epoch.getState() == EpochState.REJECTED)
         && epoch.getClusterId() != null && !epoch.getClusterId().isBlank()) {
-      context.forward(new Record<>(epoch.getClusterId(), new Routed.Valid(command), timestamp));
+      return new Record<>(epoch.getClusterId(), new Routed.Valid(command), timestamp);
     }
+    return null;
   }
 
   /** The first rule a membership event breaks that needs no state, or null. */
