@@ -6,11 +6,9 @@ import io.ringshift.protocol.AvroBytes;
 import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.Topics;
 import io.ringshift.protocol.ReadToEnd;
-import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
-import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskStatus;
 import java.time.Clock;
@@ -96,12 +94,10 @@ public final class PublishingSession implements AutoCloseable {
 
   private final Settings settings;
   private final Outcomes outcomes;
-  private final PublisherState state;
-  private final TaskBook tasks = new TaskBook();
-  private final DecisionQueue queue;
+  /** What the session knows and decides: the same core the deterministic simulation drives. */
+  private final io.ringshift.publisher.PublisherCore core;
   /** System.nanoTime() after which a waiting record's tasks are read again. */
   private long nextRecheck;
-  private final RingSnapshotCodec codec = new RingSnapshotCodec();
   private final Deserializer<EpochRecord> epochDecoder;
   private final Serializer<EpochRecord> epochEncoder;
   private final Deserializer<RangeCopyTask> taskDecoder;
@@ -114,14 +110,14 @@ public final class PublishingSession implements AutoCloseable {
 
   public PublishingSession(Settings settings, Outcomes outcomes) {
     this.settings = Objects.requireNonNull(settings, "settings");
-    this.state = new PublisherState(settings.historyKeys());
     this.outcomes = Objects.requireNonNull(outcomes, "outcomes");
     Topics topics = settings.topics();
     this.epochDecoder = topics.epochs().valueSerde().deserializer();
     this.epochEncoder = topics.epochs().valueSerde().serializer();
     this.taskDecoder = topics.tasks().valueSerde().deserializer();
     this.statusDecoder = topics.taskStatus().valueSerde().deserializer();
-    this.queue = new DecisionQueue(settings.timeout().multipliedBy(PATIENCE_TIMEOUTS));
+    this.core = new io.ringshift.publisher.PublisherCore(settings.key(), settings.historyKeys(),
+        settings.timeout().multipliedBy(PATIENCE_TIMEOUTS));
   }
 
   /**
@@ -154,7 +150,7 @@ public final class PublishingSession implements AutoCloseable {
   public void catchUp() {
     readToEnd(epochs, this::onEpochRecord, "ring.epochs");
     LOG.info("publisher {}: read {} to its end; {} READY record(s) to decide", settings.transactionalId(),
-        settings.topics().epochs().name(), state.pendingCount());
+        settings.topics().epochs().name(), core.queued());
     decidePending();
   }
 
@@ -179,78 +175,48 @@ public final class PublishingSession implements AutoCloseable {
   }
 
   private void decidePending() {
-    boolean fresh = state.pendingCount() > 0;
-    if (fresh) {
-      queue.addAll(state.takePending());
-    }
-    if (queue.size() == 0 || (!fresh && System.nanoTime() - nextRecheck < 0)) {
+    boolean fresh = core.fresh();
+    if (core.queued() == 0 || (!fresh && System.nanoTime() - nextRecheck < 0)) {
       return;
     }
     // Every READY record queued was read before this point, and the orchestrator wrote it after the statuses that
     // made it ready: reading the control topics to their end offsets of now normally sees them all. Not always:
     // Kafka commits a transaction partition by partition, hence the queue's patience.
     readToEnd(control, this::onControlRecord, "ring.tasks and ring.task-status");
-    queue.decide(System.nanoTime(), ready -> state.decide(ready, tasks, settings.key(), settings.clock().millis()),
-        new DecisionQueue.Outcomes() {
-          @Override
-          public void decided(EpochRecord ready, Verdict verdict, boolean waited) {
-            act(ready, verdict, waited);
-          }
-
-          @Override
-          public void waiting(EpochRecord ready, Verdict.NotYet notYet) {
-            LOG.info("publisher {}: READY epoch {} of cluster {} does not pass yet, {}; the tasks read so far may "
-                + "lag behind it, so they are read again every {} ms for up to {} before it is rejected",
-                settings.transactionalId(), ready.getEpoch(), ready.getClusterId(), notYet.reason(),
-                RECHECK_MILLIS, queue.patience());
-            outcomes.waiting(ready, notYet.reason(), queue.patience());
-          }
-        });
+    core.decide(System.nanoTime(), settings.clock().millis(), this::act, (ready, reason, patience) -> {
+      LOG.info("publisher {}: READY epoch {} of cluster {} does not pass yet, {}; the tasks read so far may lag behind "
+          + "it, so they are read again every {} ms for up to {} before it is rejected", settings.transactionalId(),
+          ready.getEpoch(), ready.getClusterId(), reason, RECHECK_MILLIS, patience);
+      outcomes.waiting(ready, reason, patience);
+    });
     nextRecheck = System.nanoTime() + Duration.ofMillis(RECHECK_MILLIS).toNanos();
   }
 
-  private void act(EpochRecord ready, Verdict verdict, boolean waited) {
-    if (verdict instanceof Verdict.Publish p) {
-      publish(p);
-    } else if (verdict instanceof Verdict.Reject r) {
-      if (waited) {
+  private void act(io.ringshift.publisher.PublisherCore.Decision decision) {
+    Topics topics = settings.topics();
+    if (decision instanceof io.ringshift.publisher.PublisherCore.Publish p) {
+      EpochRecord record = p.record();
+      String cluster = record.getClusterId();
+      commit(List.of(
+          new ProducerRecord<>(topics.snapshots().name(), cluster, p.snapshot()),
+          new ProducerRecord<>(topics.epochs().name(), cluster, epochEncoder.serialize(topics.epochs().name(),
+              record))));
+      LOG.info("publisher {}: published epoch {} of cluster {} (checksum {}, key {}, {} filling marks)",
+          settings.transactionalId(), record.getEpoch(), cluster, AvroBytes.hex(record.getTargetChecksum()),
+          record.getSigningKeyId(), record.getFilling().size());
+      outcomes.published(record);
+    } else if (decision instanceof io.ringshift.publisher.PublisherCore.Reject r) {
+      EpochRecord record = r.record();
+      if (r.waited()) {
         LOG.warn("publisher {}: READY epoch {} of cluster {} still fails after {}", settings.transactionalId(),
-            ready.getEpoch(), ready.getClusterId(), queue.patience());
+            record.getEpoch(), record.getClusterId(), core.patience());
       }
-      reject(r);
-    } else if (verdict instanceof Verdict.Ignore i) {
-      LOG.info("publisher {}: nothing to do for READY epoch {} of cluster {}: {}", settings.transactionalId(),
-          ready.getEpoch(), ready.getClusterId(), i.why());
-    } else {
-      throw new IllegalStateException("not a final verdict: " + verdict);
+      commit(List.of(new ProducerRecord<>(topics.epochs().name(), record.getClusterId(),
+          epochEncoder.serialize(topics.epochs().name(), record))));
+      LOG.warn("publisher {}: rejected epoch {} of cluster {}: {}", settings.transactionalId(), record.getEpoch(),
+          record.getClusterId(), record.getReason());
+      outcomes.rejected(record);
     }
-  }
-
-  private void publish(Verdict.Publish p) {
-    EpochRecord record = p.record();
-    String cluster = record.getClusterId();
-    Topics topics = settings.topics();
-    commit(List.of(
-        new ProducerRecord<>(topics.snapshots().name(), cluster, codec.encode(p.snapshot())),
-        new ProducerRecord<>(topics.epochs().name(), cluster, epochEncoder.serialize(topics.epochs().name(),
-            record))));
-    state.onRecord(record);
-    tasks.forget(cluster, record.getEpoch());
-    LOG.info("publisher {}: published epoch {} of cluster {} (checksum {}, key {}, {} filling marks)",
-        settings.transactionalId(), record.getEpoch(), cluster, AvroBytes.hex(record.getTargetChecksum()),
-        record.getSigningKeyId(), record.getFilling().size());
-    outcomes.published(record);
-  }
-
-  private void reject(Verdict.Reject r) {
-    EpochRecord record = r.record();
-    Topics topics = settings.topics();
-    commit(List.of(new ProducerRecord<>(topics.epochs().name(), record.getClusterId(),
-        epochEncoder.serialize(topics.epochs().name(), record))));
-    state.onRecord(record);
-    LOG.warn("publisher {}: rejected epoch {} of cluster {}: {}", settings.transactionalId(), record.getEpoch(),
-        record.getClusterId(), record.getReason());
-    outcomes.rejected(record);
   }
 
   /** Sends the records in one transaction; they become visible together or not at all. */
@@ -275,8 +241,7 @@ public final class PublishingSession implements AutoCloseable {
           r.offset(), e.toString());
       return;
     }
-    state.onRecord(record);
-    if (record.getState() == EpochState.PUBLISHED && state.lastPublished(record.getClusterId()) == record.getEpoch()) {
+    if (core.onEpochRecord(record)) {
       outcomes.history(record);
     }
   }
@@ -284,9 +249,9 @@ public final class PublishingSession implements AutoCloseable {
   private void onControlRecord(ConsumerRecord<String, byte[]> r) {
     try {
       if (r.topic().equals(settings.topics().tasks().name())) {
-        tasks.onTask(r.key(), r.value() == null ? null : taskDecoder.deserialize(r.topic(), r.value()));
+        core.onTask(r.key(), r.value() == null ? null : taskDecoder.deserialize(r.topic(), r.value()));
       } else {
-        tasks.onStatus(r.key(), r.value() == null ? null : statusDecoder.deserialize(r.topic(), r.value()));
+        core.onStatus(r.key(), r.value() == null ? null : statusDecoder.deserialize(r.topic(), r.value()));
       }
     } catch (RuntimeException e) {
       LOG.warn("publisher: skipping an unreadable record at {}-{}@{}: {}", r.topic(), r.partition(), r.offset(),
