@@ -45,6 +45,11 @@ public final class HealthCore {
     view.onMembershipEvent(event);
   }
 
+  /** A record of {@code ring.rejected}: a refused FAIL declared nothing, and the node is watched again. */
+  public void onRejected(String clusterId, String requestId) {
+    view.onRejected(clusterId, requestId);
+  }
+
   /** The members the next round probes. */
   public Set<String> watched() {
     return decider.watched();

@@ -12,7 +12,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
- * Tails every partition of {@code ring.membership} and {@code ring.epochs} from the beginning ({@code
+ * Tails every partition of {@code ring.membership}, {@code ring.epochs} and {@code ring.rejected} (the orchestrator's
+ * refusals: a refused FAIL declared nothing) from the beginning ({@code
  * read_committed}, no consumer group) into a {@link MembershipView}, on its own thread ({@link TopicTail}).
  *
  * <p>{@link #awaitCaughtUp} is the barrier a manager passes after it took the lease and fenced the one before: it
@@ -31,8 +32,9 @@ public final class ControlTail implements AutoCloseable {
     this.view = view;
     this.epochs = topics.epochs().valueSerde().deserializer();
     this.tail = new TopicTail(KafkaClients.readCommittedConsumer(bootstrapServers, kafkaProperties, timeout,
-        clientId), List.of(topics.membership().name(), topics.epochs().name()), this::onRecord,
-        "ringshift-health-tail", topics.membership().name() + " and " + topics.epochs().name());
+        clientId), List.of(topics.membership().name(), topics.epochs().name(), topics.rejected().name()),
+        this::onRecord, "ringshift-health-tail", topics.membership().name() + ", " + topics.epochs().name() + " and "
+            + topics.rejected().name());
   }
 
   /**
@@ -65,6 +67,9 @@ public final class ControlTail implements AutoCloseable {
     }
     if (r.topic().equals(topics.membership().name())) {
       view.onMembershipEvent(RecordSerdes.membershipEvent().deserialize(r.value()));
+    } else if (r.topic().equals(topics.rejected().name())) {
+      io.ringshift.schemas.avro.RejectedEvent rejected = RecordSerdes.rejectedEvent().deserialize(r.value());
+      view.onRejected(rejected.getClusterId(), rejected.getRequestId());
     } else {
       view.onEpoch(epochs.deserialize(r.topic(), r.value()));
     }

@@ -26,6 +26,9 @@ public final class MembershipView {
   private EpochRecord active;
   private EpochRecord published;
   private EpochRecord planned;
+  /** Request ids the orchestrator refused (ring.rejected): a refused FAIL declared nothing. */
+  private final java.util.Set<String> refused = new java.util.LinkedHashSet<>();
+  private static final int REFUSED_KEPT = 10_000;
 
   public MembershipView(String clusterId) {
     this.clusterId = clusterId;
@@ -89,11 +92,28 @@ public final class MembershipView {
     return active == null ? -1 : active.getEpoch();
   }
 
-  /** Whether {@code node}'s latest membership event declares it dead (FAIL or REMOVE). */
+  /**
+   * A record of {@code ring.rejected}: the orchestrator refused request {@code requestId} of {@code clusterId}. A refused
+   * FAIL declared nothing (after repeated rejections the cluster holds and refuses FAILs, asking for them again).
+   */
+  public synchronized void onRejected(String clusterId, String requestId) {
+    if (requestId == null || !this.clusterId.equals(clusterId)) {
+      return;
+    }
+    refused.add(requestId);
+    if (refused.size() > REFUSED_KEPT) {
+      refused.remove(refused.iterator().next());
+    }
+  }
+
+  /**
+   * Whether {@code node}'s latest membership event declares it dead (FAIL or REMOVE) and the orchestrator did not refuse
+   * it.
+   */
   public synchronized boolean declared(String node) {
     MembershipEvent latest = latestEvents.get(node);
     return latest != null && (latest.getAction() == MembershipAction.FAIL
-        || latest.getAction() == MembershipAction.REMOVE);
+        || latest.getAction() == MembershipAction.REMOVE) && !refused.contains(latest.getRequestId());
   }
 
   /**

@@ -222,6 +222,28 @@ class DeciderTest {
     assertThat(fails).as("10 minutes later the fleet is the 7 nodes left, 5 of which answer").hasSize(5);
   }
 
+  /**
+   * Found by the protocol simulation (seeds 20261257, 20261298): after three rejections in a row the orchestrator holds
+   * and refuses the FAILs it gets, asking for them again; the manager never sent one again (a FAIL at most once per life
+   * of a node), so a dead node stayed a replica for good. A refused FAIL declared nothing: the node is watched again and
+   * failed again, with a new request.
+   */
+  @Test
+  void shouldFailANodeAgainWhenTheOrchestratorRefusedItsFail() {
+    Decider decider = decider();
+    prober.down.add("node-3");
+    rounds(decider, 30, true);
+    assertThat(fails).containsExactly("node-3");
+
+    view.onRejected(Records.CLUSTER, listener.requestIds.get(0));
+    rounds(decider, 30, true);
+
+    assertThat(fails).as("failed again after its debounce").containsExactly("node-3", "node-3");
+    assertThat(listener.requestIds).hasSize(2).doesNotHaveDuplicates();
+    rounds(decider, 60, true);
+    assertThat(fails).as("the second FAIL was not refused: once only").hasSize(2);
+  }
+
   @Test
   void shouldProbeOnlyMembersWithAnAddress() {
     Decider decider = new Decider(view, Set.of("node-1", "node-2", "node-3", "node-4", "node-9"),

@@ -93,10 +93,16 @@ final class CleanupRun extends TaskRun {
     if (waiting == null) {
       // What a later epoch gives back to the target stays (deleting it would delete that epoch's copy); the rest
       // of the range is deleted.
-      List<RingRange> rest = minus(range(), handedBackBy().stream()
+      List<RingRange> kept = new ArrayList<>(handedBackBy().stream()
           .map(t -> RingRange.of(t.getRangeStart(), t.getRangeEnd())).toList());
+      List<RangeCopyTask> waitingCleanups = cancelledEpoch == null ? List.of() : waitingCleanups();
+      // A cancel's cleanup leaves to an ordinary cleanup of the same node what that one still waits to delete: there the
+      // node holds an old copy of a published epoch, which clients of that epoch may read until its grace period ends.
+      waitingCleanups.forEach(t -> kept.add(RingRange.of(t.getRangeStart(), t.getRangeEnd())));
+      List<RingRange> rest = minus(range(), kept);
       if (rest.isEmpty()) {
-        String handedBack = handedBack();
+        String handedBack = handedBackBy().isEmpty() ? "ordinary cleanup " + waitingCleanups.get(0).getTaskId()
+            + " of " + task().getTarget() + " deletes the range after its own grace period" : handedBack();
         LOG.info("task {}: not deleting {} from {}: {}", task().getTaskId(), range(), task().getTarget(), handedBack);
         nothingToDelete(handedBack);
         return null;
@@ -188,6 +194,24 @@ final class CleanupRun extends TaskRun {
     RangeCopyTask later = back.get(0);
     return "epoch " + later.getEpoch() + " gives the range back to " + task().getTarget() + " (task "
         + later.getTaskId() + ")" + (back.size() > 1 ? " and " + (back.size() - 1) + " more tasks" : "");
+  }
+
+  /**
+   * The ordinary cleanups (no cancelled epoch) of this cleanup's target, not ended yet, whose range overlaps this one's:
+   * what the node still holds as an old copy of a published epoch, waiting for that epoch's grace period.
+   */
+  List<RangeCopyTask> waitingCleanups() {
+    List<RangeCopyTask> waiting = new ArrayList<>();
+    for (RangeCopyTask other : ctx.control().cleanupsOf(task().getClusterId(), task().getTarget())) {
+      if (!other.getTaskId().equals(task().getTaskId()) && other.getCancelledEpoch() == null
+          && range().intersects(RingRange.of(other.getRangeStart(), other.getRangeEnd()))) {
+        TaskStatus status = ctx.control().status(other.getTaskId()).orElse(null);
+        if (status == null || (status.getState() != TaskState.VERIFIED && status.getState() != TaskState.FAILED)) {
+          waiting.add(other);
+        }
+      }
+    }
+    return waiting;
   }
 
   /** The COPY and REPAIR tasks of later epochs to the target whose range overlaps this cleanup's. */

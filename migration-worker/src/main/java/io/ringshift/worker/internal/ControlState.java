@@ -97,6 +97,23 @@ public final class ControlState {
     }
   }
 
+  /** The live CLEANUP tasks of {@code clusterId} whose target is {@code target}, as last emitted. */
+  public synchronized List<RangeCopyTask> cleanupsOf(String clusterId, String target) {
+    List<RangeCopyTask> out = new java.util.ArrayList<>();
+    for (Map<String, TaskKind> ofEpoch : tasksByEpoch.values()) {
+      for (Map.Entry<String, TaskKind> t : ofEpoch.entrySet()) {
+        if (t.getValue() == TaskKind.CLEANUP) {
+          RangeCopyTask record = lastRecords.get(t.getKey());
+          if (record != null && record.getClusterId().equals(clusterId) && record.getTarget().equals(target)) {
+            out.add(record);
+          }
+        }
+      }
+    }
+    out.sort(java.util.Comparator.comparing(RangeCopyTask::getTaskId));
+    return out;
+  }
+
   /** The nodes any epoch record of {@code clusterId} named as members, in id order. */
   public List<String> knownMembers(String clusterId) {
     Map<String, String> ofCluster = zones.get(clusterId);

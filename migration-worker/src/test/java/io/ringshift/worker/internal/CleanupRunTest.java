@@ -258,6 +258,37 @@ class CleanupRunTest {
     assertThat(old.contents(OTHER_HALF)).isEqualTo(outside);
   }
 
+  /**
+   * Found by the protocol simulation (seed 20261349): a cancel's cleanup deletes what the cancelled tasks copied to a
+   * node, 30 s after it is seen; where that node had just lost the range in a published epoch, it also holds the old
+   * copy clients of the previous epoch may still read, and deleted it 50 s after publication, inside the grace period.
+   * What an ordinary cleanup of the same node still waits to delete is left to it.
+   */
+  @Test
+  void shouldLeaveToAnOrdinaryCleanupOfTheSameNodeWhatItStillWaitsToDelete() {
+    verify(copyTo4, copyTo5);
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+    RingRange firstQuarter = RingRange.of(HALF.start(), HALF.start() + ((HALF.end() - HALF.start()) >>> 1));
+    RingRange secondQuarter = RingRange.of(firstQuarter.end(), HALF.end());
+    RangeCopyTask waiting = task(TaskKind.CLEANUP, EPOCH + 1, firstQuarter, List.of("node-4"), "node-old");
+    h.control.onTask(waiting.getTaskId(), waiting);
+    RangeCopyTask afterCancel = RangeCopyTask.newBuilder(cleanup).setCancelledEpoch(EPOCH + 2).build();
+    var kept = old.contents(firstQuarter);
+    assertThat(kept).isNotEmpty();
+    assertThat(old.contents(secondQuarter)).isNotEmpty();
+
+    TaskRun run = h.run(afterCancel);
+    h.awaitStatus(cleanup.getTaskId(), "waiting for the cancelled copies to settle",
+        st -> st.getBlockedReason() != null && st.getBlockedReason().startsWith("the cancelled copies settle"));
+    clock.advance(CleanupRun.CANCELLED_COPY_SETTLE.plusSeconds(1));
+    h.awaitFinished(run);
+
+    h.awaitState(cleanup.getTaskId(), TaskState.VERIFIED);
+    assertThat(old.contents(firstQuarter)).as("left to the ordinary cleanup of epoch 8").isEqualTo(kept);
+    assertThat(old.contents(secondQuarter)).as("deleted").isEmpty();
+  }
+
   @Test
   void shouldDeleteNothingWhenLaterEpochsGiveTheWholeRangeBack() {
     verify(copyTo4, copyTo5);
