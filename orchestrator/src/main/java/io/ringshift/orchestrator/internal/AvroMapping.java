@@ -249,6 +249,7 @@ public final class AvroMapping {
           .setVerifiedTaskIds(new ArrayList<>(new java.util.TreeSet<>(f.verified())))
           .setCaughtUpTaskIds(new ArrayList<>(new java.util.TreeSet<>(f.caughtUp())))
           .setFenceRequested(f.fenceRequested())
+          .setCarriedChanges(f.carried().stream().map(c -> event(active.clusterId(), c)).toList())
           .build();
       plans.computeIfAbsent(target.clusterId(), c -> new ConcurrentHashMap<>())
           .putIfAbsent(planKey(active, f.plan().planVersion(), target, Set.copyOf(f.deadNodes())), f.plan());
@@ -275,6 +276,7 @@ public final class AvroMapping {
             .setChecksum(ByteBuffer.wrap(u.checksum()))
             .setCause(u.cause() == null ? null : event(active.clusterId(), u.cause()))
             .setTaskIds(new ArrayList<>(u.taskIds()))
+            .setCarriedChanges(u.carried().stream().map(c -> event(active.clusterId(), c)).toList())
             .build()).toList())
         .setSkippedEpochs(a.skipped())
         .setRejectedAttempts(a.publication().rejections())
@@ -325,7 +327,8 @@ public final class AvroMapping {
       // In the order they failed, which says which failure epochs were published (ClusterAggregate.InFlight).
       inFlight = new InFlight(plan, change(f.getCause()), List.copyOf(f.getDeadNodes()),
           new HashSet<>(f.getVerifiedTaskIds()),
-          new HashSet<>(f.getCaughtUpTaskIds()), f.getFenceRequested());
+          new HashSet<>(f.getCaughtUpTaskIds()), f.getFenceRequested(),
+          f.getCarriedChanges().stream().map(AvroMapping::change).toList());
     }
     List<MembershipChange> queue = new ArrayList<>();
     for (MembershipEvent e : s.getQueue()) {
@@ -336,7 +339,8 @@ public final class AvroMapping {
     List<ClusterAggregate.Unpublished> unpublished = new ArrayList<>();
     for (UnpublishedEpoch u : s.getUnpublished()) {
       unpublished.add(new ClusterAggregate.Unpublished(u.getEpoch(), AvroBytes.toArray(u.getChecksum()),
-          u.getCause() == null ? null : change(u.getCause()), List.copyOf(u.getTaskIds())));
+          u.getCause() == null ? null : change(u.getCause()), List.copyOf(u.getTaskIds()),
+          u.getCarriedChanges().stream().map(AvroMapping::change).toList()));
     }
     List<MembershipChange> replanned = new ArrayList<>();
     s.getReplannedChanges().forEach(e -> replanned.add(change(e)));

@@ -130,10 +130,17 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    *
    * @param taskIds its COPY, REPAIR and CLEANUP tasks, cancelled if it is rolled back
    */
-  public record Unpublished(long epoch, byte[] checksum, MembershipChange cause, List<String> taskIds) {
+  public record Unpublished(long epoch, byte[] checksum, MembershipChange cause, List<String> taskIds,
+      List<MembershipChange> carried) {
     public Unpublished {
       taskIds = List.copyOf(taskIds);
       checksum = checksum.clone();
+      carried = List.copyOf(carried);
+    }
+
+    /** A READY epoch that carried out its cause alone. */
+    public Unpublished(long epoch, byte[] checksum, MembershipChange cause, List<String> taskIds) {
+      this(epoch, checksum, cause, taskIds, List.of());
     }
 
     @Override
@@ -144,12 +151,12 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     @Override
     public boolean equals(Object o) {
       return o instanceof Unpublished u && epoch == u.epoch && Arrays.equals(checksum, u.checksum)
-          && Objects.equals(cause, u.cause) && taskIds.equals(u.taskIds);
+          && Objects.equals(cause, u.cause) && taskIds.equals(u.taskIds) && carried.equals(u.carried);
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(epoch, Arrays.hashCode(checksum), cause, taskIds);
+      return Objects.hash(epoch, Arrays.hashCode(checksum), cause, taskIds, carried);
     }
   }
 
@@ -192,18 +199,33 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
    * @param caughtUp ids of the plan's tasks whose latest status is CAUGHT_UP or FENCED, not VERIFIED
    * @param fenceRequested whether the fence of this plan was requested (its unverified tasks re-emitted with
    *     {@code fenceRequested})
+   * @param carried the changes the plan carries out besides its cause: a FAIL that re-plans the epoch in flight keeps
+   *     the change that was in flight in its plan, and becomes its cause; a rollback must plan them again or refuse
+   *     them to their requesters, so they are kept here
    */
   public record InFlight(Plan plan, MembershipChange cause, List<String> deadNodes, Set<String> verified,
-      Set<String> caughtUp, boolean fenceRequested) {
+      Set<String> caughtUp, boolean fenceRequested, List<MembershipChange> carried) {
     public InFlight {
       deadNodes = List.copyOf(deadNodes);
       verified = Set.copyOf(verified);
       caughtUp = Set.copyOf(caughtUp);
+      carried = List.copyOf(carried);
+    }
+
+    /** Progress of a plan that carries out its cause alone. */
+    public InFlight(Plan plan, MembershipChange cause, List<String> deadNodes, Set<String> verified,
+        Set<String> caughtUp, boolean fenceRequested) {
+      this(plan, cause, deadNodes, verified, caughtUp, fenceRequested, List.of());
     }
 
     /** A new plan's progress: nothing caught up, no fence requested, the tasks it kept VERIFIED. */
     static InFlight started(Plan plan, MembershipChange cause, List<String> deadNodes, Set<String> verified) {
       return new InFlight(plan, cause, deadNodes, verified, Set.of(), false);
+    }
+
+    /** The same progress, carrying out {@code changes} besides its cause. */
+    InFlight carrying(List<MembershipChange> changes) {
+      return new InFlight(plan, cause, deadNodes, verified, caughtUp, fenceRequested, changes);
     }
 
     boolean complete() {
@@ -411,7 +433,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       }
     }
     InFlight progressed = new InFlight(inFlight.plan(), inFlight.cause(), inFlight.deadNodes(), verified, caughtUp,
-        inFlight.fenceRequested());
+        inFlight.fenceRequested(), inFlight.carried());
     ClusterAggregate next = with(progressed, queue);
     if (progressed.complete()) {
       return next.completeAndContinue(clusterBytes);
@@ -436,7 +458,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       }
     }
     InFlight fenced = new InFlight(inFlight.plan(), inFlight.cause(), inFlight.deadNodes(), inFlight.verified(),
-        inFlight.caughtUp(), true);
+        inFlight.caughtUp(), true, inFlight.carried());
     return new Transition(with(fenced, queue), effects);
   }
 
@@ -546,6 +568,21 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   }
 
   private Transition replan(MembershipChange failure, long clusterBytes, MembershipChange origin) {
+    Transition t = replanned(failure, clusterBytes, origin);
+    if (t.next().inFlight() == null || t.next().inFlight().plan() == inFlight.plan()) {
+      return t; // refused, or a queued JOIN withdrawn: nothing re-planned
+    }
+    // The re-plan carries out what the plan in flight did, and its cause is the FAIL now: remember the change it carried
+    // out besides, so that a rollback plans it again or refuses it to its requester rather than drop it without a word.
+    List<MembershipChange> carried = new ArrayList<>(inFlight.carried());
+    if (!inFlight.cause().isFailure() && !carried.contains(inFlight.cause())) {
+      carried.add(inFlight.cause());
+    }
+    ClusterAggregate next = t.next();
+    return new Transition(next.with(next.inFlight().carrying(carried), next.queue()), t.effects());
+  }
+
+  private Transition replanned(MembershipChange failure, long clusterBytes, MembershipChange origin) {
     String node = failure.nodeId();
     RingSnapshot target = inFlight.plan().target();
     if (inFlight.deadNodes().contains(node)) {
@@ -778,6 +815,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       if (u.cause() != null && !causes.contains(u.cause())) {
         causes.add(u.cause());
       }
+      u.carried().stream().filter(c -> !causes.contains(c)).forEach(causes::add);
     }
     Map<String, MembershipChange> fails = new LinkedHashMap<>();
     causes.stream().filter(MembershipChange::isFailure).forEach(c -> fails.putIfAbsent(c.nodeId(), c));
@@ -792,6 +830,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       if (!causes.contains(inFlight.cause())) {
         causes.add(inFlight.cause());
       }
+      inFlight.carried().stream().filter(c -> !causes.contains(c)).forEach(causes::add);
       if (inFlight.cause().isFailure()) {
         fails.putIfAbsent(inFlight.cause().nodeId(), inFlight.cause());
       }
@@ -966,7 +1005,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     for (Unpublished u : publication.unpublished()) {
       // The cleanups belong to the active epoch: a rollback of it cancels them with its other tasks.
       waiting.add(u.epoch() != active.epoch() ? u : new Unpublished(u.epoch(), u.checksum(), u.cause(),
-          concat(u.taskIds(), cleanups.stream().map(PlannedTask::taskId).toList())));
+          concat(u.taskIds(), cleanups.stream().map(PlannedTask::taskId).toList()), u.carried()));
     }
     Publication answered = publication.withUnpublished(waiting);
     ClusterAggregate back = new ClusterAggregate(active, null, List.of(), (int) (epoch - active.epoch()),
@@ -1044,7 +1083,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
   }
 
   /** Records the READY epochs a transition emits as waiting for the publisher. */
-  private static Transition track(Transition t) {
+  private Transition track(Transition t) {
     ClusterAggregate next = t.next();
     if (!next.initialised()) {
       return t;
@@ -1055,7 +1094,11 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
         List<String> ids = new ArrayList<>();
         ev.plan().tasks().forEach(task -> ids.add(task.taskId()));
         ev.plan().cleanupTasks().forEach(task -> ids.add(task.taskId()));
-        waiting.add(new Unpublished(ev.plan().target().epoch(), ev.plan().target().checksum(), ev.cause(), ids));
+        // The READY of the plan that was in flight keeps what it carried out besides its cause.
+        List<MembershipChange> carried = inFlight != null && inFlight.plan().target().epoch() == ev.plan().target()
+            .epoch() && inFlight.plan().planVersion() == ev.plan().planVersion() ? inFlight.carried() : List.of();
+        waiting.add(new Unpublished(ev.plan().target().epoch(), ev.plan().target().checksum(), ev.cause(), ids,
+            carried));
       }
     }
     if (waiting.size() == next.publication().unpublished().size()) {

@@ -559,6 +559,41 @@ class ClusterAggregateTest {
         + "published");
   }
 
+  /**
+   * Found by the protocol simulation (seed 20261246): a FAIL while a DRAIN is in flight re-plans the epoch with the
+   * DRAIN kept in the plan, and the FAIL as its cause. A rollback took its changes from the causes alone, so the DRAIN
+   * was neither planned again nor refused: its requester never saw an outcome. The plan remembers the change it carries
+   * out besides its cause, through READY, and a second rejection refuses it to its requester.
+   */
+  @Test
+  void shouldRefuseAChangeAFailReplanCarriedWhenASecondRejectionWithdrawsIt() {
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
+    state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
+    MembershipChange drain = change(Action.DRAIN, "node-04", null);
+    state = state.onChange(drain, BYTES).next();
+    Transition fail = state.onChange(change(Action.FAIL, "node-03", null), BYTES);
+    EpochEvent failure = ready(fail);
+    state = published(fail.next(), failure);
+    assertThat(state.inFlight().cause().action()).isEqualTo(Action.FAIL);
+    assertThat(state.inFlight().carried()).as("the DRAIN the re-plan keeps").containsExactly(drain);
+    assertThat(state.inFlight().plan().target().member("node-04")).isNull();
+
+    Transition repaired = verifyAll(state);
+    EpochEvent repairReady = ready(repaired);
+    assertThat(repaired.next().publication().unpublished()).anySatisfy(u ->
+        assertThat(u.carried()).containsExactly(drain));
+    Transition first = repaired.next().onRejected(repairReady.plan().target().epoch(),
+        repairReady.plan().target().checksum(), "TASKS: for the test", BYTES);
+    assertThat(first.next().publication().replanned()).as("planned again after the first").contains(drain);
+    Transition again = verifyAll(first.next());
+    EpochEvent secondReady = ready(again);
+    Transition second = again.next().onRejected(secondReady.plan().target().epoch(),
+        secondReady.plan().target().checksum(), "TASKS: for the test", BYTES);
+
+    assertThat(second.effects()).filteredOn(Rejection.class::isInstance)
+        .extracting(e -> ((Rejection) e).origin().requestId()).contains(drain.requestId());
+  }
+
   @Test
   void shouldCountRejectionsUntilAnEpochWithoutFillingMarksIsPublished() {
     ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
