@@ -51,6 +51,14 @@ public final class MembershipView {
         if (active != null && active.getEpoch() == epoch) {
           active = published;
         }
+        if (planned != null && planned.getEpoch() == epoch) {
+          planned = null; // a rejected plan removes nobody
+        }
+      }
+      case SUPERSEDED -> {
+        if (planned != null && planned.getEpoch() == epoch && planned.getPlanVersion() == record.getPlanVersion()) {
+          planned = null; // the re-plan's PLANNED record, if any, follows
+        }
       }
       case CANCELLED -> {
         // An operator cancelled the plan in flight: its joining node (perhaps one nobody started) is not watched.
@@ -58,7 +66,7 @@ public final class MembershipView {
           planned = null;
         }
       }
-      default -> { } // SUPERSEDED is followed by the PLANNED record of the re-plan; UNKNOWN is from a newer writer
+      default -> { } // UNKNOWN is from a newer writer
     }
     if (planned != null && active != null && planned.getEpoch() <= active.getEpoch()) {
       planned = null;
@@ -107,13 +115,23 @@ public final class MembershipView {
   }
 
   /**
-   * Whether {@code node}'s latest membership event declares it dead (FAIL or REMOVE) and the orchestrator did not refuse
-   * it.
+   * Whether {@code node}'s latest membership event declares it dead (FAIL or REMOVE), and that took: the orchestrator did
+   * not refuse it, or a plan in flight removes the node anyway (a second FAIL of a node whose repair is in flight is
+   * refused as one that already failed). After repeated rejections the orchestrator holds and refuses FAILs, asking for
+   * them again: such a node is not declared, and is watched (and failed) again.
    */
   public synchronized boolean declared(String node) {
     MembershipEvent latest = latestEvents.get(node);
-    return latest != null && (latest.getAction() == MembershipAction.FAIL
-        || latest.getAction() == MembershipAction.REMOVE) && !refused.contains(latest.getRequestId());
+    if (latest == null || (latest.getAction() != MembershipAction.FAIL
+        && latest.getAction() != MembershipAction.REMOVE)) {
+      return false;
+    }
+    return !refused.contains(latest.getRequestId()) || plannedWithout(node);
+  }
+
+  /** Whether a plan in flight (a later epoch than the active one) leaves {@code node} out. */
+  private boolean plannedWithout(String node) {
+    return planned != null && planned.getMembers().stream().noneMatch(m -> m.getId().equals(node));
   }
 
   /**

@@ -242,6 +242,13 @@ class DeciderTest {
     assertThat(listener.requestIds).hasSize(2).doesNotHaveDuplicates();
     rounds(decider, 60, true);
     assertThat(fails).as("the second FAIL was not refused: once only").hasSize(2);
+
+    // A refusal of a FAIL whose node a plan in flight removes anyway (it already failed) declares it all the same.
+    view.onEpoch(epoch(2, EpochState.PLANNED, MembershipAction.FAIL, "node-3", "node-1", "node-2", "node-4",
+        "node-5"));
+    view.onRejected(Records.CLUSTER, listener.requestIds.get(1));
+    rounds(decider, 60, true);
+    assertThat(fails).as("the plan in flight removes node-3: no third FAIL").hasSize(2);
   }
 
   @Test
