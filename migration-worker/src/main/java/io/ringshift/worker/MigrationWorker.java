@@ -75,6 +75,8 @@ public final class MigrationWorker implements AutoCloseable {
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
   /** How often the worker recounts its shares of the group's budgets. */
   private static final Duration SHARES_INTERVAL = Duration.ofMillis(500);
+  /** How often the worker asks its control reader to catch up, which dates its view of the control plane. */
+  private static final Duration VIEW_INTERVAL = Duration.ofSeconds(2);
 
   private final WorkerConfig config;
   private final NodeStores stores;
@@ -163,6 +165,10 @@ public final class MigrationWorker implements AutoCloseable {
       });
       // The group's shares follow its workers as they start and stop copying (docs/worker.md, "Group budgets").
       shares.scheduleWithFixedDelay(this::refreshShares, SHARES_INTERVAL.toMillis(), SHARES_INTERVAL.toMillis(),
+          TimeUnit.MILLISECONDS);
+      // How old the view of the control plane is: a cleanup deletes only on a fresh one (docs/worker.md, "CLEANUP").
+      control.viewCaughtUpAt(clock.millis());
+      shares.scheduleWithFixedDelay(this::refreshView, VIEW_INTERVAL.toMillis(), VIEW_INTERVAL.toMillis(),
           TimeUnit.MILLISECONDS);
       scheduler = new TaskScheduler("ringshift-worker-" + config.workerId(), limits.maxTasks());
       StatusSink sink = this::send;
@@ -443,6 +449,20 @@ public final class MigrationWorker implements AutoCloseable {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     return p;
+  }
+
+  /** A read-your-writes barrier of the control reader in flight, null when none. */
+  private volatile CompletableFuture<Void> viewBarrier;
+
+  /** Asks the control reader to catch up, unless it still does; when it has, the view is as fresh as the asking. */
+  private void refreshView() {
+    CompletableFuture<Void> pending = viewBarrier;
+    ControlReader r = reader;
+    if (r == null || (pending != null && !pending.isDone())) {
+      return;
+    }
+    long askedAt = clock.millis();
+    viewBarrier = r.catchUpAsync().thenRun(() -> control.viewCaughtUpAt(askedAt));
   }
 
   private void refreshShares() {

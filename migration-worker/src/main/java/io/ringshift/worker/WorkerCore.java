@@ -80,6 +80,14 @@ public final class WorkerCore implements AutoCloseable {
     control.onEpoch(record);
   }
 
+  /**
+   * Everything committed on the control-plane topics before {@code millis} (the worker's clock) has been fed: the view is
+   * that fresh. A worker whose view ages (it is cut off from Kafka) deletes nothing (docs/worker.md, "CLEANUP").
+   */
+  public void viewCaughtUpAt(long millis) {
+    control.viewCaughtUpAt(millis);
+  }
+
   /** A record of {@code ring.worker-budgets} ({@code null}: a tombstone). */
   public void onBudgets(String groupId, WorkerBudgets budgets) {
     control.onBudgets(groupId, budgets);

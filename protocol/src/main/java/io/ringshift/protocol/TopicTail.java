@@ -100,6 +100,21 @@ public final class TopicTail implements AutoCloseable {
     }
   }
 
+  /**
+   * As {@link #awaitCaughtUp}, without waiting: the future completes once everything on the topics at the time of the
+   * call has been read, exceptionally when the tail fails.
+   */
+  public CompletableFuture<Void> catchUpAsync() {
+    CompletableFuture<Void> barrier = new CompletableFuture<>();
+    Throwable failed = failure;
+    if (failed != null) {
+      barrier.completeExceptionally(failed);
+      return barrier;
+    }
+    barriers.add(barrier);
+    return barrier;
+  }
+
   /** The error that stopped the tail, or null while it runs. */
   public Throwable failure() {
     return failure;

@@ -44,6 +44,15 @@ final class CleanupRun extends TaskRun {
    */
   static final Duration CANCELLED_COPY_SETTLE = Duration.ofSeconds(30);
 
+  /**
+   * The oldest view of the control plane a cleanup deletes on. Whether a later epoch gives the range back to the target
+   * (and holds it there for that epoch's own grace period) is read off the worker's view of ring.tasks and ring.epochs;
+   * a worker cut off from Kafka keeps a view that ages, and deleted a copy a later epoch had given back and taken away
+   * again seconds before, inside that epoch's grace period (found by the protocol simulation, seed 20261769). Every
+   * epoch published longer ago than this is in the view, so any later epoch that gave the range back is known.
+   */
+  static final Duration MAX_VIEW_AGE = Duration.ofSeconds(15);
+
   private final long seenAtMillis;
   /**
    * The cancelled epoch when this is a cancel's cleanup, else null: taken from the first record this run saw and kept,
@@ -316,6 +325,12 @@ final class CleanupRun extends TaskRun {
     if (now < endsAt) {
       waits.add((cancelledCopy ? "the cancelled copies settle in " : "grace period ends in ")
           + Rates.duration(Duration.ofMillis(endsAt - now)));
+    }
+    long viewAge = ctx.control().viewAgeMillis();
+    if (now >= endsAt && viewAge > MAX_VIEW_AGE.toMillis()) {
+      waits.add("this worker's view of the control plane is " + Rates.duration(Duration.ofMillis(viewAge))
+          + " old (is it cut off from Kafka?); a cleanup deletes only on a view at most "
+          + Rates.duration(MAX_VIEW_AGE) + " old");
     }
     // The new replicas' health matters when the delete happens: asked only once the grace period is over, so a
     // fleet of cleanups waiting out a ten-minute grace does not poll every node every retry interval.

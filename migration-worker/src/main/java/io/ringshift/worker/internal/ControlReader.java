@@ -72,6 +72,14 @@ public final class ControlReader implements AutoCloseable {
     tail.awaitCaughtUp(timeout);
   }
 
+  /**
+   * Asks the reader to catch up without waiting: the future completes once everything on the four topics at the time of
+   * the call has been read (exceptionally when the reader fails).
+   */
+  public java.util.concurrent.CompletableFuture<Void> catchUpAsync() {
+    return tail.catchUpAsync();
+  }
+
   private void onRecord(ConsumerRecord<byte[], byte[]> r) {
     String key = r.key() == null ? null : new String(r.key(), StandardCharsets.UTF_8);
     if (r.topic().equals(topics.taskStatus().name())) {

@@ -65,6 +65,30 @@ public final class ControlState {
    */
   private final Map<String, Map<Long, Long>> deadEpochs = new ConcurrentHashMap<>();
 
+  /**
+   * When this state last held everything committed on its topics, by the worker's clock: the time a read-your-writes
+   * barrier was asked for that then completed. Null when the worker does not track it (tests that feed the state
+   * directly): the view counts as fresh.
+   */
+  private volatile Long viewCaughtUpAt;
+
+  /** Everything committed on the control-plane topics before {@code millis} (the worker's clock) has been read. */
+  public void viewCaughtUpAt(long millis) {
+    Long known = viewCaughtUpAt;
+    if (known == null || millis > known) {
+      viewCaughtUpAt = millis;
+    }
+  }
+
+  /**
+   * How old this view of the control plane may be, by the worker's clock: how long ago the last barrier that completed
+   * was asked for; 0 when not tracked. A worker cut off from Kafka reads nothing, and its view ages.
+   */
+  public long viewAgeMillis() {
+    Long at = viewCaughtUpAt;
+    return at == null ? 0 : Math.max(0, clock.millis() - at);
+  }
+
   /** The dispatcher saw the tombstone of {@code taskId}: it is no longer live, even before this state reads it. */
   public synchronized void onDropped(String taskId) {
     if (lastRecords.containsKey(taskId) && !epochOfTask.containsKey(taskId)) {
@@ -87,6 +111,21 @@ public final class ControlState {
       }
     });
     return copy;
+  }
+
+  /** Whether {@code epoch} of {@code clusterId} can no longer be published (a CANCELLED or REJECTED record named it). */
+  public boolean dead(String clusterId, long epoch) {
+    Map<Long, Long> epochs = deadEpochs.get(clusterId);
+    return epochs != null && epochs.containsKey(epoch);
+  }
+
+  /**
+   * Whether {@code epoch} of {@code clusterId} is (or, forgotten since, was) published: a PUBLISHED record of it was read,
+   * or it is at most the highest published epoch and no CANCELLED or REJECTED record named it.
+   */
+  public boolean published(String clusterId, long epoch) {
+    return publishedAt(clusterId, epoch).isPresent()
+        || (epoch <= highestPublished(clusterId) && !dead(clusterId, epoch));
   }
 
   /** Stops watching a dead epoch (its fences are gone). */

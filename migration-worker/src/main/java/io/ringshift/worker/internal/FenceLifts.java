@@ -95,7 +95,7 @@ public final class FenceLifts {
 
   /** Whether the lift is done: lifted now, or no longer needed; false when a live task or the node holds it back. */
   private boolean tryLift(Lift lift) {
-    if (lift.epoch() <= control.highestPublished(lift.clusterId())) {
+    if (control.published(lift.clusterId(), lift.epoch())) {
       // Published: the fence refuses only writes of older epochs, which the move made stale, and lifting it could let
       // such a write through on a node whose ring lags. The nodes prune it (docs/storage.md).
       return true;
@@ -142,7 +142,7 @@ public final class FenceLifts {
           continue;
         }
         for (Fence f : fences) {
-          if (!dead.contains(f.epoch()) || f.epoch() <= control.highestPublished(clusterId)) {
+          if (!dead.contains(f.epoch()) || control.publishedAt(clusterId, f.epoch()).isPresent()) {
             continue;
           }
           seen.add(f.epoch());

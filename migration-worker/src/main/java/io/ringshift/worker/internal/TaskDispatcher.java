@@ -95,7 +95,7 @@ public final class TaskDispatcher {
    */
   private void liftFences(String taskId, TaskRun ended) {
     RangeCopyTask known = ended != null ? ended.task() : ctx.control().lastRecord(taskId).orElse(null);
-    if (known != null && known.getEpoch() <= ctx.control().highestPublished(known.getClusterId())) {
+    if (known != null && ctx.control().published(known.getClusterId(), known.getEpoch())) {
       // The epoch is published: its fences refuse only writes of older epochs, which the move made stale; lifting
       // them could let such a write through on a node whose ring lags. The nodes prune them (docs/storage.md).
       LOG.debug("task {} of published epoch {} dropped by a tombstone; its fences stay for the nodes to prune",

@@ -289,6 +289,25 @@ class CleanupRunTest {
     assertThat(old.contents(secondQuarter)).as("deleted").isEmpty();
   }
 
+  /**
+   * Found by the protocol simulation (seed 20261769): a worker cut off from Kafka kept running a cleanup on a view that
+   * aged; a later epoch had given the range back to the node and taken it away again seconds before, which the view did
+   * not show, and the delete removed that epoch's copy inside its grace period. A cleanup deletes only on a fresh view.
+   */
+  @Test
+  void shouldNotDeleteOnAViewOfTheControlPlaneThatHasAged() {
+    verify(copyTo4, copyTo5);
+    publish();
+    h.control.viewCaughtUpAt(clock.millis());
+    clock.advance(GRACE.plusMinutes(1));
+
+    assertThat(gate()).isEqualTo("this worker's view of the control plane is 11 min old (is it cut off from Kafka?); a "
+        + "cleanup deletes only on a view at most 15 s old");
+
+    h.control.viewCaughtUpAt(clock.millis() - 15_000);
+    assertThat(gate()).as("caught up 15 s ago").isNull();
+  }
+
   @Test
   void shouldDeleteNothingWhenLaterEpochsGiveTheWholeRangeBack() {
     verify(copyTo4, copyTo5);

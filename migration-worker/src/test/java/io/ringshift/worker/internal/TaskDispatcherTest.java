@@ -342,6 +342,9 @@ class TaskDispatcherTest {
     assertThat(a.fences()).as("its task is still live here (its tombstone is on its way)").hasSize(1);
 
     h.control.onTask(task.getTaskId(), null); // the control view reads the tombstone; this dispatcher never sees it
+    // A later epoch is published meanwhile: the cancelled number stays below it, and its fences must still go (found by
+    // the protocol simulation, seed 20261775: the lift took "at most the highest published" for published).
+    h.control.onEpoch(CleanupRunTest.signedPublished(Harness.CLUSTER, task.getEpoch() + 2));
     dispatcher.retryFenceLifts();
 
     await("the fences of cancelled epoch 3 lifted").atMost(Harness.WAIT)
