@@ -82,12 +82,14 @@ class ArchitectureTest {
 
   /**
    * The packages that may run a storage node besides storage itself: the CLI ({@code ringshift node},
-   * {@code ringshift dev}). A module that takes over launching nodes is added here.
+   * {@code ringshift dev}), the local plane, and the deterministic simulation (its nodes are in-memory stores behind
+   * the production ownership check). A module that takes over launching nodes is added here.
    */
-  static final List<String> NODE_LAUNCHERS = List.of("io.ringshift.cli", "io.ringshift.localplane");
+  static final List<String> NODE_LAUNCHERS = List.of("io.ringshift.cli", "io.ringshift.localplane",
+      "io.ringshift.simulation");
   static final String BECAUSE_SERVER_SIDE = "NodeServer, RocksStore, OwnershipCheckedStore and RingView are the "
-      + "storage node's server side, which only the CLI (ringshift node) and the local plane (ringshift dev, the "
-      + "end-to-end tests) run; other modules reach "
+      + "storage node's server side, which only the CLI (ringshift node), the local plane (ringshift dev, the "
+      + "end-to-end tests) and the protocol simulation run; other modules reach "
       + "nodes through the SPI (Store, RemoteStore, RoutedWriter), and tests start nodes in their own code";
   static final ArchRule STORAGE_SERVER_SIDE_IS_RUN_ONLY_BY_THE_CLI = noClasses()
       .that().resideOutsideOfPackages(Stream.concat(Stream.of("io.ringshift.storage"), NODE_LAUNCHERS.stream())

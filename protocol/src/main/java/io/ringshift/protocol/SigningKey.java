@@ -60,6 +60,22 @@ public final class SigningKey {
   }
 
   /**
+   * A key pair drawn from {@code random}: the same random source in the same state gives the same key. For the
+   * deterministic simulation (its scenarios sign with a key every run derives alike); anything real uses
+   * {@link #generate()}.
+   */
+  public static SigningKey generate(java.security.SecureRandom random) {
+    try {
+      KeyPairGenerator generator = KeyPairGenerator.getInstance(ALGORITHM);
+      generator.initialize(java.security.spec.NamedParameterSpec.ED25519, random);
+      KeyPair pair = generator.generateKeyPair();
+      return new SigningKey(pair.getPrivate(), pair.getPublic());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JDK has no " + ALGORITHM + " key pair generator", e);
+    }
+  }
+
+  /**
    * Reads a key file written by {@link #write}.
    *
    * @throws IllegalArgumentException naming the file when it is missing a block, is not PEM, or holds a key

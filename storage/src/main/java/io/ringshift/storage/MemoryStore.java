@@ -42,13 +42,60 @@ public final class MemoryStore implements Store {
   }
 
   /** A store opened again on the durable state of an earlier one (a restart). */
-  public static MemoryStore open(MemoryStoreState state) {
-    return new MemoryStore(state);
+  public static MemoryStore open(Durable durable) {
+    return new MemoryStore(durable.state);
   }
 
   /** The durable state: open a store on it again after {@link #close()}. */
-  public MemoryStoreState state() {
-    return state;
+  public Durable durable() {
+    return new Durable(state);
+  }
+
+  /**
+   * What outlives a store's process: its data, log, fences and identity. Read directly (whether a store is open on it
+   * or not) by whoever checks what a node holds; thread safe.
+   */
+  public static final class Durable {
+    private final MemoryStoreState state;
+
+    private Durable(MemoryStoreState state) {
+      this.state = state;
+    }
+
+    /** The value of {@code key}, if the store holds it. */
+    public Optional<byte[]> get(byte[] key) {
+      return state.get(key);
+    }
+
+    /** The fences in force. */
+    public List<Fence> fences() {
+      return state.fences();
+    }
+
+    /** The live entries of {@code range}, in token order. */
+    public List<Entry> entries(RingRange range) {
+      return state.scan(range, null).entries();
+    }
+
+    /** Every live entry, in token order. */
+    public List<Entry> contents() {
+      return state.contents();
+    }
+
+    /** Cuts the change log, as a log retention that ended would: a feed further back is refused. */
+    public void purgeLog() {
+      state.purgeLog();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Durable d && d.state == state;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(state);
+    }
   }
 
   private void checkOpen() {

@@ -36,11 +36,23 @@ import java.util.List;
 public final class OwnershipCheckedStore extends ForwardingStore {
   private final RingView view;
   private final String nodeId;
+  /** Whether a new ring starts a prune of the fences on the shared pruner thread; else the owner calls prune itself. */
+  private final boolean prunesInBackground;
 
-  private OwnershipCheckedStore(Store delegate, RingView view, String nodeId) {
+  private OwnershipCheckedStore(Store delegate, RingView view, String nodeId, boolean prunesInBackground) {
     super(delegate);
     this.view = view;
     this.nodeId = nodeId;
+    this.prunesInBackground = prunesInBackground;
+  }
+
+  /**
+   * As {@link #wrap}, but a new ring starts no prune on a background thread: the owner calls {@link #pruneFences()}
+   * itself when its ring changes. For a caller that runs everything on one thread (the deterministic simulation).
+   */
+  public static OwnershipCheckedStore wrapPrunedByCaller(Store store, RingView view) {
+    OwnershipCheckedStore wrapped = wrap(store, view);
+    return new OwnershipCheckedStore(store, view, wrapped.nodeId, false);
   }
 
   /**
@@ -54,7 +66,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
       throw new IllegalArgumentException("an ownership-checked store needs a store and a ring view; was store "
           + store + ", view " + view + " (use RingView.none() for a node without a ring)");
     }
-    return new OwnershipCheckedStore(store, view, store.info().nodeId());
+    return new OwnershipCheckedStore(store, view, store.info().nodeId(), true);
   }
 
   /** The member id this store checks ownership for. */
@@ -112,7 +124,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   /** The ring the node routes by, read once per call; a new one starts a prune of the fences. */
   private RingSnapshot ring() {
     RingSnapshot ring = view.current();
-    if (ring != null && ring.epoch() > prunedAt.get()) {
+    if (prunesInBackground && ring != null && ring.epoch() > prunedAt.get()) {
       schedulePrune(ring.epoch());
     }
     return ring;

@@ -1,6 +1,5 @@
 package io.ringshift.storage;
 
-import io.ringshift.storage.internal.MemoryStoreState;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -10,15 +9,15 @@ import java.util.Map;
  * RocksDB's. A data directory stands for the store's durable state, which a reopen opens again.
  */
 class MemoryStoreTest extends StoreContractTest {
-  private final Map<Path, MemoryStoreState> states = new HashMap<>();
+  private final Map<Path, MemoryStore.Durable> states = new HashMap<>();
   private MemoryStore opened;
 
   @Override
   Store openStore(Path dataDir) {
-    MemoryStoreState state = states.get(dataDir);
+    MemoryStore.Durable state = states.get(dataDir);
     opened = state == null ? MemoryStore.create(NODE, ZONE, "incarnation-" + dataDir.getFileName())
         : MemoryStore.open(state);
-    states.put(dataDir, opened.state());
+    states.put(dataDir, opened.durable());
     return opened;
   }
 
@@ -38,7 +37,7 @@ class MemoryStoreTest extends StoreContractTest {
   /** The log retention ends: the log is cut, the data stays. */
   @Override
   void restartAfterLogRetentionEnds() {
-    MemoryStoreState state = states.get(dataDir());
+    MemoryStore.Durable state = states.get(dataDir());
     closeStore();
     state.purgeLog();
     store = openStore(dataDir());

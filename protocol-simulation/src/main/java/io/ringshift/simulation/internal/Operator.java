@@ -1,0 +1,318 @@
+package io.ringshift.simulation.internal;
+
+import io.ringshift.ring.Member;
+import io.ringshift.ring.RingSnapshot;
+import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
+import io.ringshift.schemas.avro.MembershipAction;
+import io.ringshift.schemas.avro.MembershipEvent;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The operator and the faults of a scenario: it writes the INIT, then at each operation's time draws its target from the
+ * world as it is (which spare joins, which member drains, which role crashes) and does it: membership events as
+ * {@code ringshift join|drain|fail|set-weight|cancel} write them, crashes and restarts, cut-offs, network partitions,
+ * nodes lost for good, forced rejections. Destructive operations keep at least R + 1 members and lose at most R - 1
+ * nodes, so no range can lose every copy.
+ */
+final class Operator {
+  private static final long SESSION_TIMEOUT = 15_000;
+
+  private final World w;
+  private final SimClock clock;
+  private int requests;
+
+  Operator(World w) {
+    this.w = w;
+    this.clock = new SimClock(w.loop, 0, 0);
+  }
+
+  void init() {
+    MembershipEvent init = w.initEvent(clock.millis());
+    w.kafka.append(World.MEMBERSHIP, World.membershipKey(init), World.encodeEvent(init), clock.millis());
+    w.trace.note(w.loop.now(), "INIT " + w.initialMembers);
+  }
+
+  private void send(String node, MembershipAction action, String zone, Double weight, Long epoch) {
+    String requestId = "op-" + (++requests);
+    MembershipEvent e = World.membershipEvent(node, action, zone, weight, requestId, "operator", clock.millis(), epoch);
+    w.kafka.append(World.MEMBERSHIP, World.membershipKey(e), World.encodeEvent(e), clock.millis());
+    w.trace.note(w.loop.now(), action + " " + node + (epoch == null ? "" : " epoch " + epoch) + " (" + requestId + ")");
+    w.count(action.name());
+  }
+
+  void run(Scenario.Op op) {
+    if (!w.active) {
+      return;
+    }
+    switch (op.kind()) {
+      case JOIN -> join();
+      case DRAIN -> drain();
+      case SET_WEIGHT -> setWeight();
+      case CANCEL -> cancel();
+      case FAIL -> fail();
+      case LOSE_NODE -> loseNode();
+      case CRASH_NODE -> crashNode();
+      case CRASH_ROLE -> crashRole();
+      case CUT_OFF -> cutOff();
+      case PARTITION -> partition();
+      case FORCE_REJECT -> forceReject();
+      case BURST -> {
+        join();
+        if (w.random.chance(0.5)) {
+          drain();
+        } else {
+          setWeight();
+        }
+      }
+    }
+  }
+
+  private RingSnapshot published() {
+    return w.latestPublishedRing();
+  }
+
+  private List<String> members() {
+    RingSnapshot ring = published();
+    return ring == null ? List.of() : World.ids(ring);
+  }
+
+  private void join() {
+    List<String> candidates = new ArrayList<>();
+    for (String id : w.nodes.keySet()) {
+      SimNode n = w.nodes.get(id);
+      if (!n.lost && !members().contains(id)) {
+        candidates.add(id);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return;
+    }
+    String node = w.random.pick(candidates);
+    send(node, MembershipAction.JOIN, w.zones.get(node), w.random.chance(0.2) ? 2.0 : null, null);
+  }
+
+  private boolean canShrink() {
+    return members().size() > w.scenario.replicas() + 1;
+  }
+
+  private void drain() {
+    if (!canShrink()) {
+      return;
+    }
+    send(w.random.pick(members()), MembershipAction.DRAIN, null, null, null);
+  }
+
+  private void setWeight() {
+    if (members().isEmpty()) {
+      return;
+    }
+    send(w.random.pick(members()), MembershipAction.SET_WEIGHT, null, w.random.pick(List.of(0.5, 1.0, 2.0)), null);
+  }
+
+  private void fail() {
+    if (!canShrink() || !w.mayRiskANode()) {
+      return;
+    }
+    send(w.random.pick(members()), MembershipAction.FAIL, null, null, null);
+  }
+
+  private void loseNode() {
+    if (!canShrink() || !w.mayRiskANode()) {
+      return;
+    }
+    String node = w.random.pick(members());
+    w.nodes.get(node).lose();
+    w.trace.note(w.loop.now(), node + " lost for good");
+    w.count("nodes lost");
+  }
+
+  /** Cancels the plan in flight, by the node its change names; sometimes names a wrong epoch (refused). */
+  private void cancel() {
+    EpochRecord inFlight = inFlight();
+    if (inFlight == null || inFlight.getCause() == null) {
+      return;
+    }
+    long epoch = w.random.chance(0.1) ? inFlight.getEpoch() + 1 : inFlight.getEpoch();
+    send(inFlight.getCause().getNodeId(), MembershipAction.CANCEL, null, null, epoch);
+  }
+
+  /** The latest plan that no PUBLISHED, REJECTED, CANCELLED or SUPERSEDED record ended; null when none. */
+  private EpochRecord inFlight() {
+    List<EpochRecord> records = new ArrayList<>();
+    for (SimKafka.Rec r : w.kafka.committed(World.EPOCHS)) {
+      EpochRecord e = World.epochOf(r);
+      if (e != null) {
+        records.add(e);
+      }
+    }
+    EpochRecord last = null;
+    for (EpochRecord e : records) {
+      if (e.getState() == EpochState.PLANNED) {
+        last = e;
+      } else if (last != null && e.getEpoch() == last.getEpoch()
+          && (World.terminal(e.getState()) || e.getState() == EpochState.READY
+              || (e.getState() == EpochState.SUPERSEDED && e.getPlanVersion() == last.getPlanVersion()))) {
+        last = null;
+      }
+    }
+    return last;
+  }
+
+  private void crashNode() {
+    List<SimNode> up = w.nodes.values().stream().filter(n -> n.up).toList();
+    if (up.isEmpty() || !w.mayRiskANode()) {
+      return;
+    }
+    SimNode node = w.random.pick(up);
+    node.crash();
+    w.trace.note(w.loop.now(), node.id + " crashed");
+    w.count("node crashes");
+    w.loop.after(w.random.between(500, 20_000), node.id + " restarts", () -> {
+      if (!node.up && !node.lost) {
+        node.start();
+      }
+    });
+  }
+
+  private void crashRole() {
+    int pick = w.random.nextInt(4);
+    w.count("role crashes");
+    if (pick == 0 && w.orchestrator.up) {
+      w.orchestrator.crash();
+      w.trace.note(w.loop.now(), "orchestrator crashed");
+      w.loop.after(w.random.between(500, 20_000), "orchestrator restarts", () -> {
+        if (!w.orchestrator.up) {
+          w.orchestrator.start();
+        }
+      });
+    } else if (pick == 1) {
+      SimWorker worker = w.random.pick(w.workers);
+      if (!worker.up) {
+        return;
+      }
+      worker.crash();
+      w.trace.note(w.loop.now(), worker.id + " crashed");
+      w.loop.after(SESSION_TIMEOUT, "group notices " + worker.id, w::rebalanceWorkers);
+      w.loop.after(w.random.between(500, 30_000), worker.id + " restarts", () -> {
+        if (!worker.up) {
+          worker.start();
+          w.rebalanceWorkers();
+        }
+      });
+    } else if (pick == 2) {
+      SimPublisher p = w.random.pick(w.publishers);
+      if (!p.up) {
+        return;
+      }
+      p.crash();
+      w.trace.note(w.loop.now(), p.id + " crashed");
+      w.loop.after(w.random.between(500, 20_000), p.id + " restarts", () -> {
+        if (!p.up) {
+          p.start();
+          w.electPublisher();
+        }
+      });
+    } else {
+      SimHealth h = w.random.pick(w.healths);
+      if (!h.up) {
+        return;
+      }
+      h.crash();
+      w.trace.note(w.loop.now(), h.id + " crashed");
+      w.loop.after(w.random.between(500, 20_000), h.id + " restarts", () -> {
+        if (!h.up) {
+          h.start();
+          w.electHealth();
+        }
+      });
+    }
+  }
+
+  private void cutOff() {
+    List<String> roles = new ArrayList<>();
+    roles.add(w.orchestrator.id);
+    w.workers.forEach(x -> roles.add(x.id));
+    w.publishers.forEach(x -> roles.add(x.id));
+    w.healths.forEach(x -> roles.add(x.id));
+    String role = w.random.pick(roles);
+    if (!w.cutOff.add(role)) {
+      return;
+    }
+    long duration = w.random.between(5_000, 90_000);
+    w.trace.note(w.loop.now(), role + " cut off from Kafka for " + duration + " ms");
+    w.count("cut-offs");
+    w.loop.after(Math.min(SESSION_TIMEOUT, duration), "group and leases notice " + role, () -> {
+      if (w.cutOff.contains(role)) {
+        w.rebalanceWorkers();
+        w.electPublisher();
+        w.electHealth();
+      }
+    });
+    w.loop.after(duration, role + " reconnects", () -> reconnect(role));
+  }
+
+  void reconnect(String role) {
+    if (!w.cutOff.remove(role)) {
+      return;
+    }
+    w.trace.note(w.loop.now(), role + " reaches Kafka again");
+    if (role.equals(w.orchestrator.id)) {
+      w.orchestrator.reconnected();
+    }
+    w.workers.stream().filter(x -> x.id.equals(role)).forEach(SimWorker::reconnected);
+    w.publishers.stream().filter(x -> x.id.equals(role)).forEach(SimPublisher::reconnected);
+    w.rebalanceWorkers();
+    w.electPublisher();
+    w.electHealth();
+  }
+
+  private void partition() {
+    List<String> callers = new ArrayList<>();
+    w.workers.forEach(x -> callers.add(x.id));
+    w.healths.forEach(x -> callers.add(x.id));
+    w.clients.forEach(x -> callers.add(x.id));
+    String caller = w.random.pick(callers);
+    String node = w.random.pick(new ArrayList<>(w.nodes.keySet()));
+    if (caller.startsWith("health-") && !w.mayRiskANode()) {
+      return;
+    }
+    String pair = caller + "|" + node;
+    if (!w.blocked.add(pair)) {
+      return;
+    }
+    long duration = w.random.between(5_000, 60_000);
+    w.trace.note(w.loop.now(), caller + " cannot reach " + node + " for " + duration + " ms");
+    w.count("partitions");
+    w.loop.after(duration, pair + " heals", () -> w.blocked.remove(pair));
+  }
+
+  private void forceReject() {
+    int n = (int) w.random.between(1, 4);
+    w.publishers.forEach(p -> p.forcedRejections += n);
+    w.trace.note(w.loop.now(), "the publisher will reject the next " + n + " epoch(s)");
+  }
+
+  /**
+   * After four rejections in a row the orchestrator holds at the published epoch and plans nothing until the next
+   * membership change (docs/orchestrator.md): an operator who sees a failure epoch's repair held sends one. At the end of
+   * the faults, when the last published epoch still has filling marks and nothing is in flight, this operator sets a
+   * member's weight to what it is, which plans the repair with it.
+   */
+  void nudgeAHeldCluster() {
+    RingSnapshot ring = published();
+    if (ring == null || inFlight() != null || !w.checks.lastPublishedHasMarks()) {
+      return;
+    }
+    Member member = ring.members().get(0);
+    w.trace.note(w.loop.now(), "the cluster holds with a repair unpublished: the operator sends a change");
+    send(member.id(), MembershipAction.SET_WEIGHT, null, member.weight(), null);
+  }
+
+  /** For the report: the member ids of the last published ring. */
+  List<String> lastMembers() {
+    RingSnapshot ring = published();
+    return ring == null ? List.of() : ring.members().stream().map(Member::id).toList();
+  }
+}

@@ -1,0 +1,59 @@
+package io.ringshift.simulation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs the deterministic simulation of the protocol over a fixed range of seeds (about a minute in CI), or over any
+ * range: {@code -Dsim.seed=S -Dsim.scenarios=N} runs N scenarios from seed S. A scenario that breaks an invariant
+ * fails the test with its seed, what it broke at which event, its operations and its last events, and the command that
+ * replays it alone.
+ */
+class ProtocolSimulationTest {
+  /** The first seed CI runs; its scenarios are always the same ones. */
+  static final long CI_FIRST_SEED = 20_261_207L;
+  static final int CI_SCENARIOS = 600;
+
+  @Test
+  void shouldKeepEveryInvariantInEveryScenario() {
+    long first = Long.getLong("sim.seed", CI_FIRST_SEED);
+    int count = Integer.getInteger("sim.scenarios", CI_SCENARIOS);
+    long started = System.nanoTime();
+    List<ProtocolSimulation.Result> failed = new ArrayList<>();
+    long events = 0;
+    long epochs = 0;
+    for (long seed = first; seed < first + count; seed++) {
+      ProtocolSimulation.Result r = ProtocolSimulation.run(seed, false);
+      events += r.steps();
+      epochs += r.counts().getOrDefault("epochs published", 0L);
+      if (!r.passed()) {
+        failed.add(ProtocolSimulation.run(seed, true)); // again, keeping its events: the same run
+        if (failed.size() >= 3) {
+          break;
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    System.out.printf("protocol simulation: %d scenarios from seed %d in %.1f s (%.0f a minute), %d events, %d epochs "
+        + "published, %d failed%n", count, first, seconds, count * 60 / seconds, events, epochs, failed.size());
+    for (ProtocolSimulation.Result r : failed) {
+      System.out.println(report(r));
+    }
+    assertThat(failed).as("scenarios that broke an invariant (reports above)")
+        .extracting(r -> r.seed() + ": " + r.violation()).isEmpty();
+  }
+
+  static String report(ProtocolSimulation.Result r) {
+    StringBuilder out = new StringBuilder();
+    out.append("seed ").append(r.seed()).append(" broke an invariant at event ").append(r.step()).append(": ")
+        .append(r.violation()).append('\n').append("  ").append(r.scenario()).append('\n')
+        .append("  replay: ./mvnw -B -o verify -pl protocol-simulation -am -DskipITs -Dtest=ProtocolSimulationTest ")
+        .append("-Dsurefire.failIfNoSpecifiedTests=false -Dsim.seed=").append(r.seed())
+        .append(" -Dsim.scenarios=1\n  last events:\n");
+    r.lastEvents().forEach(l -> out.append("    ").append(l).append('\n'));
+    return out.toString();
+  }
+}
