@@ -69,4 +69,10 @@ public final class HealthCore {
       return out;
     }, decides, fail::apply);
   }
+
+  /** For reports: the view of the cluster and the FAILs not read back yet. */
+  @Override
+  public String toString() {
+    return "HealthCore[" + view + ", unconfirmed " + decider.unconfirmed() + "]";
+  }
 }

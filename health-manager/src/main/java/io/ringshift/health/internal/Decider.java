@@ -20,8 +20,9 @@ import java.util.TreeSet;
  *
  * <p>Watched: the members of the cluster's current epoch ({@link MembershipView#members()}) that have an address, less
  * the nodes already declared dead on {@code ring.membership} (by this manager, another, or an operator) and the
- * nodes this manager failed whose FAIL it has not read back yet. So a node is failed at most once per life, also
- * across a takeover, and never re-joined: the manager writes nothing but FAILs.
+ * nodes this manager failed whose FAIL it has not read back yet (for at most {@link #UNCONFIRMED_TIMEOUT}). So a node
+ * is failed once per life, also across a takeover (again only when the orchestrator refused the FAIL, or the FAIL was
+ * never read back), and never re-joined: the manager writes nothing but FAILs.
  *
  * <p>The majority guard: a FAIL is written only while more than half of the watched members, counted together with
  * the nodes failed in the last {@link #RECENT_FAILURES} (they are watched no more), answered the round. A manager cut
@@ -50,6 +51,15 @@ public final class Decider {
   private final HealthListener listener;
   /** FAILs this manager wrote whose event it has not read back from ring.membership yet: node to request id. */
   private final Map<String, String> written = new HashMap<>();
+  /** When each of {@link #written} was written, by this manager's clock. */
+  private final Map<String, Instant> writtenAt = new HashMap<>();
+
+  /**
+   * How long a FAIL this manager wrote may stay unread before the manager lets it go and watches the node again:
+   * compaction can remove it before it is read, behind a later event of the node (an operator's CANCEL naming it).
+   * A node still down is then failed again; a second FAIL of a node that failed already is refused, harmlessly.
+   */
+  public static final java.time.Duration UNCONFIRMED_TIMEOUT = java.time.Duration.ofMinutes(1);
   private final Set<String> reportedUnaddressed = new HashSet<>();
   private boolean heldBack;
 
@@ -64,7 +74,11 @@ public final class Decider {
 
   /** The members probed in the next round. */
   public Set<String> watched() {
-    written.entrySet().removeIf(e -> e.getValue().equals(view.latestRequestId(e.getKey())));
+    // Read back: by request id, as a later event of the node (an operator's CANCEL naming it) may already cover it.
+    Instant now = clock.instant();
+    written.entrySet().removeIf(e -> view.hasRead(e.getValue())
+        || !now.isBefore(writtenAt.get(e.getKey()).plus(UNCONFIRMED_TIMEOUT)));
+    writtenAt.keySet().retainAll(written.keySet());
     Set<String> watched = new TreeSet<>();
     for (String member : view.members()) {
       if (!addressed.contains(member)) {
@@ -129,6 +143,7 @@ public final class Decider {
           + d.reason() + ")";
       String requestId = sink.fail(d.node());
       written.put(d.node(), requestId);
+      writtenAt.put(d.node(), now);
       debounce.forget(d.node());
       listener.failed(d.node(), requestId, d.misses(), reason);
       failed.add(d.node());

@@ -29,6 +29,8 @@ public final class MembershipView {
   /** Request ids the orchestrator refused (ring.rejected): a refused FAIL declared nothing. */
   private final java.util.Set<String> refused = new java.util.LinkedHashSet<>();
   private static final int REFUSED_KEPT = 10_000;
+  /** The request ids of the latest membership events read (as many as {@link #REFUSED_KEPT}), in reading order. */
+  private final java.util.Set<String> read = new java.util.LinkedHashSet<>();
 
   public MembershipView(String clusterId) {
     this.clusterId = clusterId;
@@ -80,6 +82,17 @@ public final class MembershipView {
       return;
     }
     latestEvents.put(event.getNodeId(), event);
+    if (event.getRequestId() != null && read.add(event.getRequestId()) && read.size() > REFUSED_KEPT) {
+      read.remove(read.iterator().next());
+    }
+  }
+
+  /**
+   * Whether the event of request {@code requestId} was read, also when a later event of its node (an operator's CANCEL
+   * or SET_WEIGHT naming it) covers it already.
+   */
+  public synchronized boolean hasRead(String requestId) {
+    return read.contains(requestId);
   }
 
   /** The members the manager watches: of the active epoch and of the plan in flight. */
@@ -146,12 +159,6 @@ public final class MembershipView {
       }
     });
     return failed;
-  }
-
-  /** The request id of {@code node}'s latest membership event, or null. */
-  public synchronized String latestRequestId(String node) {
-    MembershipEvent latest = latestEvents.get(node);
-    return latest == null ? null : latest.getRequestId();
   }
 
   private static EpochRecord newer(EpochRecord current, EpochRecord candidate) {

@@ -251,6 +251,56 @@ class DeciderTest {
     assertThat(fails).as("the plan in flight removes node-3: no third FAIL").hasSize(2);
   }
 
+  /**
+   * Found by the protocol simulation (seeds 20261257, 20261322, 20261328): an operator's CANCEL naming the node (keyed
+   * by node, like the FAIL) landed after the manager's FAIL and before the manager read it back. The FAIL was never the
+   * node's latest event, so the manager took it for unread forever and never watched the node again: when the
+   * orchestrator refused that FAIL, the lost node stayed a replica for good.
+   */
+  @Test
+  void shouldReadAFailBackEvenWhenALaterEventOfTheNodeCoversIt() {
+    echo = false;
+    Decider decider = decider();
+    prober.down.add("node-3");
+    rounds(decider, 30, true);
+    assertThat(fails).containsExactly("node-3");
+
+    io.ringshift.protocol.RecordSerdes.trustGeneratedClasses();
+    view.onMembershipEvent(event(MembershipAction.FAIL, "node-3", listener.requestIds.get(0)));
+    view.onMembershipEvent(event(MembershipAction.CANCEL, "node-3", "operator-7"));
+    view.onRejected(Records.CLUSTER, listener.requestIds.get(0));
+    rounds(decider, 30, true);
+
+    assertThat(fails).as("the refused FAIL was read back: node-3 watched and failed again")
+        .containsExactly("node-3", "node-3");
+  }
+
+  /**
+   * Found by the protocol simulation (seed 20261299): compaction removed the manager's FAIL before the manager read
+   * it, behind a later event of the node (an operator's CANCEL naming it), so the FAIL was never read back and the
+   * node never watched again; when the orchestrator refused that FAIL, the lost node stayed a member for good and the
+   * next plan's copies to it were blocked forever. A FAIL not read back within a minute is let go: the node is
+   * watched again, and failed again if it is still down (a second FAIL of a failed node is refused, harmlessly).
+   */
+  @Test
+  void shouldWatchANodeAgainWhenItsFailIsNeverReadBack() {
+    echo = false;
+    Decider decider = decider();
+    prober.down.add("node-3");
+    rounds(decider, 30, true);
+    assertThat(fails).containsExactly("node-3");
+
+    io.ringshift.protocol.RecordSerdes.trustGeneratedClasses();
+    view.onMembershipEvent(event(MembershipAction.CANCEL, "node-3", "operator-7"));
+    view.onRejected(Records.CLUSTER, listener.requestIds.get(0));
+    rounds(decider, 40, true);
+    assertThat(fails).as("within a minute of the FAIL: not yet").containsExactly("node-3");
+    rounds(decider, 60, true);
+
+    assertThat(fails).as("watched again once the unconfirmed FAIL expired, and failed again")
+        .containsExactly("node-3", "node-3");
+  }
+
   @Test
   void shouldProbeOnlyMembersWithAnAddress() {
     Decider decider = new Decider(view, Set.of("node-1", "node-2", "node-3", "node-4", "node-9"),

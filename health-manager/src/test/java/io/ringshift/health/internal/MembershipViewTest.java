@@ -67,11 +67,13 @@ class MembershipViewTest {
     assertThat(view.declared("a")).isFalse();
     assertThat(view.declared("b")).isTrue();
     assertThat(view.declared("c")).isTrue();
-    assertThat(view.latestRequestId("b")).isEqualTo("r2");
+    assertThat(view.hasRead("r2")).isTrue();
 
     view.onMembershipEvent(event(MembershipAction.JOIN, "b", "r4"));
 
     assertThat(view.declared("b")).as("a new life after a join").isFalse();
+    assertThat(view.hasRead("r2")).as("read, though a later event covers it").isTrue();
+    assertThat(view.hasRead("r9")).isFalse();
   }
 
   @Test
