@@ -20,7 +20,7 @@ import java.util.List;
  *
  * <p>Not restricted (forwarded as they are): reads ({@link #get}, scans, feeds, digests), and {@link #apply}
  * and {@link #load}, migration's own writes: a worker fills a new replica before the ring names it. {@link #deleteRange} is checked
- * by its own rule (refused while the node's later ring makes it a replica of the range). A client write call added
+ * by its own rule (refused while the node's ring, of that epoch or later, makes it a replica of the range). A client write call added
  * to {@link Store} must be checked here too.
  *
  * <p>Why beside the fences and not instead of them: a fence refuses older epochs while a range moves, from before
@@ -160,10 +160,10 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   }
 
   /**
-   * Deletes the range for epoch {@code epoch} in pieces, checking before each piece that the node's ring does not
-   * make it a replica of the range at a later epoch (see {@link Store#deleteRange}): a FAIL published while a
-   * cleanup of an earlier epoch runs can make the node a (filling) replica of the range again, and the rest of the
-   * delete would then remove what a repair copies and clients write there. Refused with
+   * Deletes the range for epoch {@code epoch} in pieces, checking before each piece that the node's ring, of that
+   * epoch or a later one, does not make it a replica of the range (see {@link Store#deleteRange}): a FAIL published
+   * while a cleanup of an earlier epoch runs can make the node a (filling) replica of the range again, and the rest of
+   * the delete would then remove what a repair copies and clients write there. Refused with
    * {@link StoreException.Refused} naming the epochs and the first such position; what was deleted before stays
    * deleted (it was this epoch's to delete).
    */
@@ -268,7 +268,9 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   }
 
   private String replicaAfter(RingRange range, long epoch, RingSnapshot ring) {
-    if (ring == null || ring.epoch() <= epoch) {
+    // The ring's own epoch counts too: a delete of that epoch is a cleanup of what the node lost in it, never of what
+    // it replicates (a copy of that epoch clearing its target after the epoch was published would be a stale run).
+    if (ring == null || ring.epoch() < epoch) {
       return null;
     }
     int r = replicatedRange(range, ring);

@@ -168,8 +168,9 @@ public interface Store extends AutoCloseable {
    * owners are verified and the grace period is over, or a copy of that epoch clearing its target before it starts.
    * Not fenced, and not atomic: a key written into the range while it runs may survive. Idempotent. Each deleted key
    * appears in the change feed as a deletion. A node that routes by a ring (an {@link OwnershipCheckedStore})
-   * refuses it with {@link StoreException.Refused}, deleting nothing more, when its ring is of a later epoch than
-   * {@code epoch} and makes the node a replica of part of the range: that epoch's copy of the range must stay.
+   * refuses it with {@link StoreException.Refused}, deleting nothing more, when its ring is of epoch {@code epoch} or
+   * later and makes the node a replica of part of the range: that epoch's copy of the range must stay (a copy of an
+   * epoch clears its target only before the epoch is published).
    *
    * @return how many keys were deleted
    */

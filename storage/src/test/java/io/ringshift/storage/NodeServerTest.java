@@ -136,7 +136,9 @@ class NodeServerTest {
       assertThatThrownBy(() -> remote.deleteRange(range, 4)).isInstanceOf(StoreException.Refused.class)
           .hasMessageContaining("that epoch's copy must stay");
       assertThat(store.get(bytes(kept))).as("nothing deleted").isPresent();
-      assertThat(remote.deleteRange(range, 5)).isEqualTo(1);
+      assertThatThrownBy(() -> remote.deleteRange(range, 5)).as("nor of the ring's own epoch")
+          .isInstanceOf(StoreException.Refused.class);
+      assertThat(remote.deleteRange(range, 6)).as("a later epoch's").isEqualTo(1);
     }
   }
 

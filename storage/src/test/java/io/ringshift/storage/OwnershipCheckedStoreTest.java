@@ -145,15 +145,37 @@ class OwnershipCheckedStoreTest {
   }
 
   @Test
-  void shouldNeverRefuseMigrationsApplyNorARangeDeleteOfTheRingsEpochOrLater() {
+  void shouldNeverRefuseMigrationsApplyNorARangeDeleteOfALaterEpoch() {
     String moved = Rings.movedAwayFrom("node-1");
     String kept = Rings.keptBy("node-1");
 
     store.apply(List.of(Entry.of(bytes(moved), bytes("copied")), Entry.of(bytes(kept), bytes("copied"))));
 
     assertThat(rocks.get(bytes(moved)).map(TestKeys::text)).hasValue("copied");
-    assertThat(store.deleteRange(RingRange.whole(), 5)).isEqualTo(2);
+    assertThat(store.deleteRange(RingRange.whole(), 6)).isEqualTo(2);
     assertThat(rocks.get(bytes(moved))).isEmpty();
+  }
+
+  /**
+   * Found by the protocol simulation (seed 20261381): a copy of epoch 5 run again after epoch 5 was published (a
+   * worker cut off from Kafka sent a stale status after another worker's VERIFIED) cleared its target's range, by
+   * then a published replica serving reads. A range delete of the node's own epoch is a cleanup of what the node
+   * lost in that epoch; where that epoch makes the node a replica, it is refused. What the node lost still goes.
+   */
+  @Test
+  void rejectsARangeDeleteOfTheRingsOwnEpochWhereItMakesTheNodeAReplica() {
+    String kept = Rings.keptBy("node-1");
+    RingRange range = Rings.rangeOf(Rings.EPOCH_5, kept);
+    rocks.apply(List.of(Entry.of(bytes(kept), bytes("published copy"))));
+
+    assertThatThrownBy(() -> store.deleteRange(range, 5)).isInstanceOf(StoreException.Refused.class)
+        .hasMessageContaining("for epoch 5 refused, nothing deleted: this node (node-1) routes by the ring of epoch 5, "
+            + "in which it is a replica of " + range);
+    assertThat(rocks.get(bytes(kept)).map(TestKeys::text)).hasValue("published copy");
+
+    String moved = Rings.movedAwayFrom("node-1");
+    rocks.apply(List.of(Entry.of(bytes(moved), bytes("old copy"))));
+    assertThat(store.deleteRange(Rings.rangeOf(Rings.EPOCH_5, moved), 5)).as("a cleanup of epoch 5").isEqualTo(1);
   }
 
   /**

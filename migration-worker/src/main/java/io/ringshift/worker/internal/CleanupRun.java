@@ -348,10 +348,13 @@ final class CleanupRun extends TaskRun {
     for (RangeCopyTask copy : ctx.control().copyTasks(task.getClusterId(), task.getEpoch())) {
       if (live.contains(copy.getTarget())
           && range.intersects(RingRange.of(copy.getRangeStart(), copy.getRangeEnd()))) {
-        TaskStatus status = ctx.control().status(copy.getTaskId()).orElse(null);
-        String state = status == null ? "no status" : status.getState().name();
-        if (!state.equals(TaskState.VERIFIED.name())) {
-          unverified.add("task " + copy.getTaskId() + " not VERIFIED (" + state + ")");
+        // The epoch is published, so each copy was verified: a later status (a cut-off worker's, sent when it
+        // reconnected) does not undo that, and the VERIFIED one says which store was verified.
+        TaskStatus status = ctx.control().verifiedStatus(copy.getTaskId()).orElse(null);
+        if (status == null) {
+          TaskStatus lastRead = ctx.control().status(copy.getTaskId()).orElse(null);
+          unverified.add("task " + copy.getTaskId() + " not VERIFIED ("
+              + (lastRead == null ? "no status" : lastRead.getState().name()) + ")");
           continue;
         }
         String verifiedAs = status.getTargetIncarnation();

@@ -35,6 +35,11 @@ public final class ControlState {
   private final TrustedKeys trusted;
   private final Clock clock;
   private final Map<String, TaskStatus> statuses = new ConcurrentHashMap<>();
+  /**
+   * The last VERIFIED status read of each task whose latest status is not VERIFIED any more: a worker cut off from
+   * Kafka sends the statuses its producer held when it reconnects, after another worker's VERIFIED.
+   */
+  private final Map<String, TaskStatus> verifiedBefore = new ConcurrentHashMap<>();
   private final Map<String, Map<String, RangeCopyTask>> copyTasksByEpoch = new ConcurrentHashMap<>();
   private final Map<String, String> epochOfTask = new ConcurrentHashMap<>();
   private final Map<String, RangeCopyTask> lastRecords = new ConcurrentHashMap<>();
@@ -227,10 +232,28 @@ public final class ControlState {
     if (status == null) {
       statuses.remove(taskId);
       statusReadAt.remove(taskId);
+      verifiedBefore.remove(taskId);
     } else {
-      statuses.put(taskId, status);
+      TaskStatus previous = statuses.put(taskId, status);
       statusReadAt.put(taskId, clock.millis());
+      if (status.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED) {
+        verifiedBefore.remove(taskId);
+      } else if (previous != null && previous.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED) {
+        verifiedBefore.put(taskId, previous);
+      }
     }
+  }
+
+  /**
+   * The task's VERIFIED status: its latest status when that is VERIFIED, else the last VERIFIED one this view read
+   * (a later status of a task of a published epoch is a cut-off worker's, sent late; see docs/worker.md).
+   */
+  public Optional<TaskStatus> verifiedStatus(String taskId) {
+    TaskStatus latest = statuses.get(taskId);
+    if (latest != null && latest.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED) {
+      return Optional.of(latest);
+    }
+    return Optional.ofNullable(verifiedBefore.get(taskId));
   }
 
   /** When this worker read the task's latest status, by its own clock ({@link Long#MIN_VALUE} when it has none). */
@@ -423,6 +446,7 @@ public final class ControlState {
       publishedAt.remove(key);
       for (String id : f.taskIds()) {
         statuses.remove(id);
+        verifiedBefore.remove(id);
         lastRecords.remove(id);
         epochOfTask.remove(id);
       }
@@ -442,7 +466,8 @@ public final class ControlState {
         return false;
       }
       return switch (t.getValue()) {
-        case COPY, REPAIR -> s.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED;
+        // The epoch is published: a copy verified once is done, whatever a cut-off worker sent after.
+        case COPY, REPAIR -> verifiedStatus(t.getKey()).isPresent();
         case CLEANUP -> s.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED
             || s.getState() == io.ringshift.schemas.avro.TaskState.FAILED;
         default -> false;

@@ -110,6 +110,7 @@ final class CopyRun extends TaskRun {
   protected Duration execute() {
     try {
       control.check();
+      checkTargetWritable();
       return switch (phase) {
         case COPY -> copyStep();
         case AWAIT_FENCE -> awaitFenceStep();
@@ -117,6 +118,15 @@ final class CopyRun extends TaskRun {
       };
     } catch (TaskControl.Stopped stopped) {
       throw stopped;
+    } catch (EpochOver over) {
+      // No status: whatever this run would write is older than what ended the epoch (another worker's VERIFIED).
+      startOver();
+      LOG.info("task {}: ends without a status: {}", id(), over.getMessage());
+      return null;
+    } catch (TargetWritesHeld held) {
+      startOver();
+      blocked(held.getMessage());
+      return ctx.tuning().retryInterval();
     } catch (NodeDown down) {
       startOver();
       if (down.role == NodeDown.Role.TARGET) {
@@ -350,6 +360,7 @@ final class CopyRun extends TaskRun {
     RangeScan scan;
     if (progress.watermark == null) {
       control.check();
+      checkTargetWritable();
       call(target, NodeDown.Role.TARGET, t -> t.deleteRange(range, task().getEpoch()));
       // The range's size on the source, for progress displays: the digest is computed on the node and returns only
       // its summary, so it costs the source one more read of the range, nothing on the network.
@@ -557,6 +568,7 @@ final class CopyRun extends TaskRun {
 
   /** Clears {@code piece} on the target and copies it again from the source. */
   private void recopy(String source, RingRange piece, Recopied fixed) {
+    checkTargetWritable();
     call(task().getTarget(), NodeDown.Role.TARGET, t -> t.deleteRange(piece, task().getEpoch()));
     try (RangeScan scan = call(source, NodeDown.Role.SOURCE, s -> s.scan(piece, null))) {
       List<Entry> batch;
@@ -676,6 +688,7 @@ final class CopyRun extends TaskRun {
     // The piece may have waited (or the source call been slow) past a stop: a stopped run writes nothing. Runs on
     // an apply thread too, so it leaves a restart to the task's own checks.
     control.checkStopped();
+    checkTargetWritable();
     call(task().getTarget(), NodeDown.Role.TARGET, t -> t.apply(piece));
   }
 
@@ -784,11 +797,59 @@ final class CopyRun extends TaskRun {
         return;
       }
       control.checkStopped();
+      checkTargetWritable();
       LoadResult loaded = call(task().getTarget(), NodeDown.Role.TARGET, t -> t.load(chunk));
       LOG.debug("task {}: loaded {} entries, {} bytes, {}", id(), loaded.entries(), loaded.bytes(),
           loaded.ingested() ? "ingested" : "written");
     } finally {
       chunk.released();
+    }
+  }
+
+  /**
+   * Before every write to the target (a clear, an apply, a load) and every step: throws {@link EpochOver} when this
+   * worker's view shows the task's epoch published or dead, and {@link TargetWritesHeld} when the view is older than
+   * {@link CleanupRun#MAX_VIEW_AGE}.
+   *
+   * <p>Why: a worker cut off from Kafka keeps its tasks running (its consumer hears of the rebalance that gave them
+   * to another worker only when it reconnects), and the statuses its producer held go out when it does, after the
+   * other worker's VERIFIED. Found by the protocol simulation (seed 20261381): such a status made the task look
+   * unfinished, its new owner ran it again after its epoch was published, and the verification's re-copy cleared the
+   * range on the target, by then a published replica serving reads. A copy of a published epoch writes nothing; and a
+   * cut-off worker writes to its targets for at most {@code MAX_VIEW_AGE} after its last contact with Kafka, far less
+   * than the grace period before an old copy that its feed follows can be deleted.
+   */
+  private void checkTargetWritable() {
+    ControlState view = ctx.control();
+    String cluster = task().getClusterId();
+    long epoch = task().getEpoch();
+    long published = view.highestPublished(cluster);
+    if (published >= epoch) {
+      throw new EpochOver("epoch " + epoch + " is published (the latest published epoch is " + published
+          + "): another worker verified this copy, and its target is a replica that clients read");
+    }
+    if (view.dead(cluster, epoch)) {
+      throw new EpochOver("epoch " + epoch + " was cancelled or rejected: it will never be published");
+    }
+    long age = view.viewAgeMillis();
+    if (age > CleanupRun.MAX_VIEW_AGE.toMillis()) {
+      throw new TargetWritesHeld("this worker's view of the control plane is " + Rates.duration(Duration.ofMillis(age))
+          + " old (is it cut off from Kafka?); a copy writes to its target only on a view at most "
+          + Rates.duration(CleanupRun.MAX_VIEW_AGE) + " old");
+    }
+  }
+
+  /** The task's epoch is over (published, cancelled or rejected): the run ends and writes nothing more. */
+  static final class EpochOver extends RuntimeException {
+    EpochOver(String why) {
+      super(why, null, false, false);
+    }
+  }
+
+  /** The worker's view is too old to write to a target: the run waits, BLOCKED, and tries again. */
+  static final class TargetWritesHeld extends RuntimeException {
+    TargetWritesHeld(String why) {
+      super(why, null, false, false);
     }
   }
 

@@ -102,6 +102,61 @@ class CopyRunTest {
     h.awaitFinished(run);
   }
 
+  /**
+   * Found by the protocol simulation (seed 20261381): a worker cut off from Kafka sent its held CAUGHT_UP after
+   * another worker's VERIFIED; the task's new owner ran it again after its epoch was published, and the
+   * verification's re-copy cleared the target, by then a published replica with writes of its own. A copy whose
+   * epoch the view shows published writes nothing and publishes nothing.
+   */
+  @Test
+  void shouldWriteNothingToItsTargetOnceItsEpochIsPublished() {
+    harness(Limits.unlimited());
+    a.fill("k", 200, 100);
+    RangeCopyTask task = fenceRequested(copyTask(2, HALF, List.of("node-a"), "node-t"));
+    String id = task.getTaskId();
+    TaskRun first = h.run(task);
+    TaskStatus verified = h.awaitState(id, TaskState.VERIFIED);
+    h.awaitFinished(first);
+    // Epoch 2 is published; clients write to the target, a replica now; a cut-off worker's late status arrives.
+    h.control.onEpoch(CleanupRunTest.signedPublished(Harness.CLUSTER, 2));
+    List<byte[]> written = keysIn(HALF, "client", 5);
+    written.forEach(k -> t.put(k, bytes("v"), 2));
+    java.util.Map<String, String> before = t.contents(HALF);
+    h.control.onStatus(id, TaskStatus.newBuilder(verified).setState(TaskState.CAUGHT_UP).setWorkerId("worker-cut-off")
+        .build());
+    int published = h.statuses(id).size();
+
+    TaskRun again = h.run(task);
+    h.awaitFinished(again);
+
+    assertThat(t.contents(HALF)).as("the target, a published replica, is untouched").isEqualTo(before);
+    assertThat(h.statuses(id)).as("no status after the epoch was published").hasSize(published);
+    assertThat(h.control.verifiedStatus(id)).as("the VERIFIED status read before the late one").contains(verified);
+  }
+
+  /** A worker whose view of the control plane is over 15 s old (cut off from Kafka) writes nothing to a target. */
+  @Test
+  void shouldHoldTargetWritesWhileTheViewIsStale() {
+    harness(Limits.unlimited());
+    a.fill("k", 200, 100);
+    h.control.viewCaughtUpAt(System.currentTimeMillis() - 20_000);
+    RangeCopyTask task = copyTask(2, HALF, List.of("node-a"), "node-t");
+    String id = task.getTaskId();
+    TaskRun run = h.run(task);
+
+    TaskStatus blocked = h.awaitStatus(id, "BLOCKED", st -> st.getState() == TaskState.BLOCKED);
+    assertThat(blocked.getBlockedReason()).contains("old (is it cut off from Kafka?); a copy writes to its target "
+        + "only on a view at most 15 s old");
+    assertThat(t.contents(HALF)).isEmpty();
+
+    h.control.viewCaughtUpAt(System.currentTimeMillis());
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
+    run.update(fenceRequested(task));
+    h.awaitState(id, TaskState.VERIFIED);
+    h.awaitFinished(run);
+  }
+
   /** 256 KiB batches and bulk-load chunks of 4 MiB, the smallest a copy loads. */
   private static final TaskTuning LOADS = Harness.FAST.withBatch(256 * 1024, 1000)
       .withLoadBytes(TaskTuning.MIN_LOAD_BYTES);

@@ -68,10 +68,17 @@ public final class World {
   /** Whether the scenario is in its active phase (operations and faults). */
   boolean active = true;
   private int nextIncarnation;
+  final boolean taskRecords;
 
   public World(Scenario scenario, boolean keepTrace) {
+    this(scenario, keepTrace, false);
+  }
+
+  /** @param taskRecords whether the trace notes every record of the task and status topics too */
+  public World(Scenario scenario, boolean keepTrace, boolean taskRecords) {
     this.scenario = scenario;
-    this.trace = new Trace(keepTrace);
+    this.trace = new Trace(keepTrace, taskRecords ? 20_000 : 400);
+    this.taskRecords = taskRecords;
     this.loop = new EventLoop(trace);
     this.random = new SimRandom(scenario.seed());
     this.kafka = new SimKafka(loop, random, trace, 40);
@@ -357,9 +364,10 @@ public final class World {
       }
     }
     for (SimWorker w : workers) {
-      Set<Integer> owned = next.getOrDefault(w, Set.of());
-      if (w.up && connected(w.id)) {
-        w.assign(owned);
+      if (w.up) {
+        // A member cut off from Kafka misses the rebalance and leaves the group with nothing; it learns so (its
+        // partitions were lost) only when it reaches Kafka again, and its tasks run on meanwhile.
+        w.assign(next.getOrDefault(w, Set.of()));
       }
     }
   }
