@@ -32,8 +32,16 @@ public final class ProtocolSimulation {
 
   /** Runs the scenario of {@code seed}; {@code keepEvents} keeps its last events for a report. */
   public static Result run(long seed, boolean keepEvents) {
+    return run(seed, keepEvents, false);
+  }
+
+  /**
+   * Runs the scenario of {@code seed}; {@code keepEvents} keeps its last events for a report, {@code taskRecords} adds
+   * every record of the task and status topics to them (and keeps more of them), to follow one task through a failure.
+   */
+  public static Result run(long seed, boolean keepEvents, boolean taskRecords) {
     Scenario scenario = Scenario.of(seed);
-    World world = new World(scenario, keepEvents);
+    World world = new World(scenario, keepEvents, taskRecords);
     world.run();
     return new Result(seed, scenario.toString(), world.violation(), world.violationStep(), world.steps(),
         world.trace().hash(), Map.copyOf(world.counts()), world.violation() == null ? world.strays() : -1,

@@ -30,7 +30,8 @@ class ProtocolSimulationTest {
       events += r.steps();
       epochs += r.counts().getOrDefault("epochs published", 0L);
       if (!r.passed()) {
-        failed.add(ProtocolSimulation.run(seed, true)); // again, keeping its events: the same run
+        // Again, keeping its events: the same run. -Dsim.tasks=true adds the task and status records to them.
+        failed.add(ProtocolSimulation.run(seed, true, Boolean.getBoolean("sim.tasks")));
         if (failed.size() >= 3) {
           break;
         }

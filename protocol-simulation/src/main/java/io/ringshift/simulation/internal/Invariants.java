@@ -10,7 +10,9 @@ import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
+import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
 import java.nio.charset.StandardCharsets;
@@ -57,6 +59,21 @@ final class Invariants {
       RejectedEvent e = RecordSerdes.rejectedEvent().deserialize(r.value);
       w.trace.note(w.loop.now(), "ring.rejected: request " + e.getRequestId() + ": " + e.getReason());
     }));
+    if (w.taskRecords) {
+      SimKafka.Reader tasks = w.kafka.reader().assignAll(World.TASKS);
+      w.kafka.onVisible(World.TASKS, () -> tasks.observeToEnd(r -> {
+        RangeCopyTask t = r.value == null ? null : RecordSerdes.rangeCopyTask().deserialize(r.value);
+        w.trace.note(w.loop.now(), "tasks: " + r.key + (t == null ? " deleted" : " " + t.getKind() + " "
+            + t.getSources() + " -> " + t.getTarget() + (t.getFenceRequested() ? " fence" : "")));
+      }));
+      SimKafka.Reader statuses = w.kafka.reader().assignAll(World.STATUS);
+      w.kafka.onVisible(World.STATUS, () -> statuses.observeToEnd(r -> {
+        TaskStatus t = r.value == null ? null : RecordSerdes.taskStatus().deserialize(r.value);
+        w.trace.note(w.loop.now(), "status: " + r.key + (t == null ? " deleted" : " " + t.getState() + " by "
+            + t.getWorkerId() + (t.getBlockedReason() == null ? "" : ": " + t.getBlockedReason())
+            + (t.getError() == null ? "" : ": " + t.getError())));
+      }));
+    }
   }
 
   void violation(String what) {

@@ -89,7 +89,10 @@ final class Operator {
     if (candidates.isEmpty()) {
       return;
     }
-    String node = w.random.pick(candidates);
+    // Half the time the node that left the ring last (a drain undone, a node back after its failure): its tokens, and so
+    // its ranges, are those it had.
+    String node = w.random.chance(0.5) && lastLeft != null && candidates.contains(lastLeft) ? lastLeft
+        : w.random.pick(candidates);
     send(node, MembershipAction.JOIN, w.zones.get(node), w.random.chance(0.2) ? 2.0 : null, null);
   }
 
@@ -97,11 +100,15 @@ final class Operator {
     return members().size() > w.scenario.replicas() + 1;
   }
 
+  /** The node a DRAIN or FAIL of this operator named last. */
+  private String lastLeft;
+
   private void drain() {
     if (!canShrink()) {
       return;
     }
-    send(w.random.pick(members()), MembershipAction.DRAIN, null, null, null);
+    lastLeft = w.random.pick(members());
+    send(lastLeft, MembershipAction.DRAIN, null, null, null);
   }
 
   private void setWeight() {
@@ -115,7 +122,8 @@ final class Operator {
     if (!canShrink() || !w.mayRiskANode()) {
       return;
     }
-    send(w.random.pick(members()), MembershipAction.FAIL, null, null, null);
+    lastLeft = w.random.pick(members());
+    send(lastLeft, MembershipAction.FAIL, null, null, null);
   }
 
   private void loseNode() {
@@ -128,14 +136,37 @@ final class Operator {
     w.count("nodes lost");
   }
 
-  /** Cancels the plan in flight, by the node its change names; sometimes names a wrong epoch (refused). */
+  /**
+   * Cancels the plan in flight, by the node its change names; sometimes names a wrong epoch (refused). With nothing in
+   * flight, an operator who means to cancel waits for the next plan (up to 30 s) and cancels it soon after it appears.
+   */
   private void cancel() {
+    cancel(0);
+  }
+
+  private void cancel(int tries) {
+    if (!w.active) {
+      return;
+    }
     EpochRecord inFlight = inFlight();
     if (inFlight == null || inFlight.getCause() == null) {
+      if (tries < 300) {
+        w.loop.after(100, "the operator waits for a plan to cancel", () -> cancel(tries + 1));
+      }
       return;
     }
     long epoch = w.random.chance(0.1) ? inFlight.getEpoch() + 1 : inFlight.getEpoch();
-    send(inFlight.getCause().getNodeId(), MembershipAction.CANCEL, null, null, epoch);
+    String node = inFlight.getCause().getNodeId();
+    if (w.random.chance(0.5) && !node.isEmpty()) {
+      // Now, or a moment later, while its tasks copy, catch up or fence.
+      w.loop.after(w.random.between(0, 1_500), "the operator cancels epoch " + epoch, () -> {
+        if (w.active) {
+          send(node, MembershipAction.CANCEL, null, null, epoch);
+        }
+      });
+      return;
+    }
+    send(node, MembershipAction.CANCEL, null, null, epoch);
   }
 
   /** The latest plan that no PUBLISHED, REJECTED, CANCELLED or SUPERSEDED record ended; null when none. */

@@ -75,7 +75,7 @@ public record Scenario(long seed, int initialNodes, int spareNodes, int zones, i
     }
     ops.sort(java.util.Comparator.comparingLong(Op::at).thenComparing(Op::kind));
     return new Scenario(seed, initial, spares, zones, replicas, vnodes, balanced, keys, 2, 2,
-        (int) r.between(1, 2), (int) r.between(1, 2), r.chance(0.8) ? 1 : 2, 120_000, active, 900_000,
+        (int) r.between(1, 2), (int) r.between(1, 2), r.chance(0.8) ? 1 : 2, 120_000, active, 420_000,
         List.copyOf(ops));
   }
 

@@ -324,12 +324,16 @@ public final class SimKafka {
      * partitions interleave as a consumer's fetches do, each in its order), advancing the positions.
      */
     public List<Rec> poll(int max) {
+      return poll(max, true);
+    }
+
+    private List<Rec> poll(int max, boolean interleave) {
       List<Rec> out = new ArrayList<>();
       List<Partition> parts = new ArrayList<>(positions.keySet());
       if (parts.isEmpty()) {
         return out;
       }
-      int start = random.nextInt(parts.size());
+      int start = interleave ? random.nextInt(parts.size()) : 0;
       for (int k = 0; k < parts.size() && out.size() < max; k++) {
         Partition p = parts.get((start + k) % parts.size());
         long pos = positions.get(p);
@@ -374,6 +378,17 @@ public final class SimKafka {
         }
       }
       return true;
+    }
+
+    /**
+     * Reads every visible record in partition order, drawing nothing from the scenario's random source: for an observer
+     * whose presence must not change the run.
+     */
+    public void observeToEnd(java.util.function.Consumer<Rec> handler) {
+      List<Rec> batch;
+      while (!(batch = poll(Integer.MAX_VALUE, false)).isEmpty()) {
+        batch.forEach(handler);
+      }
     }
 
     /** Reads every visible record, handing each to {@code handler}. */

@@ -8,14 +8,18 @@ import java.util.List;
  * every record written (the same seed must give the same hash), and the last lines, kept to print.
  */
 public final class Trace {
-  private static final int KEPT = 400;
+  private final int kept;
   private final ArrayDeque<String> last = new ArrayDeque<>();
   private final boolean keepLines;
   private long hash = 0xcbf29ce484222325L;
 
-  /** @param keepLines whether to keep the last lines (a scenario that failed is run again with them) */
-  public Trace(boolean keepLines) {
+  /**
+   * @param keepLines whether to keep the last lines (a scenario that failed is run again with them)
+   * @param kept how many
+   */
+  public Trace(boolean keepLines, int kept) {
     this.keepLines = keepLines;
+    this.kept = kept;
   }
 
   void event(long at, String what) {
@@ -56,7 +60,7 @@ public final class Trace {
 
   private void line(String s) {
     last.add(s);
-    if (last.size() > KEPT) {
+    if (last.size() > kept) {
       last.poll();
     }
   }
