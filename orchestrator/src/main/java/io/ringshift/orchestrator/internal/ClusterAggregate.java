@@ -805,7 +805,9 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     int attempt = publication.rejections() + 1;
     String why = "epoch " + epoch + " was rejected by the publisher (" + reason + ")";
     List<Effect> effects = new ArrayList<>();
-    long lastUsed = Math.max(active.epoch(), lastReadyRing().epoch());
+    // Every number used so far: the skipped ones too (a cancelled epoch's number is never used again: workers take it
+    // for dead for good).
+    long lastUsed = Math.max(nextEpoch() - 1, lastReadyRing().epoch());
     List<MembershipChange> causes = new ArrayList<>();
     List<StrayCopy> copied = new ArrayList<>();
     for (Unpublished u : publication.unpublished()) {

@@ -153,6 +153,32 @@ class ClusterAggregateCancelTest {
         + "re-plan after a rejection merged them); a cancel is keyed by the node of the change it cancels");
   }
 
+  /**
+   * Found by the protocol simulation (seed 30000057): JOIN node-12 is READY as epoch 2, DRAIN node-05 in flight as
+   * epoch 3, CANCEL epoch 3; then the publisher rejects epoch 2. The re-plan took number 3 again, the number of the
+   * cancelled epoch: workers, which take a CANCELLED epoch's number for dead for good, dropped its copies and lifted
+   * its fences, and the DRAIN never completed. A cancelled number is never used again, also after a rollback.
+   */
+  @Test
+  void shouldNeverReuseACancelledNumberWhenARejectionRollsBack() {
+    ClusterAggregate state = initialised();
+    state = state.onPublished(1, ClusterAggregateTest.initial().checksum(), false, ClusterAggregateTest::initial)
+        .next();
+    Transition joined = verifyAll(state.onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next());
+    EpochEvent joinReady = epochs(joined).stream().filter(e -> e.state() == EpochEvent.State.READY).findFirst()
+        .orElseThrow();
+    ClusterAggregate draining = joined.next().onChange(change(Action.DRAIN, "node-05", null), BYTES).next();
+    assertThat(draining.inFlight().plan().target().epoch()).isEqualTo(3);
+    ClusterAggregate cancelled = draining.onCancel(cancel(3, "node-05"), BYTES).next();
+    assertThat(cancelled.inFlight()).isNull();
+
+    Transition rolled = cancelled.onRejected(2, joinReady.plan().target().checksum(), "TASKS: for the test", BYTES);
+
+    assertThat(epochs(rolled)).filteredOn(e -> e.state() == EpochEvent.State.PLANNED)
+        .extracting(e -> e.plan().target().epoch()).as("neither 2 (rejected) nor 3 (cancelled)").containsExactly(4L);
+    assertThat(rolled.next().inFlight().plan().target().epoch()).isEqualTo(4);
+  }
+
   @Test
   void shouldPlanTheQueuedChangesFromTheActiveEpochAndRefuseThoseThatNeededTheCancelledOne() {
     ClusterAggregate joining = initialised().onChange(change(Action.JOIN, "node-12", "az-2"), BYTES).next();
