@@ -22,13 +22,51 @@ import java.util.Set;
  */
 public final class TrustedKeys {
   private final Map<String, PublicKey> keys;
+  /** Signatures that verified, with their payloads (key id and signature to payload); null when not remembered. */
+  private final Map<String, byte[]> verified;
 
-  private TrustedKeys(Map<String, PublicKey> keys) {
+  private TrustedKeys(Map<String, PublicKey> keys, int remembered) {
     if (keys.isEmpty()) {
       throw new IllegalArgumentException("no trusted publisher key: a reader must trust at least one, or it "
           + "would accept no snapshot");
     }
     this.keys = Map.copyOf(keys);
+    this.verified = remembered == 0 ? null : java.util.Collections.synchronizedMap(
+        new LinkedHashMap<String, byte[]>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, byte[]> eldest) {
+            return size() > remembered;
+          }
+        });
+  }
+
+  /**
+   * These keys, remembering the last {@code entries} signatures that verified with their payloads, so that the same
+   * signature over the same bytes is checked once (Ed25519 signatures are deterministic: a signature that verified
+   * for one payload is compared byte for byte, never trusted for another). For a process that verifies each record
+   * many times over: the deterministic simulation, whose every role and client checks every snapshot.
+   */
+  public TrustedKeys remembering(int entries) {
+    if (entries < 1) {
+      throw new IllegalArgumentException("entries was " + entries + "; it must be >= 1");
+    }
+    return new TrustedKeys(keys, entries);
+  }
+
+  private boolean verifies(String keyId, PublicKey key, byte[] payload, byte[] signature) {
+    if (verified == null) {
+      return SigningKey.verify(key, payload, signature);
+    }
+    String id = keyId + ':' + java.util.Base64.getEncoder().encodeToString(signature);
+    byte[] known = verified.get(id);
+    if (known != null && java.util.Arrays.equals(known, payload)) {
+      return true;
+    }
+    if (!SigningKey.verify(key, payload, signature)) {
+      return false;
+    }
+    verified.put(id, payload.clone());
+    return true;
   }
 
   public static TrustedKeys of(PublicKey... keys) {
@@ -44,7 +82,7 @@ public final class TrustedKeys {
       }
       byId.put(SigningKey.keyId(k), k);
     }
-    return new TrustedKeys(byId);
+    return new TrustedKeys(byId, 0);
   }
 
   /**
@@ -97,7 +135,7 @@ public final class TrustedKeys {
       throw CodecException.of(Reason.UNKNOWN_KEY, "epoch %d of cluster %s is signed by key %s, which is not "
           + "trusted (trusted: %s)", snapshot.epoch(), snapshot.clusterId(), snapshot.signingKeyId(), keys.keySet());
     }
-    if (!SigningKey.verify(key, snapshot.signingPayload(), snapshot.signature())) {
+    if (!verifies(snapshot.signingKeyId(), key, snapshot.signingPayload(), snapshot.signature())) {
       throw CodecException.of(Reason.BAD_SIGNATURE, "epoch %d of cluster %s: the signature by key %s does not "
           + "verify; the snapshot was altered or forged", snapshot.epoch(), snapshot.clusterId(),
           snapshot.signingKeyId());
@@ -128,7 +166,7 @@ public final class TrustedKeys {
         AvroBytes.toArray(published.getTargetChecksum()),
         published.getPreviousChecksum() == null ? null : AvroBytes.toArray(published.getPreviousChecksum()),
         published.getSigningKeyId(), RingSnapshotCodec.fromAvro(published.getFilling()));
-    if (!SigningKey.verify(key, payload, AvroBytes.toArray(published.getSignature()))) {
+    if (!verifies(published.getSigningKeyId(), key, payload, AvroBytes.toArray(published.getSignature()))) {
       throw CodecException.of(Reason.BAD_SIGNATURE, "%s: the signature by key %s does not verify; the record was "
           + "altered or forged", what, published.getSigningKeyId());
     }

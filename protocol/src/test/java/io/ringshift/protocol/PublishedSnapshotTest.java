@@ -81,6 +81,24 @@ class PublishedSnapshotTest {
         .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.UNSIGNED));
   }
 
+  /** Keys that remember verified signatures accept the same bytes again, and never the signature over other bytes. */
+  @Test
+  void remembersAVerifiedSignatureOnlyForItsOwnPayload() {
+    TrustedKeys trusted = TrustedKeys.of(KEY.publicKey()).remembering(2);
+    PublishedSnapshot signed = PublishedSnapshot.unsigned(ring(4, 2), new byte[32], List.of()).signedBy(KEY);
+    trusted.verify(signed);
+    trusted.verify(signed);
+    byte[] otherPrevious = new byte[32];
+    otherPrevious[0] = 1;
+    PublishedSnapshot moved = PublishedSnapshot.unsigned(signed.ring(), otherPrevious, List.of())
+        .withSignature(signed.signature(), signed.signingKeyId());
+    assertThatThrownBy(() -> trusted.verify(moved))
+        .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_SIGNATURE));
+    trusted.verify(signed);
+    assertThatThrownBy(() -> TrustedKeys.of(KEY.publicKey()).remembering(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("entries was 0");
+  }
+
   @Test
   void rejectsASignatureMovedToAnotherChain() {
     PublishedSnapshot signed = PublishedSnapshot.unsigned(ring(4, 2), new byte[32], List.of()).signedBy(KEY);

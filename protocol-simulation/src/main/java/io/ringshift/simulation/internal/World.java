@@ -49,7 +49,7 @@ public final class World {
   final SimRandom random;
   final SimKafka kafka;
   final SigningKey publisherKey = PUBLISHER_KEY;
-  final TrustedKeys trusted = TrustedKeys.of(PUBLISHER_KEY.publicKey());
+  final TrustedKeys trusted = TrustedKeys.of(PUBLISHER_KEY.publicKey()).remembering(4096);
   final Invariants checks;
   final Map<String, SimNode> nodes = new TreeMap<>();
   final List<String> initialMembers = new ArrayList<>();
