@@ -574,8 +574,11 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
     }
     // The re-plan carries out what the plan in flight did, and its cause is the FAIL now: remember the change it carried
     // out besides, so that a rollback plans it again or refuses it to its requester rather than drop it without a word.
+    // An earlier FAIL the re-plan carries out besides is remembered too (its node is one of the plan's dead nodes): a
+    // rollback that holds refuses it to its own requester, who then sends it again (found by the protocol simulation:
+    // it went out under the orchestrator's re-applied FAIL, with no request id).
     List<MembershipChange> carried = new ArrayList<>(inFlight.carried());
-    if (!inFlight.cause().isFailure() && !carried.contains(inFlight.cause())) {
+    if (!carried.contains(inFlight.cause())) {
       carried.add(inFlight.cause());
     }
     ClusterAggregate next = t.next();
@@ -836,6 +839,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       if (inFlight.cause().isFailure()) {
         fails.putIfAbsent(inFlight.cause().nodeId(), inFlight.cause());
       }
+      inFlight.carried().stream().filter(MembershipChange::isFailure).forEach(c -> fails.putIfAbsent(c.nodeId(), c));
       for (String node : inFlight.deadNodes()) {
         fails.putIfAbsent(node, refail(node));
       }

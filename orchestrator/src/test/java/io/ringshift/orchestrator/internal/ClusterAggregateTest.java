@@ -560,6 +560,49 @@ class ClusterAggregateTest {
   }
 
   /**
+   * Found by the protocol simulation (seed 40001021): after two rejections in a row, node-02 fails, and node-00 fails
+   * while that FAIL's plan is in flight; the re-plan's cause is node-00's FAIL, and node-02 is one of its dead nodes.
+   * A third rejection holds the cluster and refuses the FAILs it withdraws, asking for them again: node-02's went out
+   * under an empty request id (the orchestrator's own re-applied FAIL), so the manager that sent it never saw an
+   * outcome and the dead node stayed a member. The re-plan carries the earlier FAIL request, and the refusal names it.
+   */
+  @Test
+  void shouldRefuseEveryFailAHoldWithdrawsToItsOwnRequester() {
+    // Five nodes in three zones, three replicas: az-3 has node-02 alone, so its failure cannot be published at once
+    // (it would leave replicas without their third zone) and is planned with its repair.
+    var builder = RingSnapshot.builder().clusterId("c1").epoch(1).vnodes(8).replicas(3);
+    for (int i = 0; i < 5; i++) {
+      builder.addMember(String.format("node-%02d", i), "az-" + (i % 3 + 1));
+    }
+    RingSnapshot small = builder.build();
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(small, null).next();
+    state = state.onPublished(1, small.checksum(), false, () -> small).next();
+    for (int attempt = 1; attempt <= 2; attempt++) {
+      Transition joined = verifyAll(state.inFlight() != null ? state
+          : state.onChange(change(Action.JOIN, "node-12", "az-3"), BYTES).next());
+      EpochEvent joinReady = ready(joined);
+      state = joined.next().onRejected(joinReady.plan().target().epoch(), joinReady.plan().target().checksum(),
+          "TASKS: for the test", BYTES).next();
+    }
+    MembershipChange first = change(Action.FAIL, "node-02", null);
+    MembershipChange second = change(Action.FAIL, "node-00", null);
+    state = state.onChange(first, BYTES).next();
+    state = state.onChange(second, BYTES).next();
+    assertThat(state.inFlight().cause()).isEqualTo(second);
+    assertThat(state.inFlight().deadNodes()).containsExactly("node-02", "node-00");
+    Transition both = verifyAll(state);
+    EpochEvent ready = ready(both);
+
+    Transition held = both.next().onRejected(ready.plan().target().epoch(), ready.plan().target().checksum(),
+        "TASKS: for the test", BYTES);
+
+    assertThat(held.effects()).filteredOn(Rejection.class::isInstance)
+        .extracting(e -> ((Rejection) e).origin().requestId())
+        .as("each withdrawn FAIL refused to its requester").contains(first.requestId(), second.requestId())
+        .doesNotContain("");
+  }
+
+  /**
    * Found by the protocol simulation (seed 20261246): a FAIL while a DRAIN is in flight re-plans the epoch with the
    * DRAIN kept in the plan, and the FAIL as its cause. A rollback took its changes from the causes alone, so the DRAIN
    * was neither planned again nor refused: its requester never saw an outcome. The plan remembers the change it carries
