@@ -226,9 +226,11 @@ final class Invariants {
       } else if (replicaAt != null) {
         long left = published.higherKey(replicaAt);
         long since = w.loop.now() - publishedAt.get(left);
-        // A node declared failed, and out of the latest published ring, is written off: the grace period keeps the old
-        // copies of nodes that left in order (a copy of a plan superseded by the FAIL may clear it a moment later).
-        boolean writtenOff = w.everFailed.contains(node) && published.get(latest).member(node) == null;
+        // A node declared failed is written off: the grace period keeps the old copies of nodes that leave in order.
+        // Once a published epoch after the copy's left it out and the node was failed, what it held then is gone (a
+        // copy of a plan superseded by the FAIL may clear it a moment later; after a new JOIN, a copy to it clears it).
+        boolean writtenOff = w.everFailed.contains(node) && published.tailMap(replicaAt, false).values().stream()
+            .anyMatch(ring -> ring.member(node) == null);
         if (since < w.scenario.graceMillis() && !writtenOff) {
           violation("a cleanup of epoch " + epoch + " deleted " + before.size() + " keys of " + range + " from " + node
               + " " + since + " ms after epoch " + left + ", which took the range from it, was published; the grace "
