@@ -560,6 +560,36 @@ class ClusterAggregateTest {
   }
 
   /**
+   * Found by the protocol simulation (seed 40004422): node-03 fails (failure epoch 2 published), JOIN node-03 again is
+   * planned behind its READY repair (epoch 3), and the publisher rejects epoch 3. The re-plan took the JOIN's ring but
+   * dropped node-03 from it, as a node the published epoch removed, and published an epoch with the JOIN as its cause
+   * and without the node: the requester was never told. The JOIN is refused, as it is while the cluster holds.
+   */
+  @Test
+  void shouldRefuseARejoinOfAFailedNodeThatARollbackCannotPlan() {
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
+    state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
+    Transition fail = state.onChange(change(Action.FAIL, "node-03", null), BYTES);
+    state = published(fail.next(), ready(fail));
+    Transition repaired = verifyAll(state);
+    EpochEvent repairReady = ready(repaired);
+    MembershipChange rejoin = change(Action.JOIN, "node-03", "az-1");
+    state = repaired.next().onChange(rejoin, BYTES).next();
+    assertThat(state.inFlight().cause()).isEqualTo(rejoin);
+
+    Transition rolled = state.onRejected(repairReady.plan().target().epoch(), repairReady.plan().target().checksum(),
+        "TASKS: for the test", BYTES);
+
+    assertThat(rolled.effects()).filteredOn(Rejection.class::isInstance).singleElement().satisfies(r -> {
+      assertThat(((Rejection) r).origin()).isEqualTo(rejoin);
+      assertThat(((Rejection) r).reason()).endsWith("JOIN of node node-03: published epoch 2 removed it after it "
+          + "failed, and its repair is not published yet; join it again once a later epoch is published");
+    });
+    assertThat(epochs(rolled)).filteredOn(e -> e.state() == EpochEvent.State.PLANNED)
+        .allSatisfy(e -> assertThat(e.cause()).isNotEqualTo(rejoin));
+  }
+
+  /**
    * Found by the protocol simulation (seed 40001021): after two rejections in a row, node-02 fails, and node-00 fails
    * while that FAIL's plan is in flight; the re-plan's cause is node-00's FAIL, and node-02 is one of its dead nodes.
    * A third rejection holds the cluster and refuses the FAILs it withdraws, asking for them again: node-02's went out
