@@ -74,6 +74,12 @@ final class SimPublisher {
   void takeLease() {
     holdsLease = true;
     w.trace.note(w.loop.now(), id + " holds the publisher lease");
+    // A session this publisher still runs from an earlier lease (it was cut off meanwhile) ends: a new lease, a new
+    // session, whose producer fences every earlier one (the old session's pending steps see another life).
+    if (session) {
+      session = false;
+      life++;
+    }
     openSession();
   }
 
@@ -183,7 +189,8 @@ final class SimPublisher {
       }
       w.kafka.commit(txn);
     } catch (SimKafka.Fenced f) {
-      holdsLease = false;
+      // As SnapshotPublisher: a publisher that still holds the lease opens a new session a second later; one that lost
+      // it stands by (endSession).
       throw new SessionEnds("fenced: " + f.getMessage());
     }
   }

@@ -379,7 +379,12 @@ public final class World {
     if (holder != null) {
       return;
     }
-    publishers.stream().filter(p -> p.up && connected(p.id)).findFirst().ifPresent(SimPublisher::takeLease);
+    // The group gives the lease to another member: the one that held it loses it (one cut off learns so when it
+    // tries to commit and finds itself fenced).
+    publishers.stream().filter(p -> p.up && connected(p.id)).findFirst().ifPresent(next -> {
+      publishers.stream().filter(p -> p != next).forEach(p -> p.holdsLease = false);
+      next.takeLease();
+    });
   }
 
   /** The same for the health managers. */
@@ -389,7 +394,10 @@ public final class World {
     if (holder != null) {
       return;
     }
-    healths.stream().filter(h -> h.up && connected(h.id)).findFirst().ifPresent(SimHealth::takeLease);
+    healths.stream().filter(h -> h.up && connected(h.id)).findFirst().ifPresent(next -> {
+      healths.stream().filter(h -> h != next).forEach(h -> h.holdsLease = false);
+      next.takeLease();
+    });
   }
 
   // ---- records
