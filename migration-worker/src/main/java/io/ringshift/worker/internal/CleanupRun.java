@@ -92,7 +92,13 @@ final class CleanupRun extends TaskRun {
   @Override
   protected Duration execute() {
     OptionalLong failedIn = ctx.control().failedIn(task().getClusterId(), task().getTarget());
-    if (failedIn.isPresent()) {
+    // A failure writes off what the node held from then on. The copy this cleanup deletes is of the node's life at
+    // the epoch before the cleanup's (or, for a cancel's cleanup, at the cancelled epoch): a failure older than that is
+    // of an earlier life, the node having joined again since, even if this worker has not read that epoch yet (found
+    // by the protocol simulation, seed 50006913: the copy was kept, then deleted by a cancel's cleanup inside the grace
+    // period).
+    long life = cancelledEpoch != null ? cancelledEpoch + 1 : task().getEpoch();
+    if (failedIn.isPresent() && failedIn.getAsLong() >= life) {
       // A node declared failed is out of the ring for good and its data is written off: nothing to delete, and
       // nothing that will ever answer. (A node that comes back joins anew, and its first copy clears its ranges.)
       LOG.info("task {}: not deleting {} from {}: it was declared failed (epoch {})", task().getTaskId(), range(),

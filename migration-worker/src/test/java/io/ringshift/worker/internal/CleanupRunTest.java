@@ -378,6 +378,31 @@ class CleanupRunTest {
     assertThat(h.control.failedIn(CLUSTER, "node-old")).isEmpty();
   }
 
+  /**
+   * Found by the protocol simulation (seed 50006913): node-old failed in epoch 5, joined again in epoch 6 and lost the
+   * range in epoch 7. The worker, which had not read epoch 6's publication yet, took the failure for the end of the
+   * node's current life: the cleanup of epoch 7 ended at once, "written off", and deleted nothing. The copy stayed, and
+   * a cancel's cleanup of the range deleted it later, inside epoch 7's grace period. A failure writes off only what the
+   * node held from then on: one older than the cleanup's epoch is of an earlier life.
+   */
+  @Test
+  void shouldCleanUpANodeWhoseFailureIsOlderThanTheCleanupsEpoch() {
+    verify(copyTo4, copyTo5);
+    EpochRecord failure = EpochRecord.newBuilder(unsignedPublished(CLUSTER, EPOCH - 2))
+        .setCause(MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId("node-old")
+            .setAction(MembershipAction.FAIL).setRequestId("f").setRequestedBy("test").setTimestampMillis(0).build())
+        .build();
+    h.control.onEpoch(EpochRecords.signedBy(failure, Harness.PUBLISHER));
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+
+    h.awaitFinished(h.run(cleanup));
+
+    TaskStatus last = h.awaitState(cleanup.getTaskId(), TaskState.VERIFIED);
+    assertThat(last.getError()).isNull();
+    assertThat(old.contents(HALF)).isEmpty();
+  }
+
   @Test
   void shouldBeIdempotentWhenRunAgain() {
     verify(copyTo4, copyTo5);
