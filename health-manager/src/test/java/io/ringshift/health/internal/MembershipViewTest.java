@@ -46,6 +46,28 @@ class MembershipViewTest {
     assertThat(view.members()).containsExactly("a", "b", "c");
   }
 
+  /**
+   * Found by the protocol simulation (seed 20261322): the view kept the PLANNED record of an epoch the publisher then
+   * rejected (or a re-plan superseded) as the plan in flight, so a refused FAIL of a node that plan removed looked
+   * taken, and the FAIL was never sent again. A rejected or superseded plan removes nobody.
+   */
+  @Test
+  void shouldForgetAPlanThatWasRejectedOrSupersededForTheFailsItWouldTake() {
+    view.onEpoch(epoch(1, EpochState.PUBLISHED, MembershipAction.INIT, "", "a", "b", "c", "d"));
+    view.onMembershipEvent(event(MembershipAction.FAIL, "c", "hm-1"));
+    view.onEpoch(epoch(2, EpochState.PLANNED, MembershipAction.FAIL, "c", "a", "b", "d"));
+    view.onRejected(Records.CLUSTER, "hm-1");
+    assertThat(view.declared("c")).as("the plan in flight removes c anyway").isTrue();
+
+    view.onEpoch(epoch(2, EpochState.REJECTED, MembershipAction.FAIL, "c", "a", "b", "d"));
+    assertThat(view.declared("c")).as("rejected: nothing removes c, watch it again").isFalse();
+
+    view.onEpoch(epoch(3, EpochState.PLANNED, MembershipAction.FAIL, "c", "a", "b", "d"));
+    assertThat(view.declared("c")).isTrue();
+    view.onEpoch(epoch(3, EpochState.SUPERSEDED, MembershipAction.FAIL, "c", "a", "b", "d"));
+    assertThat(view.declared("c")).as("superseded: the same").isFalse();
+  }
+
   /** A join cancelled because nobody started the node: watching it would fail a node that never existed. */
   @Test
   void shouldStopWatchingTheJoiningNodeOfACancelledPlan() {
