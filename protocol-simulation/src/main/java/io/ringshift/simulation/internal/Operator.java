@@ -333,7 +333,22 @@ final class Operator {
    */
   void nudgeAHeldCluster() {
     RingSnapshot ring = published();
-    if (ring == null || inFlight() != null || !w.checks.lastPublishedHasMarks()) {
+    if (ring == null) {
+      return;
+    }
+    // A node lost for good that is still a member: the health manager holds its FAIL back while too few members
+    // answer (the FAILs of the last ten minutes count as not answering), and says so; the operator reads that and
+    // fails the node himself, as docs/operations.md tells him to.
+    boolean failed = false;
+    for (Member m : ring.members()) {
+      SimNode node = w.nodes.get(m.id());
+      if (node != null && node.lost) {
+        w.trace.note(w.loop.now(), m.id() + " is lost and still a member: the operator fails it");
+        send(m.id(), MembershipAction.FAIL, null, null, null);
+        failed = true;
+      }
+    }
+    if (failed || inFlight() != null || !w.checks.lastPublishedHasMarks()) {
       return;
     }
     Member member = ring.members().get(0);
