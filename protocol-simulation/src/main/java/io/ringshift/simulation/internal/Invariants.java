@@ -201,11 +201,12 @@ final class Invariants {
   // ---- deletes
 
   /**
-   * {@code node} deleted {@code before} (what it held in {@code range}) for epoch {@code epoch}. A cleanup (an epoch
-   * already published) may delete only what the node stopped replicating at least the grace period ago, and never
-   * the last copy of an acknowledged value.
+   * {@code node} deleted {@code before} (what it held in {@code range}) for epoch {@code epoch}. Nothing of an epoch
+   * already published may be deleted from a node that the latest published ring makes a replica; a cleanup
+   * ({@code byCleanup}) may delete only what the node stopped replicating at least the grace period ago; and nothing
+   * may delete the last copy of an acknowledged value.
    */
-  void deleted(String node, RingRange range, long epoch, List<Entry> before) {
+  void deleted(String node, RingRange range, long epoch, List<Entry> before, boolean byCleanup) {
     if (published.isEmpty()) {
       return;
     }
@@ -231,7 +232,9 @@ final class Invariants {
         // copy of a plan superseded by the FAIL may clear it a moment later; after a new JOIN, a copy to it clears it).
         boolean writtenOff = w.everFailed.contains(node) && published.tailMap(replicaAt, false).values().stream()
             .anyMatch(ring -> ring.member(node) == null);
-        if (since < w.scenario.graceMillis() && !writtenOff) {
+        // A copy clearing its target (a node joining again) is no cleanup: it clears what the node held before it
+        // left, as it does before the copy's epoch is published (docs/worker.md, "COPY and REPAIR").
+        if (since < w.scenario.graceMillis() && !writtenOff && byCleanup) {
           violation("a cleanup of epoch " + epoch + " deleted " + before.size() + " keys of " + range + " from " + node
               + " " + since + " ms after epoch " + left + ", which took the range from it, was published; the grace "
               + "period is " + w.scenario.graceMillis() + " ms");

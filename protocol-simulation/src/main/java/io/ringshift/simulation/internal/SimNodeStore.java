@@ -124,9 +124,18 @@ final class SimNodeStore implements Store {
     List<Entry> before = w.nodes.get(nodeId).state.entries(range);
     long deleted = store.deleteRange(range, epoch);
     if (deleted > 0) {
-      w.checks.deleted(nodeId, range, epoch, before);
+      w.checks.deleted(nodeId, range, epoch, before, byCleanup());
     }
     return deleted;
+  }
+
+  /**
+   * Whether the worker's call comes from a CLEANUP run (rather than a copy clearing its target, which a re-join does
+   * by design inside the grace period of the node's earlier drain): the run's class is on this single thread's stack.
+   */
+  private static boolean byCleanup() {
+    return StackWalker.getInstance().walk(frames -> frames.anyMatch(
+        f -> f.getClassName().equals("io.ringshift.worker.internal.CleanupRun")));
   }
 
   @Override
