@@ -49,12 +49,14 @@ class SnapshotTailTest {
   }
 
   private void topicWithTwoPartitions(long endOfP0, long endOfP1) {
+    // Offsets first, partitions last: a tail already running (waitsForAMissingTopic) must not see the
+    // partitions before the mock knows their offsets, which a real broker never shows.
+    consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
+    consumer.updateEndOffsets(Map.of(P0, endOfP0, P1, endOfP1));
     Node node = new Node(1, "localhost", 9092);
     consumer.updatePartitions(TOPIC, List.of(
         new PartitionInfo(TOPIC, 0, node, new Node[] {node}, new Node[] {node}),
         new PartitionInfo(TOPIC, 1, node, new Node[] {node}, new Node[] {node})));
-    consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
-    consumer.updateEndOffsets(Map.of(P0, endOfP0, P1, endOfP1));
   }
 
   private static ConsumerRecord<String, byte[]> record(TopicPartition tp, long offset, String key, String value) {
