@@ -9,6 +9,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.awaitility.core.ConditionTimeoutException;
@@ -22,8 +25,16 @@ final class RoleProcess {
   /** The roles' log level ({@code -Dchaos.roleLogLevel}, WARN by default; INFO shows Kafka's rebalances). */
   private static final String LOG_LEVEL = System.getProperty("chaos.roleLogLevel", "warn");
 
+  /**
+   * libfaketime, which shifts a role's wall clock ({@link #clockOffset}): {@code -Dchaos.faketime}, by default where
+   * Debian's package {@code faketime} puts it.
+   */
+  static final Path FAKETIME = Path.of(System.getProperty("chaos.faketime",
+      "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"));
+
   private final String name;
   private final List<String> command;
+  private final Map<String, String> environment;
   private final Path log;
   private final Pattern ready;
   private Process process;
@@ -36,7 +47,14 @@ final class RoleProcess {
    * @param ready a line of the child's output that says it serves
    */
   RoleProcess(String name, String mainClass, List<String> args, Path log, Path tmpDir, Pattern ready) {
+    this(name, mainClass, args, log, tmpDir, ready, Map.of());
+  }
+
+  /** As above, with {@code environment} added to the child's (a {@link #clockOffset}, say). */
+  RoleProcess(String name, String mainClass, List<String> args, Path log, Path tmpDir, Pattern ready,
+      Map<String, String> environment) {
     this.name = name;
+    this.environment = Map.copyOf(environment);
     this.log = log;
     this.ready = ready;
     this.command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -47,6 +65,60 @@ final class RoleProcess {
 
   String name() {
     return name;
+  }
+
+  /**
+   * The environment that runs a child with its wall clock {@code seconds} off (libfaketime: {@code
+   * System.currentTimeMillis} and {@code Instant.now} shifted; {@code System.nanoTime} left real, so that timeouts and
+   * rates measured on the monotonic clock stay right), or empty when {@link #FAKETIME} is not installed.
+   */
+  static Optional<Map<String, String>> clockOffset(double seconds) {
+    if (!Files.isReadable(FAKETIME)) {
+      return Optional.empty();
+    }
+    return Optional.of(Map.of("LD_PRELOAD", FAKETIME.toString(),
+        "FAKETIME", String.format(Locale.ROOT, "%+.1fs", seconds),
+        "FAKETIME_DONT_FAKE_MONOTONIC", "1"));
+  }
+
+  /** Prints the child's {@code System.currentTimeMillis()}: {@link #probe} runs it. */
+  public static final class ClockProbe {
+    private ClockProbe() {}
+
+    public static void main(String[] args) {
+      System.out.println(System.currentTimeMillis());
+    }
+  }
+
+  /**
+   * How far off the test's clock a child JVM run with {@code environment} finds its wall clock, in seconds: what
+   * {@link ClockProbe} prints less the midpoint of the test's clock before and after, and half their distance.
+   */
+  static double[] probe(Map<String, String> environment) {
+    ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+        ClockProbe.class.getName()).redirectErrorStream(true);
+    builder.environment().putAll(environment);
+    long before = System.currentTimeMillis();
+    String out;
+    try {
+      Process p = builder.start();
+      out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      p.waitFor(60, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run the clock probe: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    long after = System.currentTimeMillis();
+    long child;
+    try {
+      child = Long.parseLong(out.lines().reduce((a, b) -> b).orElse(""));
+    } catch (NumberFormatException e) {
+      throw new IllegalStateException("the clock probe printed no time with " + environment + ": " + out, e);
+    }
+    return new double[] {(child - (before + after) / 2.0) / 1000, (after - before) / 2000.0};
   }
 
   /** Starts the process and waits until it prints its ready line, at most {@code timeout}. */
@@ -67,8 +139,10 @@ final class RoleProcess {
     try {
       Files.writeString(log, "---- start " + (++starts) + " of " + name + "\n", StandardCharsets.UTF_8,
           java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-      process = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      builder.environment().putAll(environment);
+      process = builder.start();
     } catch (IOException e) {
       throw new IllegalStateException("cannot start " + name + ": " + e, e);
     }
