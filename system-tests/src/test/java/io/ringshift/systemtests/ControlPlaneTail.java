@@ -131,6 +131,16 @@ public final class ControlPlaneTail implements AutoCloseable {
     return epochs.stream().map(Seen::value).toList();
   }
 
+  /** Every epoch record read, with when it was read, in order. */
+  public List<Seen<EpochRecord>> epochsRead() {
+    return List.copyOf(epochs);
+  }
+
+  /** Every status read from {@code ring.task-status}, with when it was read, in order (tombstones included). */
+  public List<Seen<TaskStatus>> statusesRead() {
+    return List.copyOf(statuses);
+  }
+
   /** Every epoch record as {@code STATE@epoch}, in the order read. */
   public List<String> epochSummary() {
     return epochs.stream().map(s -> s.value().getState() + "@" + s.value().getEpoch()).toList();

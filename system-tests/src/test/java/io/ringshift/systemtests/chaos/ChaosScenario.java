@@ -62,8 +62,11 @@ import picocli.CommandLine;
  * publisher, nine storage nodes in three zones plus three spares), writers through {@code RingClient} and {@link
  * RoutedWriter} at a steady rate, a random sequence of joins, drains, weight changes and failures at random times, and
  * random faults: SIGKILL of a worker, the orchestrator, the publisher or a storage node, each restarted (a node on its
- * data dir), and a restart of the broker (on its port and data). Then it waits for the plane to settle and checks the invariants of docs/architecture.md; a violation is an
- * {@link AssertionError} naming the scenario's seed, which replays it ({@code -Dchaos.seed=N}).
+ * data dir), and a restart of the broker (on its port and data); beside them, the {@link Extras} it draws: a CANCEL
+ * of the epoch in flight, a publisher made to reject an epoch, roles with their wall clock off. Then it waits for the
+ * plane to settle and checks the invariants of docs/architecture.md, and that each CANCEL and each change ended with
+ * an outcome; a violation is an {@link AssertionError} naming the scenario's seed, which replays it ({@code
+ * -Dchaos.seed=N}).
  */
 final class ChaosScenario {
   private static final String CLUSTER = "chaos";
@@ -95,6 +98,94 @@ final class ChaosScenario {
   interface Script {
     void run(ChaosScenario scenario) throws Exception;
   }
+
+  /**
+   * What a scenario of the random timeline draws beside its changes and faults, from a generator of its own, so that a
+   * seed draws the same changes, faults and timing as before these were added (docs/development.md):
+   *
+   * <ul>
+   *   <li>a CANCEL of the epoch in flight after one of its first three changes (one scenario in two): the first plan
+   *       that appears after the change (its own, one queued before it, or a re-plan), right after it appears or once
+   *       one of its copies runs (one in two each), as {@code ringshift cancel} writes it;
+   *   <li>a forced publisher rejection of the first plan after another of them (one scenario in three), an epoch
+   *       the cancel did not take: a stray COPY task of that epoch to a node nobody runs, which stays BLOCKED, so that
+   *       the publisher, run with a short {@code --timeout}, gives up on the epoch and rejects it, and the
+   *       orchestrator rolls back and plans again;
+   *   <li>wall clocks off (one scenario in two): one worker's by +1 to +5 s, the publisher's or the orchestrator's by
+   *       -3 to +3 s (libfaketime, {@link RoleProcess#clockOffset}).
+   * </ul>
+   *
+   * @param cancel the index among the changes of the one after which the plan in flight is cancelled; -1 for none
+   * @param cancelWhileCopying whether the cancel waits until a copy of the plan runs
+   * @param reject the index among the changes of the one after which the publisher is made to reject the plan in
+   *     flight; -1 for none
+   * @param clocks the roles whose wall clock is off, by how many seconds
+   */
+  record Extras(int cancel, boolean cancelWhileCopying, int reject, Map<String, Double> clocks) {
+    static final Extras NONE = new Extras(-1, false, -1, Map.of());
+
+    static Extras draw(long seed, Deployment deployment) {
+      Random r = new Random(seed ^ 0x4558545241533031L);
+      // Every number is drawn whatever the others are, so that changing one rule leaves the others' draws alone.
+      boolean cancel = r.nextInt(2) == 0;
+      int cancelIndex = r.nextInt(3);
+      boolean whileCopying = r.nextBoolean();
+      boolean reject = r.nextInt(3) == 0;
+      int rejectIndex = (cancelIndex + 1 + r.nextInt(2)) % 3;
+      boolean clocks = r.nextBoolean();
+      int worker = 1 + r.nextInt(deployment.workers());
+      double workerOffset = (10 + r.nextInt(41)) / 10.0;
+      boolean publisher = r.nextBoolean();
+      double otherOffset = (r.nextBoolean() ? 1 : -1) * (1 + r.nextInt(30)) / 10.0;
+      Map<String, Double> offsets = new TreeMap<>();
+      if (clocks) {
+        offsets.put(deployment.workers() == 1 ? "worker-1" : "worker-" + worker, workerOffset);
+        offsets.put(publisher ? (deployment.publishers() == 1 ? "publisher" : "publisher-1")
+            : (deployment.orchestrators() == 1 ? "orchestrator" : "orchestrator-1"), otherOffset);
+      }
+      return new Extras(cancel ? cancelIndex : -1, whileCopying, reject ? rejectIndex : -1, Map.copyOf(offsets));
+    }
+
+    boolean any() {
+      return cancel >= 0 || reject >= 0 || !clocks.isEmpty();
+    }
+
+    @Override
+    public String toString() {
+      List<String> parts = new ArrayList<>();
+      if (cancel >= 0) {
+        parts.add("CANCEL of the first plan after change " + (cancel + 1) + " " + (cancelWhileCopying
+            ? "while its copies run" : "right after it appears"));
+      }
+      if (reject >= 0) {
+        parts.add("publisher rejection of the first plan after change " + (reject + 1));
+      }
+      new TreeMap<>(clocks).forEach((role, s) -> parts.add(String.format(Locale.ROOT, "clock of %s %+.1f s", role, s)));
+      return parts.isEmpty() ? "none" : String.join(", ", parts);
+    }
+  }
+
+  /**
+   * A CANCEL request the scenario wrote: its id, the epoch it names, and the change the plan carries out (its cause,
+   * which the CANCEL names by its node) with that change's request id.
+   */
+  record Cancel(String requestId, long epoch, String change, String changeRequestId) {}
+
+  /**
+   * A stray task written to make the publisher reject {@code epoch}: its id, the change whose plan that was, when it
+   * was written ({@link System#nanoTime}) and whether the epoch's READY record had been seen by then.
+   */
+  record Stray(String taskId, long epoch, String change, long writtenNanos, boolean readyBefore) {}
+
+  /** A node id in no node directory: a task whose target it is stays BLOCKED. */
+  static final String NOBODY = "node-99";
+
+  /**
+   * The publisher's {@code --timeout} (seconds) when a scenario forces a rejection: it rejects after 3 x that. With
+   * 5 s, the publisher's first look at Kafka, while the other twelve roles started beside it, timed out (seed
+   * -1336499164035693200); such a publisher is also started on its own, before the others.
+   */
+  static final int REJECTING_PUBLISHER_TIMEOUT = 10;
 
   /** Writer threads ({@code -Dchaos.writers}), each over keys of its own. */
   static final int WRITER_THREADS = Integer.getInteger("chaos.writers", 32);
@@ -131,8 +222,9 @@ final class ChaosScenario {
   private final List<String> members = new ArrayList<>();
   private final List<String> spares = new ArrayList<>();
   private final List<String> dead = new ArrayList<>();
-  private final Map<String, Integer> faults = new TreeMap<>();
-  private final List<String> operations = new ArrayList<>();
+  private final Map<String, Integer> faults = java.util.Collections.synchronizedMap(new TreeMap<>());
+  /** What the scenario did, in order; the timeline and the extras' threads append to it. */
+  private final List<String> operations = java.util.Collections.synchronizedList(new ArrayList<>());
   private final Deployment deployment;
   private final Script script;
   private final List<RoleProcess> orchestrators = new ArrayList<>();
@@ -142,16 +234,31 @@ final class ChaosScenario {
   private AdminSecret secret;
   private Path publicKey;
   private KafkaProducer<byte[], byte[]> producer;
-  private int requests;
+  private final java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+  /** Every membership event the scenario wrote, in order. */
+  private final List<MembershipEvent> sent = java.util.Collections.synchronizedList(new ArrayList<>());
+  /** What the scenario draws beside its changes and faults ({@link Extras}). */
+  private final Extras extras;
+  /** The CANCEL requests written, and the stray tasks written to make the publisher reject an epoch. */
+  private final List<Cancel> cancels = java.util.Collections.synchronizedList(new ArrayList<>());
+  private final List<Stray> strays = java.util.Collections.synchronizedList(new ArrayList<>());
   private final Map<String, Store> readStores = new ConcurrentHashMap<>();
 
-  /** ChaosIT's scenario: {@link Deployment#CHAOS} and the random timeline {@code seed} draws. */
-  ChaosScenario(Broker broker, String prefix, Path dir, long seed) {
-    this(broker, prefix, dir, seed, Deployment.CHAOS, null);
+  /**
+   * ChaosIT's scenario: {@link Deployment#CHAOS} and the random timeline {@code seed} draws, with the {@link Extras}
+   * it draws when {@code withExtras} (without them, as a seed drew before they were added).
+   */
+  ChaosScenario(Broker broker, String prefix, Path dir, long seed, boolean withExtras) {
+    this(broker, prefix, dir, seed, Deployment.CHAOS, null, withExtras);
   }
 
   /** A scenario of {@code deployment} that runs {@code script} (the random timeline when null). */
   ChaosScenario(Broker broker, String prefix, Path dir, long seed, Deployment deployment, Script script) {
+    this(broker, prefix, dir, seed, deployment, script, false);
+  }
+
+  private ChaosScenario(Broker broker, String prefix, Path dir, long seed, Deployment deployment, Script script,
+      boolean withExtras) {
     this.deployment = deployment;
     this.script = script;
     this.broker = broker;
@@ -162,10 +269,31 @@ final class ChaosScenario {
     this.random = new Random(seed);
     this.ports = new Random(seed ^ 0x5DEECE66DL);
     this.topics = Topics.withPrefix(prefix);
+    this.extras = script == null && withExtras ? Extras.draw(seed, deployment) : Extras.NONE;
   }
 
   Result run() throws Exception {
     long begin = System.nanoTime();
+    if (extras.any()) {
+      System.out.println("  extras: " + extras);
+    }
+    if (!extras.clocks().isEmpty() && RoleProcess.clockOffset(0).isEmpty()) {
+      System.out.println("  clock offsets NOT applied: libfaketime is not at " + RoleProcess.FAKETIME + " (install "
+          + "it with `apt-get install faketime`, or name it with -Dchaos.faketime); the scenario runs without them");
+    }
+    for (Map.Entry<String, Double> c : new TreeMap<>(extras.clocks()).entrySet()) {
+      // A JVM run as the role will be shows the offset, so that a libfaketime that does not take fails here.
+      RoleProcess.clockOffset(c.getValue()).ifPresent(environment -> {
+        double[] seen = RoleProcess.probe(environment);
+        if (Math.abs(seen[0] - c.getValue()) > seen[1] + 0.5) {
+          throw new AssertionError(String.format(Locale.ROOT, "seed %d: a JVM run with %s finds its clock %+.2f s "
+              + "(+-%.2f s) off, not the %+.1f s drawn for %s: libfaketime did not take", seed, environment, seen[0],
+              seen[1], c.getValue(), c.getKey()));
+        }
+        System.out.printf(Locale.ROOT, "  clock of %s: %+.1f s drawn, a JVM so run finds %+.2f s (+-%.2f s)%n",
+            c.getKey(), c.getValue(), seen[0], seen[1]);
+      });
+    }
     Files.createDirectories(dir.resolve("tmp"));
     SigningKey key = SigningKey.generate();
     Path keyFile = dir.resolve("publisher.key");
@@ -266,11 +394,15 @@ final class ChaosScenario {
     for (int p = 1; p <= deployment.publishers(); p++) {
       RoleProcess publisher = role(deployment.publishers() == 1 ? "publisher" : "publisher-" + p,
           Ringshift.class.getName(), List.of("publisher", "--bootstrap", bootstrap, "--topic-prefix", prefix,
-              "--signing-key", keyFile.toString(), "--transactional-id", prefix + "publisher", "--timeout", "30"),
+              "--signing-key", keyFile.toString(), "--transactional-id", prefix + "publisher", "--timeout",
+              extras.reject() >= 0 ? String.valueOf(REJECTING_PUBLISHER_TIMEOUT) : "30"),
           CTRL_C);
       // The orchestrator has created the topics; the other roles start side by side, then each is waited for.
       publisher.launch();
       publishers.add(publisher);
+      if (extras.reject() >= 0) {
+        publisher.awaitReady(START); // its short --timeout is for the epoch it is made to reject, not its start
+      }
     }
     for (String id : zones.keySet()) {
       RoleProcess node = role(id, Ringshift.class.getName(), List.of("node", "--id", id, "--zone", zones.get(id),
@@ -319,7 +451,19 @@ final class ChaosScenario {
   }
 
   private RoleProcess role(String name, String main, List<String> args, Pattern ready) {
-    RoleProcess p = new RoleProcess(name, main, args, dir.resolve(name + ".log"), dir.resolve("tmp"), ready);
+    Map<String, String> environment = Map.of();
+    Double offset = extras.clocks().get(name);
+    if (offset != null) {
+      environment = RoleProcess.clockOffset(offset).orElse(Map.of());
+      if (environment.isEmpty()) {
+        operations.add(String.format(Locale.ROOT, "clock of %s %+.1f s NOT applied (no libfaketime)", name, offset));
+      } else {
+        operations.add(String.format(Locale.ROOT, "clock of %s %+.1f s", name, offset));
+        count("clock off");
+      }
+    }
+    RoleProcess p = new RoleProcess(name, main, args, dir.resolve(name + ".log"), dir.resolve("tmp"), ready,
+        environment);
     all.add(p);
     return p;
   }
@@ -353,11 +497,12 @@ final class ChaosScenario {
 
   private MembershipEvent.Builder event(MembershipAction action, String node, String zone, Double weight) {
     return MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId(node).setAction(action).setZone(zone)
-        .setWeight(weight).setRequestId(prefix + "r" + (++requests)).setRequestedBy("chaos")
+        .setWeight(weight).setRequestId(prefix + "r" + requests.incrementAndGet()).setRequestedBy("chaos")
         .setTimestampMillis(System.currentTimeMillis());
   }
 
   private void send(MembershipEvent e) {
+    sent.add(e);
     try {
       producer.send(new ProducerRecord<>(topics.membership().name(),
           RecordKeys.membershipKey(e).getBytes(StandardCharsets.UTF_8), RecordSerdes.membershipEvent().serialize(e)))
@@ -379,44 +524,188 @@ final class ChaosScenario {
     for (int i = 0; i < injected; i++) {
       steps.add(1 + random.nextInt(steps.size()), false);
     }
+    int index = 0;
+    List<Thread> beside = new ArrayList<>();
     for (boolean change : steps) {
       Thread.sleep(500 + random.nextInt(4_000)); // the scenario's random timing, not a wait for a condition
       if (change) {
-        change();
+        MembershipEvent sent = change();
+        long sentNanos = System.nanoTime();
+        if (index == extras.cancel()) {
+          beside.add(beside("cancel", () -> cancelPlanAfter(sent, sentNanos, extras.cancelWhileCopying())));
+        }
+        if (index == extras.reject()) {
+          beside.add(beside("reject", () -> forceRejectionAfter(sent, sentNanos)));
+        }
+        index++;
       } else {
         fault();
       }
     }
+    // The extras run beside the timeline, so that they leave its timing alone; the plane settles after them.
+    for (Thread t : beside) {
+      t.join(PLAN_WAIT.multipliedBy(3).toMillis());
+    }
   }
 
-  private void change() {
+  /** How long an extra waits for a plan after its change (which may queue behind another plan in flight). */
+  private static final Duration PLAN_WAIT = Duration.ofSeconds(60);
+
+  private Thread beside(String what, Runnable work) {
+    Thread t = new Thread(() -> {
+      try {
+        work.run();
+      } catch (RuntimeException | AssertionError e) {
+        operations.add(what + " failed: " + e);
+        throw e;
+      }
+    }, "chaos-" + what);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static String describe(MembershipEvent e) {
+    return e.getAction() + " " + e.getNodeId() + (e.getWeight() == null ? ""
+        : String.format(Locale.ROOT, " %.1f", e.getWeight()));
+  }
+
+  /** The epochs an extra has taken: a cancel and a forced rejection each take an epoch of their own. */
+  private final java.util.Set<Long> claimed = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The first PLANNED record read after {@code sentNanos}, when {@code change} was written, of an epoch no other
+   * extra has taken ({@link #claimed}), waited for at most
+   * {@link #PLAN_WAIT}: the plan of that change, or of one queued before it, or a re-plan (after a rejection, a
+   * re-plan carries out the changes of the rolled-back epochs and of the plan in flight in one plan whose cause
+   * names the first only).
+   */
+  private java.util.Optional<EpochRecord> awaitPlanAfter(MembershipEvent change, long sentNanos) {
+    try {
+      return java.util.Optional.of(org.awaitility.Awaitility.await("a plan after " + describe(change))
+          .atMost(PLAN_WAIT).pollInterval(Duration.ofMillis(20))
+          .until(() -> tail.epochsRead().stream().filter(r -> r.readNanos() >= sentNanos
+              && r.value().getState() == EpochState.PLANNED && r.value().getCause() != null)
+              .map(r -> r.value()).filter(r -> claimed.add(r.getEpoch())).findFirst().orElse(null), r -> r != null));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
+  /**
+   * Cancels the epoch in flight after {@code change} as {@code ringshift cancel} does (a CANCEL naming the epoch and
+   * the node of the change its plan carries out), right after the plan appears or once one of its copies runs. The
+   * outcome is checked at the end.
+   */
+  private void cancelPlanAfter(MembershipEvent change, long sentNanos, boolean whileCopying) {
+    java.util.Optional<EpochRecord> plan = awaitPlanAfter(change, sentNanos);
+    if (plan.isEmpty()) {
+      operations.add("no CANCEL: no plan within " + PLAN_WAIT.toSeconds() + " s after " + describe(change));
+      return;
+    }
+    long epoch = plan.get().getEpoch();
+    MembershipEvent cause = plan.get().getCause();
+    String when = "right after its plan appeared";
+    if (whileCopying) {
+      try {
+        org.awaitility.Awaitility.await("a copy of epoch " + epoch + " running").atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(20)).until(() -> tail.firstStatus(st -> st.getEpoch() == epoch
+                && (st.getState() == TaskState.COPYING || st.getState() == TaskState.CAUGHT_UP)).isPresent()
+                || tail.epoch(epoch, EpochState.READY).isPresent());
+        when = tail.firstStatus(st -> st.getEpoch() == epoch && (st.getState() == TaskState.COPYING
+            || st.getState() == TaskState.CAUGHT_UP)).isPresent() ? "while its copies ran"
+            : "once it was READY (no copy seen running)";
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        when = "30 s after its plan appeared (no copy seen running)";
+      }
+    }
+    MembershipEvent cancel = event(MembershipAction.CANCEL, cause.getNodeId(), null, null).setEpoch(epoch).build();
+    cancels.add(new Cancel(cancel.getRequestId(), epoch, describe(cause), cause.getRequestId()));
+    operations.add(String.format(Locale.ROOT, "CANCEL of epoch %d (%s) %s", epoch, describe(cause), when));
+    send(cancel);
+  }
+
+  /**
+   * Makes the publisher reject the epoch planned after {@code change}: a COPY task of it to {@link #NOBODY}, which
+   * stays BLOCKED, so that the publisher gives up on the epoch after 3 x its {@code --timeout} (RejectedEpochIT). The
+   * stray task is tombstoned once the epoch is REJECTED, or when the plane has settled ({@link #settle}).
+   */
+  private void forceRejectionAfter(MembershipEvent change, long sentNanos) {
+    java.util.Optional<EpochRecord> plan = awaitPlanAfter(change, sentNanos);
+    if (plan.isEmpty()) {
+      operations.add("no forced rejection: no plan within " + PLAN_WAIT.toSeconds() + " s after "
+          + describe(change));
+      return;
+    }
+    long epoch = plan.get().getEpoch();
+    String planned = describe(plan.get().getCause());
+    RangeCopyTask stray = RangeCopyTask.newBuilder()
+        .setTaskId(RecordKeys.taskId(CLUSTER, epoch, TaskKind.COPY, 0, 1L << 40, NOBODY))
+        .setClusterId(CLUSTER).setEpoch(epoch).setKind(TaskKind.COPY).setRangeStart(0).setRangeEnd(1L << 40)
+        .setSources(List.of("node-01")).setTarget(NOBODY).setTargetZone("az-1").setEstimatedBytes(0)
+        .setTimestampMillis(System.currentTimeMillis()).setFenceRequested(false)
+        .build();
+    writeTask(stray.getTaskId(), stray);
+    long written = System.nanoTime();
+    boolean readyBefore = tail.epoch(epoch, EpochState.READY).isPresent();
+    strays.add(new Stray(stray.getTaskId(), epoch, planned, written, readyBefore));
+    operations.add(String.format(Locale.ROOT, "publisher made to reject epoch %d (%s): a stray task to %s%s", epoch,
+        planned, NOBODY, readyBefore ? " (too late: the epoch was READY already)" : ""));
+    count("publisher made to reject an epoch");
+    tail.whenEpoch(epoch, EpochState.REJECTED).thenRunAsync(() -> tombstone(stray.getTaskId()));
+  }
+
+  private final java.util.Set<String> tombstoned = ConcurrentHashMap.newKeySet();
+
+  private void tombstone(String taskId) {
+    if (tombstoned.add(taskId)) {
+      writeTask(taskId, null);
+    }
+  }
+
+  private void writeTask(String taskId, RangeCopyTask task) {
+    String topic = topics.tasks().name();
+    try {
+      producer.send(new ProducerRecord<>(topic, taskId.getBytes(StandardCharsets.UTF_8),
+          task == null ? null : topics.tasks().valueSerde().serializer().serialize(topic, task))).get();
+    } catch (Exception ex) {
+      throw new AssertionError("seed " + seed + ": could not write task " + taskId + ": " + ex, ex);
+    }
+  }
+
+  private MembershipEvent change() {
     int kind = random.nextInt(4);
     if (kind == 0 && !spares.isEmpty()) {
       String id = spares.remove(0);
       members.add(id);
       operations.add("JOIN " + id);
-      send(event(MembershipAction.JOIN, id, zones.get(id), null).build());
+      return sendChange(event(MembershipAction.JOIN, id, zones.get(id), null).build());
     } else if (kind == 1 && members.size() > 7) {
       String id = members.remove(random.nextInt(members.size()));
       operations.add("DRAIN " + id);
-      send(event(MembershipAction.DRAIN, id, null, null).build());
+      return sendChange(event(MembershipAction.DRAIN, id, null, null).build());
     } else if (kind == 2) {
       String id = members.get(random.nextInt(members.size()));
       double weight = List.of(0.5, 1.5, 2.0).get(random.nextInt(3));
       operations.add(String.format(Locale.ROOT, "SET_WEIGHT %s %.1f", id, weight));
-      send(event(MembershipAction.SET_WEIGHT, id, null, weight).build());
+      return sendChange(event(MembershipAction.SET_WEIGHT, id, null, weight).build());
     } else if (members.size() > 7 && dead.isEmpty()) {
       String id = members.remove(random.nextInt(members.size()));
       dead.add(id);
       nodes.get(id).kill();
       operations.add("FAIL " + id + " (killed for good)");
       count("node gone for good");
-      send(event(MembershipAction.FAIL, id, null, null).build());
+      return sendChange(event(MembershipAction.FAIL, id, null, null).build());
     } else {
       String id = members.get(random.nextInt(members.size()));
       operations.add("SET_WEIGHT " + id + " 1.0");
-      send(event(MembershipAction.SET_WEIGHT, id, null, 1.0).build());
+      return sendChange(event(MembershipAction.SET_WEIGHT, id, null, 1.0).build());
     }
+  }
+
+  private MembershipEvent sendChange(MembershipEvent e) {
+    send(e);
+    return e;
   }
 
   private void fault() throws InterruptedException {
@@ -520,6 +809,10 @@ final class ChaosScenario {
     try {
       org.awaitility.Awaitility.await("the plane settled").atMost(SETTLE).pollInterval(Duration.ofMillis(250)).until(() -> {
         String waiting = waitingFor(tail);
+        if (waiting == null) {
+          // Nothing in flight: each stray task's epoch is published or dead for good, so the strays can go.
+          List.copyOf(strays).forEach(st -> tombstone(st.taskId()));
+        }
         int seen = tail.epochRecords().size();
         if (waiting != null || seen != quietSince[1]) {
           last[0] = waiting == null ? "records still arriving" : waiting;
@@ -532,8 +825,31 @@ final class ChaosScenario {
       });
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       throw new AssertionError("seed " + seed + ": the plane did not settle within " + SETTLE + ": " + last[0]
-          + "; operations " + operations + "; logs in " + dir, e);
+          + "; operations " + operations + "; " + inFlight(tail) + "; logs in " + dir, e);
     }
+  }
+
+  /** The tasks of the epochs after the last published one, by their latest state, and a few that are not VERIFIED. */
+  private static String inFlight(ControlPlaneTail tail) {
+    List<EpochRecord> records = tail.epochRecords();
+    long published = records.stream().filter(r -> r.getState() == EpochState.PUBLISHED).mapToLong(r -> r.getEpoch())
+        .max().orElse(0);
+    List<String> out = new ArrayList<>();
+    records.stream().mapToLong(r -> r.getEpoch()).filter(e -> e > published).distinct().forEach(epoch -> {
+      Map<String, Integer> states = new TreeMap<>();
+      List<String> open = new ArrayList<>();
+      tail.latestTasks(epoch, TaskKind.COPY, TaskKind.REPAIR, TaskKind.CLEANUP).forEach((id, task) -> {
+        var status = tail.latestStatus(id);
+        TaskState state = status.map(st -> st.getState()).orElse(null);
+        states.merge(state == null ? "no status" : state.toString(), 1, Integer::sum);
+        if (state != TaskState.VERIFIED && open.size() < 4) {
+          open.add(id + " " + status.map(st -> st.getState() + " by " + st.getWorkerId() + " "
+              + shorten(st.getBlockedReason() != null ? st.getBlockedReason() : st.getError())).orElse("no status"));
+        }
+      });
+      out.add("epoch " + epoch + " tasks " + states + (open.isEmpty() ? "" : " such as " + open));
+    });
+    return out.isEmpty() ? "nothing after published epoch " + published : String.join("; ", out);
   }
 
   /** What the plane still works on, or null when nothing is in flight and every cleanup has ended. */
@@ -565,17 +881,17 @@ final class ChaosScenario {
     String where = "seed " + seed + " (operations " + operations + ", logs in " + dir + ")";
     List<EpochRecord> records = tail.epochRecords();
     List<EpochRecord> published = records.stream().filter(r -> r.getState() == EpochState.PUBLISHED).toList();
-    // No epoch published twice or out of order; a gap only after a rejection.
+    // No epoch published twice or out of order; a gap only after a rejection or a cancel (a number never used again).
     long previous = 0;
     for (EpochRecord r : published) {
       if (r.getEpoch() <= previous) {
         throw new AssertionError(where + ": epoch " + r.getEpoch() + " published after epoch " + previous);
       }
       long after = previous;
-      if (r.getEpoch() != previous + 1 && records.stream().noneMatch(x -> x.getState() == EpochState.REJECTED
-          && x.getEpoch() > after && x.getEpoch() < r.getEpoch())) {
+      if (r.getEpoch() != previous + 1 && records.stream().noneMatch(x -> (x.getState() == EpochState.REJECTED
+          || x.getState() == EpochState.CANCELLED) && x.getEpoch() > after && x.getEpoch() < r.getEpoch())) {
         throw new AssertionError(where + ": epoch " + r.getEpoch() + " published after " + previous + " with no "
-            + "rejected epoch between: an epoch was skipped");
+            + "rejected or cancelled epoch between: an epoch was skipped");
       }
       previous = r.getEpoch();
     }
@@ -591,6 +907,13 @@ final class ChaosScenario {
       }
     }
     EpochRecord last = published.get(published.size() - 1);
+    Map<String, String> refused = refusals();
+    Map<Long, String> deadNumbers = checkCancelsAndRejections(where, records, refused);
+    if (script == null) {
+      checkChangesEnded(where, last, refused);
+    }
+    showClockOffsets();
+    checkNoFenceOf(where, deadNumbers);
     RingSnapshot ring = io.ringshift.protocol.EpochRecords.rebuild(last);
     Map<String, Store> admin = new LinkedHashMap<>();
     long lost = 0;
@@ -662,6 +985,268 @@ final class ChaosScenario {
     return new Result(seed, List.copyOf(operations), Map.copyOf(faults), writers.acknowledged.size() == 0 ? 0
         : writers.ackCount.get(), lost, readers.checked.get(), readers.stale.get(), published.size(),
         (System.nanoTime() - begin) / 1_000_000, writers.writesPerSecond(), List.copyOf(records));
+  }
+
+  // ---- the checks of the extras: cancels, forced rejections, clocks off
+
+  /**
+   * Every record on {@code ring.rejected} that names a request, by request id: what the orchestrator refused, and
+   * why.
+   */
+  private Map<String, String> refusals() {
+    java.util.Properties p = new java.util.Properties();
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    String topic = topics.rejected().name();
+    var serde = topics.rejected().valueSerde().deserializer();
+    Map<String, String> out = new LinkedHashMap<>();
+    try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p,
+        new org.apache.kafka.common.serialization.StringDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      List<org.apache.kafka.common.TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30))
+          .stream().map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<org.apache.kafka.common.TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("seed " + seed + ": could not read " + topic + " to its end " + end + " in 60 s");
+        }
+        for (var r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.value() != null) {
+            io.ringshift.schemas.avro.RejectedEvent e = serde.deserialize(topic, r.value());
+            if (e.getRequestId() != null) {
+              out.putIfAbsent(e.getRequestId(), e.getReason());
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String shorten(String s) {
+    return s == null || s.length() <= 160 ? String.valueOf(s) : s.substring(0, 157) + "...";
+  }
+
+  /**
+   * Every CANCEL ended with an outcome (a CANCELLED record that names it, or a refusal on {@code ring.rejected});
+   * no cancelled number and no number the publisher rejected was published; each epoch made to be rejected was
+   * rejected (unless the stray came too late, or the epoch ended otherwise before READY), and is never published.
+   *
+   * @return the numbers that are dead for good (CANCELLED, or REJECTED by the publisher), each with what ended it
+   */
+  private Map<Long, String> checkCancelsAndRejections(String where, List<EpochRecord> records,
+      Map<String, String> refused) {
+    java.util.Set<Long> publishedNumbers = new java.util.HashSet<>();
+    java.util.Set<Long> readyNumbers = new java.util.HashSet<>();
+    Map<String, EpochRecord> cancelledBy = new java.util.HashMap<>();
+    Map<Long, String> dead = new TreeMap<>();
+    for (EpochRecord r : records) {
+      if (r.getState() == EpochState.PUBLISHED) {
+        publishedNumbers.add(r.getEpoch());
+      } else if (r.getState() == EpochState.READY) {
+        readyNumbers.add(r.getEpoch());
+      } else if (r.getState() == EpochState.CANCELLED) {
+        dead.put(r.getEpoch(), "CANCELLED");
+        if (r.getCause() != null) {
+          cancelledBy.put(r.getCause().getRequestId(), r);
+        }
+      } else if (r.getState() == EpochState.REJECTED && readyNumbers.contains(r.getEpoch())) {
+        dead.putIfAbsent(r.getEpoch(), "REJECTED by the publisher");
+      }
+    }
+    for (Map.Entry<Long, String> d : dead.entrySet()) {
+      if (publishedNumbers.contains(d.getKey())) {
+        throw new AssertionError(where + ": epoch " + d.getKey() + " was " + d.getValue() + " and then PUBLISHED; "
+            + "epochs " + tail.epochSummary());
+      }
+    }
+    for (Cancel c : List.copyOf(cancels)) {
+      EpochRecord r = cancelledBy.get(c.requestId());
+      String refusal = refused.get(c.requestId());
+      if (r == null && refusal == null) {
+        throw new AssertionError(where + ": CANCEL " + c.requestId() + " of epoch " + c.epoch() + " (" + c.change()
+            + ") ended with no outcome: no CANCELLED record names it on ring.epochs and ring.rejected has nothing of "
+            + "it; epochs " + tail.epochSummary());
+      }
+      if (r != null && r.getEpoch() != c.epoch()) {
+        throw new AssertionError(where + ": CANCEL " + c.requestId() + " of epoch " + c.epoch() + " cancelled epoch "
+            + r.getEpoch() + " instead");
+      }
+      operations.add(String.format(Locale.ROOT, "-> CANCEL of epoch %d: %s", c.epoch(),
+          r != null ? "CANCELLED" : "refused (" + shorten(refusal) + ")"));
+    }
+    for (Stray st : List.copyOf(strays)) {
+      String outcome;
+      if (dead.containsKey(st.epoch())) {
+        outcome = dead.get(st.epoch());
+      } else if (publishedNumbers.contains(st.epoch())) {
+        long readyAfter = tail.epoch(st.epoch(), EpochState.READY).map(x -> x.readNanos() - st.writtenNanos())
+            .orElse(Long.MIN_VALUE);
+        if (!st.readyBefore() && readyAfter > 2_000_000_000L) {
+          throw new AssertionError(where + ": epoch " + st.epoch() + " was PUBLISHED, though its task "
+              + st.taskId() + " was on ring.tasks " + readyAfter / 1_000_000 + " ms before its READY record and "
+              + "never VERIFIED (target " + NOBODY + ", which nobody runs)");
+        }
+        outcome = "missed: PUBLISHED, its READY " + (st.readyBefore() ? "came before the stray task"
+            : "came " + readyAfter / 1_000_000 + " ms after it (the publisher may have decided first)");
+      } else {
+        outcome = "missed: the epoch ended " + records.stream().filter(r -> r.getEpoch() == st.epoch())
+            .map(r -> r.getState().toString()).toList() + " before it was READY";
+      }
+      operations.add(String.format(Locale.ROOT, "-> epoch %d (%s) made to be rejected: %s", st.epoch(), st.change(),
+          outcome));
+    }
+    return dead;
+  }
+
+  /**
+   * Every change ended as planned: applying, node by node and in the order written, each change that was neither
+   * refused on {@code ring.rejected} nor abandoned by a CANCEL gives the final ring's members and weights. (Each
+   * node's events share its key, so the orchestrator reads them in that order.) This holds through a rollback:
+   * the publisher's rejection makes the orchestrator plan the changes again or refuse them to their requesters.
+   */
+  private void checkChangesEnded(String where, EpochRecord last, Map<String, String> refused) {
+    java.util.Set<String> abandoned = new java.util.HashSet<>();
+    java.util.Set<String> cancelledByRequest = new java.util.HashSet<>();
+    for (EpochRecord r : tail.epochRecords()) {
+      if (r.getState() == EpochState.CANCELLED && r.getCause() != null) {
+        cancelledByRequest.add(r.getCause().getRequestId());
+      }
+    }
+    for (Cancel c : List.copyOf(cancels)) {
+      if (cancelledByRequest.contains(c.requestId())) {
+        abandoned.add(c.changeRequestId());
+      }
+    }
+    Map<String, Double> expected = new TreeMap<>();
+    Map<String, List<String>> history = new TreeMap<>();
+    for (MembershipEvent e : List.copyOf(sent)) {
+      String id = e.getNodeId();
+      if (e.getAction() == MembershipAction.INIT) {
+        e.getInitialMembers().forEach(m -> expected.put(m.getId(), m.getWeight()));
+        continue;
+      }
+      if (e.getAction() == MembershipAction.CANCEL) {
+        continue;
+      }
+      String outcome = refused.containsKey(e.getRequestId()) ? "refused: " + shorten(refused.get(e.getRequestId()))
+          : abandoned.contains(e.getRequestId()) ? "abandoned by a CANCEL" : "applied";
+      history.computeIfAbsent(id, k -> new ArrayList<>()).add(describe(e) + " (" + e.getRequestId() + ", " + outcome
+          + ")");
+      if (!outcome.equals("applied")) {
+        continue;
+      }
+      switch (e.getAction()) {
+        case JOIN -> expected.put(id, e.getWeight() == null ? 1.0 : e.getWeight());
+        case DRAIN, FAIL -> expected.remove(id);
+        case SET_WEIGHT -> expected.put(id, e.getWeight());
+        default -> throw new AssertionError("seed " + seed + ": the scenario wrote " + e.getAction());
+      }
+    }
+    Map<String, Double> actual = new TreeMap<>();
+    last.getMembers().forEach(m -> actual.put(m.getId(), m.getWeight()));
+    List<String> wrong = new ArrayList<>();
+    for (String id : new java.util.TreeSet<>(java.util.Set.copyOf(
+        java.util.stream.Stream.concat(expected.keySet().stream(), actual.keySet().stream()).toList()))) {
+      Double want = expected.get(id);
+      Double got = actual.get(id);
+      if (want == null ? got != null : got == null || Math.abs(want - got) > 1e-9) {
+        wrong.add(String.format(Locale.ROOT, "%s is %s, expected %s after %s", id,
+            got == null ? "not a member" : "a member of weight " + got,
+            want == null ? "not a member" : "a member of weight " + want, history.getOrDefault(id, List.of("INIT"))));
+      }
+    }
+    if (!wrong.isEmpty()) {
+      throw new AssertionError(where + ": the changes did not end as requested in the final epoch "
+          + last.getEpoch() + ": " + wrong);
+    }
+  }
+
+  /**
+   * What the records of the roles run with a clock off show (printed, not checked: the offset is probed before the
+   * roles start, {@link RoleProcess#probe}): each record's {@code timestampMillis}, its writer's clock, less the
+   * test's clock when the tail read it is the offset less the delivery's delay, which under load is seconds; the
+   * largest (the quickest delivery) is printed.
+   */
+  private void showClockOffsets() {
+    for (Map.Entry<String, Double> e : new TreeMap<>(extras.clocks()).entrySet()) {
+      String role = e.getKey();
+      if (RoleProcess.clockOffset(0).isEmpty()) {
+        return;
+      }
+      java.util.OptionalLong seen;
+      if (role.startsWith("worker")) {
+        seen = tail.statusesRead().stream().filter(st -> st.value() != null && role.equals(st.value().getWorkerId()))
+            .mapToLong(st -> st.value().getTimestampMillis() - wallMillis(st.readNanos())).max();
+      } else {
+        java.util.Set<EpochState> written = role.startsWith("publisher") ? java.util.Set.of(EpochState.PUBLISHED)
+            : java.util.Set.of(EpochState.PLANNED, EpochState.READY);
+        seen = tail.epochsRead().stream().filter(r -> written.contains(r.value().getState()))
+            .mapToLong(r -> r.value().getTimestampMillis() - wallMillis(r.readNanos())).max();
+      }
+      if (seen.isEmpty()) {
+        operations.add("-> clock of " + role + ": no record of it to show the offset");
+        continue;
+      }
+      double shown = seen.getAsLong() / 1000.0;
+      operations.add(String.format(Locale.ROOT, "-> clock of %s: its records' times at most %+.1f s off the "
+          + "test's when read", role, shown));
+    }
+  }
+
+  private final long wallAtStartMillis = System.currentTimeMillis();
+  private final long wallAtStartNanos = System.nanoTime();
+
+  /** The test's wall clock at {@code nanos} ({@link System#nanoTime}). */
+  private long wallMillis(long nanos) {
+    return wallAtStartMillis + (nanos - wallAtStartNanos) / 1_000_000;
+  }
+
+  /**
+   * No node that runs keeps a fence of a dead number (a cancelled epoch, or one the publisher rejected): the workers
+   * lift the fences of a plan's tasks when they are tombstoned. Given 30 s after the plane settled.
+   */
+  private void checkNoFenceOf(String where, Map<Long, String> deadNumbers) {
+    if (deadNumbers.isEmpty()) {
+      return;
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      List<String> left = new ArrayList<>();
+      for (Map.Entry<String, RoleProcess> n : nodes.entrySet()) {
+        if (!n.getValue().alive()) {
+          continue;
+        }
+        try (Store admin = RemoteStore.connectAdmin("127.0.0.1:" + adminPorts.get(n.getKey()), secret,
+            Duration.ofSeconds(30))) {
+          for (Fence f : admin.fences()) {
+            if (deadNumbers.containsKey(f.epoch())) {
+              left.add(n.getKey() + " keeps a fence of " + f.range() + " at epoch " + f.epoch() + ", which was "
+                  + deadNumbers.get(f.epoch()));
+            }
+          }
+        } catch (Exception e) {
+          throw new AssertionError(where + ": could not read the fences of " + n.getKey() + ": " + e, e);
+        }
+      }
+      if (left.isEmpty()) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(where + ": 30 s after the plane settled, " + left.size() + " fences of dead "
+            + "epochs remain: " + left.subList(0, Math.min(5, left.size())));
+      }
+      try {
+        Thread.sleep(1_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
   }
 
   // ---- the writers
