@@ -40,19 +40,28 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine;
 
@@ -343,6 +352,9 @@ final class ChaosScenario {
       }
     } finally {
       producer.close();
+      if (admin != null) {
+        admin.close();
+      }
       all.forEach(RoleProcess::kill);
     }
   }
@@ -804,10 +816,12 @@ final class ChaosScenario {
    * REJECTED one waits), and every CLEANUP task of the published epochs has ended.
    */
   private void settle(ControlPlaneTail tail) {
+    // A forced rejection adds the publisher's patience (30 s) and a re-plan of every change it rolled back.
+    Duration bound = extras.reject() >= 0 ? SETTLE.plusSeconds(120) : SETTLE;
     String[] last = {""};
     long[] quietSince = {0, -1}; // when the records were first seen quiet, and how many there were then
     try {
-      org.awaitility.Awaitility.await("the plane settled").atMost(SETTLE).pollInterval(Duration.ofMillis(250)).until(() -> {
+      org.awaitility.Awaitility.await("the plane settled").atMost(bound).pollInterval(Duration.ofMillis(250)).until(() -> {
         String waiting = waitingFor(tail);
         if (waiting == null) {
           // Nothing in flight: each stray task's epoch is published or dead for good, so the strays can go.
@@ -824,8 +838,11 @@ final class ChaosScenario {
         return System.nanoTime() - quietSince[0] >= 1_000_000_000L;
       });
     } catch (org.awaitility.core.ConditionTimeoutException e) {
-      throw new AssertionError("seed " + seed + ": the plane did not settle within " + SETTLE + ": " + last[0]
-          + "; operations " + operations + "; " + inFlight(tail) + "; logs in " + dir, e);
+      orchestrators.forEach(RoleProcess::threadDump);
+      throw new AssertionError("seed " + seed + ": the plane did not settle within " + bound + ": " + last[0]
+          + "; operations " + operations + "; " + inFlight(tail) + "; " + String.valueOf(orchestratorBehind())
+          + " (null: it has read them); roles that ended " + all.stream().map(RoleProcess::ended)
+              .filter(x -> x != null).toList() + "; logs in " + dir, e);
     }
   }
 
@@ -852,14 +869,37 @@ final class ChaosScenario {
     return out.isEmpty() ? "nothing after published epoch " + published : String.join("; ", out);
   }
 
-  /** What the plane still works on, or null when nothing is in flight and every cleanup has ended. */
+  /**
+   * What the plane still works on, or null when nothing is in flight and every cleanup has ended. ChaosIT's random
+   * timeline (no script) also waits until the orchestrator has read every membership event and every epoch record
+   * ({@link #orchestratorBehind}): after a SIGKILL it may take a minute to take its partitions back, and the plane
+   * looked settled meanwhile with JOINs not even planned (seed 6165272837841347828); and since a cancelled plan or a
+   * rejection that the orchestrator does not plan again leaves the last record CANCELLED or REJECTED, its epochs
+   * are quiet when every epoch after the last published one has ended so (CANCELLED, REJECTED or SUPERSEDED).
+   */
   private String waitingFor(ControlPlaneTail tail) {
     List<EpochRecord> records = tail.epochRecords();
     EpochRecord latest = records.isEmpty() ? null : records.get(records.size() - 1);
-    boolean quiet = latest != null && latest.getState() == EpochState.PUBLISHED
-        && records.stream().noneMatch(r -> r.getEpoch() > latest.getEpoch());
+    boolean quiet;
+    if (script == null) {
+      long published = records.stream().filter(r -> r.getState() == EpochState.PUBLISHED)
+          .mapToLong(r -> r.getEpoch()).max().orElse(-1);
+      Map<Long, EpochState> lastState = new TreeMap<>();
+      records.stream().filter(r -> r.getEpoch() > published).forEach(r -> lastState.put(r.getEpoch(), r.getState()));
+      quiet = published >= 0 && lastState.values().stream().allMatch(st -> st == EpochState.CANCELLED
+          || st == EpochState.REJECTED || st == EpochState.SUPERSEDED);
+    } else {
+      quiet = latest != null && latest.getState() == EpochState.PUBLISHED
+          && records.stream().noneMatch(r -> r.getEpoch() > latest.getEpoch());
+    }
     if (!quiet) {
       return "epochs " + tail.epochSummary();
+    }
+    if (script == null) {
+      String behind = orchestratorBehind();
+      if (behind != null) {
+        return behind;
+      }
     }
     for (EpochRecord r : records) {
       if (r.getState() != EpochState.PUBLISHED) {
@@ -873,6 +913,47 @@ final class ChaosScenario {
       }
     }
     return null;
+  }
+
+  private Admin admin;
+
+  /**
+   * Null when the orchestrators' group has committed offsets at the end of every partition of {@code ring.membership}
+   * (which the scenario's producer writes without transactions) and within one of the end of {@code ring.epochs}
+   * (written in transactions: the last offset is a commit marker, which a consumer that commits the next offset to
+   * read after its last record does not count); otherwise what it has not read.
+   */
+  private String orchestratorBehind() {
+    try {
+      if (admin == null) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        admin = Admin.create(p);
+      }
+      var committed = admin.listConsumerGroupOffsets(applicationId()).partitionsToOffsetAndMetadata()
+          .get(30, TimeUnit.SECONDS);
+      Map<TopicPartition, OffsetSpec> latest =
+          new HashMap<>();
+      for (String topic : List.of(topics.membership().name(), topics.epochs().name())) {
+        admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+            .partitions().forEach(pi -> latest.put(new TopicPartition(topic, pi.partition()),
+                OffsetSpec.latest()));
+      }
+      var ends = admin.listOffsets(latest, new ListOffsetsOptions(
+          IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS);
+      List<String> behind = new ArrayList<>();
+      ends.forEach((tp, end) -> {
+        var at = committed.get(tp);
+        long read = at == null ? 0 : at.offset();
+        long slack = tp.topic().equals(topics.epochs().name()) ? 1 : 0;
+        if (read < end.offset() - slack) {
+          behind.add(tp + " at " + read + " of " + end.offset());
+        }
+      });
+      return behind.isEmpty() ? null : "the orchestrator has not read its inputs to their end: " + behind;
+    } catch (Exception e) {
+      return "the orchestrator's offsets could not be read: " + e;
+    }
   }
 
   // ---- the invariants
@@ -932,7 +1013,7 @@ final class ChaosScenario {
           }
         }
         // Nothing left on a node that no longer replicates it.
-        Map<String, byte[]> held = new java.util.HashMap<>();
+        Map<String, byte[]> held = new HashMap<>();
         long stray = 0;
         try (RangeScan scan = n.getValue().scan(RingRange.whole(), null)) {
           while (scan.hasNext()) {
@@ -994,7 +1075,7 @@ final class ChaosScenario {
    * why.
    */
   private Map<String, String> refusals() {
-    java.util.Properties p = new java.util.Properties();
+    Properties p = new Properties();
     p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -1004,11 +1085,11 @@ final class ChaosScenario {
     try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p,
         new org.apache.kafka.common.serialization.StringDeserializer(),
         new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
-      List<org.apache.kafka.common.TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30))
-          .stream().map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+      List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30))
+          .stream().map(i -> new TopicPartition(topic, i.partition())).toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
-      Map<org.apache.kafka.common.TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
         if (System.nanoTime() > deadline) {
@@ -1042,7 +1123,7 @@ final class ChaosScenario {
       Map<String, String> refused) {
     java.util.Set<Long> publishedNumbers = new java.util.HashSet<>();
     java.util.Set<Long> readyNumbers = new java.util.HashSet<>();
-    Map<String, EpochRecord> cancelledBy = new java.util.HashMap<>();
+    Map<String, EpochRecord> cancelledBy = new HashMap<>();
     Map<Long, String> dead = new TreeMap<>();
     for (EpochRecord r : records) {
       if (r.getState() == EpochState.PUBLISHED) {

@@ -179,6 +179,29 @@ final class RoleProcess {
     }
   }
 
+  /** Appends a thread dump of the running process to its log ({@code jcmd PID Thread.print}), for a diagnosis. */
+  synchronized void threadDump() {
+    if (process == null || !process.isAlive()) {
+      return;
+    }
+    try {
+      Files.writeString(log, "---- thread dump of " + name + "\n", StandardCharsets.UTF_8,
+          java.nio.file.StandardOpenOption.APPEND);
+      new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+          String.valueOf(process.pid()), "Thread.print").redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start().waitFor(60, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      // a diagnosis only
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Null while the process runs (or was never started); otherwise how it ended, for a diagnosis. */
+  synchronized String ended() {
+    return process == null || process.isAlive() ? null : name + " (exit " + process.exitValue() + ")";
+  }
+
   synchronized boolean alive() {
     return process != null && process.isAlive();
   }
