@@ -68,24 +68,34 @@ final class RoleProcess {
   }
 
   /**
-   * The environment that runs a child with its wall clock {@code seconds} off (libfaketime: {@code
-   * System.currentTimeMillis} and {@code Instant.now} shifted; {@code System.nanoTime} left real, so that timeouts and
-   * rates measured on the monotonic clock stay right), or empty when {@link #FAKETIME} is not installed.
+   * The environment that runs a child with its wall clock {@code seconds} off, or empty when {@link #FAKETIME} is not
+   * installed. libfaketime shifts every clock by the same offset, the monotonic one too: {@code System.nanoTime} has no
+   * meaningful origin, so its intervals, and the timeouts and rates measured with it, stay right. Not {@code
+   * FAKETIME_DONT_FAKE_MONOTONIC=1}: with it, libfaketime 0.9.10 (Debian's) makes every timed wait of the JVM ({@code
+   * Object.wait(ms)}, and so Kafka's clients' waits) return at once, and a role spins; {@link #probe} checks for that.
    */
   static Optional<Map<String, String>> clockOffset(double seconds) {
     if (!Files.isReadable(FAKETIME)) {
       return Optional.empty();
     }
     return Optional.of(Map.of("LD_PRELOAD", FAKETIME.toString(),
-        "FAKETIME", String.format(Locale.ROOT, "%+.1fs", seconds),
-        "FAKETIME_DONT_FAKE_MONOTONIC", "1"));
+        "FAKETIME", String.format(Locale.ROOT, "%+.1fs", seconds)));
   }
 
-  /** Prints the child's {@code System.currentTimeMillis()}: {@link #probe} runs it. */
+  /**
+   * Prints how long a timed wait of 200 ms took by {@code System.nanoTime()}, then the child's {@code
+   * System.currentTimeMillis()}: {@link #probe} runs it.
+   */
   public static final class ClockProbe {
     private ClockProbe() {}
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
+      Object monitor = new Object();
+      long before = System.nanoTime();
+      synchronized (monitor) {
+        monitor.wait(200);
+      }
+      System.out.println((System.nanoTime() - before) / 1_000_000);
       System.out.println(System.currentTimeMillis());
     }
   }
@@ -93,6 +103,9 @@ final class RoleProcess {
   /**
    * How far off the test's clock a child JVM run with {@code environment} finds its wall clock, in seconds: what
    * {@link ClockProbe} prints less the midpoint of the test's clock before and after, and half their distance.
+   *
+   * @throws IllegalStateException when the child's timed wait of 200 ms took less than 150 ms by its own monotonic
+   *     clock: roles so run would spin in every wait (see {@link #clockOffset})
    */
   static double[] probe(Map<String, String> environment) {
     ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -113,10 +126,17 @@ final class RoleProcess {
     }
     long after = System.currentTimeMillis();
     long child;
+    long waited;
     try {
-      child = Long.parseLong(out.lines().reduce((a, b) -> b).orElse(""));
-    } catch (NumberFormatException e) {
+      List<String> lines = out.lines().toList();
+      waited = Long.parseLong(lines.get(lines.size() - 2));
+      child = Long.parseLong(lines.get(lines.size() - 1));
+    } catch (NumberFormatException | IndexOutOfBoundsException e) {
       throw new IllegalStateException("the clock probe printed no time with " + environment + ": " + out, e);
+    }
+    if (waited < 150) {
+      throw new IllegalStateException("a JVM run with " + environment + " waited " + waited + " ms in a timed wait of "
+          + "200 ms: this libfaketime breaks the JVM's timed waits, and roles so run would spin");
     }
     return new double[] {(child - (before + after) / 2.0) / 1000, (after - before) / 2000.0};
   }
@@ -148,14 +168,29 @@ final class RoleProcess {
     }
   }
 
-  /** Waits until the process {@link #launch() launched} last prints its ready line, at most {@code timeout}. */
+  /**
+   * What a role prints when Kafka did not answer within its {@code --timeout} at start (exit 2): a supervisor
+   * ({@code restart: unless-stopped} in docker/compose.yaml) starts it again, and so does {@link #awaitReady}.
+   */
+  private static final String KAFKA_UNAVAILABLE_AT_START = "could not start against Kafka";
+
+  /**
+   * Waits until the process {@link #launch() launched} last prints its ready line, at most {@code timeout}. A role
+   * that gave up at start because Kafka did not answer within its {@code --timeout} (on a loaded machine, or while
+   * the broker restarts) is launched again within the same {@code timeout}, as its supervisor would; any other end
+   * before the ready line fails.
+   */
   synchronized void awaitReady(Duration timeout) {
-    Process started = process;
     long before = readyBefore;
     try {
-      await(name + " ready").atMost(timeout).pollInterval(Duration.ofMillis(50)).until(() -> {
-        if (!started.isAlive()) {
-          throw new IllegalStateException(name + " ended before it was ready (exit " + started.exitValue()
+      // In this thread: the condition relaunches, which takes this object's lock (held here).
+      await(name + " ready").atMost(timeout).pollInSameThread().pollInterval(Duration.ofMillis(50)).until(() -> {
+        if (!process.isAlive()) {
+          if (process.exitValue() == 2 && output().contains(KAFKA_UNAVAILABLE_AT_START)) {
+            launch();
+            return false;
+          }
+          throw new IllegalStateException(name + " ended before it was ready (exit " + process.exitValue()
               + "); its log " + log + " ends: " + tail());
         }
         return readyLines() > before;
