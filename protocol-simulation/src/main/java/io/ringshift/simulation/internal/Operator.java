@@ -233,32 +233,25 @@ final class Operator {
         }
       });
     } else if (pick == 2) {
-      SimPublisher p = w.random.pick(w.publishers);
-      if (!p.up) {
-        return;
-      }
-      p.crash();
-      w.trace.note(w.loop.now(), p.id + " crashed");
-      w.loop.after(w.random.between(500, 20_000), p.id + " restarts", () -> {
-        if (!p.up) {
-          p.start();
-          w.electPublisher();
-        }
-      });
+      crashAndRestart(w.random.pick(w.publishers), w::electPublisher);
     } else {
-      SimHealth h = w.random.pick(w.healths);
-      if (!h.up) {
-        return;
-      }
-      h.crash();
-      w.trace.note(w.loop.now(), h.id + " crashed");
-      w.loop.after(w.random.between(500, 20_000), h.id + " restarts", () -> {
-        if (!h.up) {
-          h.start();
-          w.electHealth();
-        }
-      });
+      crashAndRestart(w.random.pick(w.healths), w::electHealth);
     }
+  }
+
+  /** Crashes a lease member that is up and restarts it 0.5 to 20 s later; the group then elects a holder again. */
+  private void crashAndRestart(LeaseMember m, Runnable elect) {
+    if (!m.up()) {
+      return;
+    }
+    m.crash();
+    w.trace.note(w.loop.now(), m.id() + " crashed");
+    w.loop.after(w.random.between(500, 20_000), m.id() + " restarts", () -> {
+      if (!m.up()) {
+        m.start();
+        elect.run();
+      }
+    });
   }
 
   private void cutOff() {

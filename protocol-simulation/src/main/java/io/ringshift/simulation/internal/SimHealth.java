@@ -16,7 +16,7 @@ import java.util.Map;
  * probes every watched member every second over the simulated network, and, only while it holds the lease (after
  * fencing the manager before it), writes a FAIL in a transaction of its own.
  */
-final class SimHealth {
+final class SimHealth implements LeaseMember {
   static final String TRANSACTIONAL_ID = "health";
   private static final long ROUND = 1_000;
 
@@ -36,7 +36,28 @@ final class SimHealth {
     this.id = id;
   }
 
-  void start() {
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public boolean up() {
+    return up;
+  }
+
+  @Override
+  public boolean holdsLease() {
+    return holdsLease;
+  }
+
+  @Override
+  public void loseLease() {
+    holdsLease = false;
+  }
+
+  @Override
+  public void start() {
     life++;
     up = true;
     holdsLease = false;
@@ -49,7 +70,8 @@ final class SimHealth {
     scheduleRound();
   }
 
-  void crash() {
+  @Override
+  public void crash() {
     if (!up) {
       return;
     }
@@ -59,7 +81,8 @@ final class SimHealth {
     w.loop.after(SimPublisher.PublisherLease.TIMEOUT, "health lease expires", w::electHealth);
   }
 
-  void takeLease() {
+  @Override
+  public void takeLease() {
     holdsLease = true;
     producerEpoch = -1;
     w.trace.note(w.loop.now(), id + " holds the health lease");

@@ -16,7 +16,7 @@ import java.time.Duration;
  * writes each decision in a transaction of its own. A session that fails (fenced, cut off) ends; the next one starts
  * from the log. The world can force a rejection: the next epoch it would publish is rejected instead.
  */
-final class SimPublisher {
+final class SimPublisher implements LeaseMember {
   static final String TRANSACTIONAL_ID = "publisher";
   private static final long RECHECK = 200;
   private static final Duration PATIENCE = Duration.ofSeconds(15);
@@ -49,7 +49,28 @@ final class SimPublisher {
     w.kafka.onVisible(World.EPOCHS, this::schedulePoll);
   }
 
-  void start() {
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public boolean up() {
+    return up;
+  }
+
+  @Override
+  public boolean holdsLease() {
+    return holdsLease;
+  }
+
+  @Override
+  public void loseLease() {
+    holdsLease = false;
+  }
+
+  @Override
+  public void start() {
     life++;
     up = true;
     holdsLease = false;
@@ -59,7 +80,8 @@ final class SimPublisher {
     }
   }
 
-  void crash() {
+  @Override
+  public void crash() {
     if (!up) {
       return;
     }
@@ -71,7 +93,8 @@ final class SimPublisher {
   }
 
   /** The lease is this publisher's: it opens a session. */
-  void takeLease() {
+  @Override
+  public void takeLease() {
     holdsLease = true;
     w.trace.note(w.loop.now(), id + " holds the publisher lease");
     // A session this publisher still runs from an earlier lease (it was cut off meanwhile) ends: a new lease, a new

@@ -374,28 +374,22 @@ public final class World {
 
   /** The publisher holding the lease: the first that is up and reaches Kafka; a takeover after the lease timeout. */
   void electPublisher() {
-    SimPublisher holder = publishers.stream().filter(p -> p.up && p.holdsLease && connected(p.id)).findFirst()
-        .orElse(null);
-    if (holder != null) {
-      return;
-    }
-    // The group gives the lease to another member: the one that held it loses it (one cut off learns so when it
-    // tries to commit and finds itself fenced).
-    publishers.stream().filter(p -> p.up && connected(p.id)).findFirst().ifPresent(next -> {
-      publishers.stream().filter(p -> p != next).forEach(p -> p.holdsLease = false);
-      next.takeLease();
-    });
+    elect(publishers);
   }
 
   /** The same for the health managers. */
   void electHealth() {
-    SimHealth holder = healths.stream().filter(h -> h.up && h.holdsLease && connected(h.id)).findFirst()
-        .orElse(null);
-    if (holder != null) {
+    elect(healths);
+  }
+
+  private void elect(List<? extends LeaseMember> group) {
+    if (group.stream().anyMatch(m -> m.up() && m.holdsLease() && connected(m.id()))) {
       return;
     }
-    healths.stream().filter(h -> h.up && connected(h.id)).findFirst().ifPresent(next -> {
-      healths.stream().filter(h -> h != next).forEach(h -> h.holdsLease = false);
+    // The group gives the lease to another member: the one that held it loses it (one cut off learns so when it
+    // tries to commit and finds itself fenced).
+    group.stream().filter(m -> m.up() && connected(m.id())).findFirst().ifPresent(next -> {
+      group.stream().filter(m -> m != next).forEach(LeaseMember::loseLease);
       next.takeLease();
     });
   }
