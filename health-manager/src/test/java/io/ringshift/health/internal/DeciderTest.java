@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringshift.health.HealthListener;
 import io.ringshift.health.internal.Debounce.Probe;
+import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
@@ -265,7 +266,7 @@ class DeciderTest {
     rounds(decider, 30, true);
     assertThat(fails).containsExactly("node-3");
 
-    io.ringshift.protocol.RecordSerdes.trustGeneratedClasses();
+    RecordSerdes.trustGeneratedClasses();
     view.onMembershipEvent(event(MembershipAction.FAIL, "node-3", listener.requestIds.get(0)));
     view.onMembershipEvent(event(MembershipAction.CANCEL, "node-3", "operator-7"));
     view.onRejected(Records.CLUSTER, listener.requestIds.get(0));
@@ -290,7 +291,7 @@ class DeciderTest {
     rounds(decider, 30, true);
     assertThat(fails).containsExactly("node-3");
 
-    io.ringshift.protocol.RecordSerdes.trustGeneratedClasses();
+    RecordSerdes.trustGeneratedClasses();
     view.onMembershipEvent(event(MembershipAction.CANCEL, "node-3", "operator-7"));
     view.onRejected(Records.CLUSTER, listener.requestIds.get(0));
     rounds(decider, 40, true);
@@ -376,7 +377,7 @@ class DeciderTest {
     String requestId = "hm-" + (fails.size() + 1);
     fails.add(node);
     if (echo) {
-      io.ringshift.protocol.RecordSerdes.trustGeneratedClasses();
+      RecordSerdes.trustGeneratedClasses();
       MembershipEvent written = event(MembershipAction.FAIL, node, requestId);
       if (timedEcho) {
         written = MembershipEvent.newBuilder(written).setTimestampMillis(clock.millis()).build();

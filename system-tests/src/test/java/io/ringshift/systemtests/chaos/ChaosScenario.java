@@ -40,29 +40,46 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import picocli.CommandLine;
 
 /**
@@ -231,9 +248,9 @@ final class ChaosScenario {
   private final List<String> members = new ArrayList<>();
   private final List<String> spares = new ArrayList<>();
   private final List<String> dead = new ArrayList<>();
-  private final Map<String, Integer> faults = java.util.Collections.synchronizedMap(new TreeMap<>());
+  private final Map<String, Integer> faults = Collections.synchronizedMap(new TreeMap<>());
   /** What the scenario did, in order; the timeline and the extras' threads append to it. */
-  private final List<String> operations = java.util.Collections.synchronizedList(new ArrayList<>());
+  private final List<String> operations = Collections.synchronizedList(new ArrayList<>());
   private final Deployment deployment;
   private final Script script;
   private final List<RoleProcess> orchestrators = new ArrayList<>();
@@ -243,14 +260,14 @@ final class ChaosScenario {
   private AdminSecret secret;
   private Path publicKey;
   private KafkaProducer<byte[], byte[]> producer;
-  private final java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger requests = new AtomicInteger();
   /** Every membership event the scenario wrote, in order. */
-  private final List<MembershipEvent> sent = java.util.Collections.synchronizedList(new ArrayList<>());
+  private final List<MembershipEvent> sent = Collections.synchronizedList(new ArrayList<>());
   /** What the scenario draws beside its changes and faults ({@link Extras}). */
   private final Extras extras;
   /** The CANCEL requests written, and the stray tasks written to make the publisher reject an epoch. */
-  private final List<Cancel> cancels = java.util.Collections.synchronizedList(new ArrayList<>());
-  private final List<Stray> strays = java.util.Collections.synchronizedList(new ArrayList<>());
+  private final List<Cancel> cancels = Collections.synchronizedList(new ArrayList<>());
+  private final List<Stray> strays = Collections.synchronizedList(new ArrayList<>());
   private final Map<String, Store> readStores = new ConcurrentHashMap<>();
 
   /**
@@ -358,8 +375,6 @@ final class ChaosScenario {
       all.forEach(RoleProcess::kill);
     }
   }
-
-  private static final class Properties extends java.util.Properties {}
 
   private static double seconds(long nanos) {
     return nanos / 1e9;
@@ -502,7 +517,7 @@ final class ChaosScenario {
   private void init() {
     List<MemberSpec> specs = new ArrayList<>();
     for (String id : members) {
-      specs.add(new MemberSpec(id, zones.get(id), 1.0, MemberSpecState.ACTIVE, java.util.List.of()));
+      specs.add(new MemberSpec(id, zones.get(id), 1.0, MemberSpecState.ACTIVE, List.of()));
     }
     send(event(MembershipAction.INIT, "", null, null).setInitialMembers(specs).setVnodes(16).setReplicas(3).build());
   }
@@ -583,7 +598,7 @@ final class ChaosScenario {
   }
 
   /** The epochs an extra has taken: a cancel and a forced rejection each take an epoch of their own. */
-  private final java.util.Set<Long> claimed = ConcurrentHashMap.newKeySet();
+  private final Set<Long> claimed = ConcurrentHashMap.newKeySet();
 
   /**
    * The first PLANNED record read after {@code sentNanos}, when {@code change} was written, of an epoch no other
@@ -592,15 +607,15 @@ final class ChaosScenario {
    * re-plan carries out the changes of the rolled-back epochs and of the plan in flight in one plan whose cause
    * names the first only).
    */
-  private java.util.Optional<EpochRecord> awaitPlanAfter(MembershipEvent change, long sentNanos) {
+  private Optional<EpochRecord> awaitPlanAfter(MembershipEvent change, long sentNanos) {
     try {
-      return java.util.Optional.of(org.awaitility.Awaitility.await("a plan after " + describe(change))
+      return Optional.of(Awaitility.await("a plan after " + describe(change))
           .atMost(PLAN_WAIT).pollInterval(Duration.ofMillis(20))
           .until(() -> tail.epochsRead().stream().filter(r -> r.readNanos() >= sentNanos
               && r.value().getState() == EpochState.PLANNED && r.value().getCause() != null)
               .map(r -> r.value()).filter(r -> claimed.add(r.getEpoch())).findFirst().orElse(null), r -> r != null));
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
-      return java.util.Optional.empty();
+    } catch (ConditionTimeoutException e) {
+      return Optional.empty();
     }
   }
 
@@ -610,7 +625,7 @@ final class ChaosScenario {
    * outcome is checked at the end.
    */
   private void cancelPlanAfter(MembershipEvent change, long sentNanos, boolean whileCopying) {
-    java.util.Optional<EpochRecord> plan = awaitPlanAfter(change, sentNanos);
+    Optional<EpochRecord> plan = awaitPlanAfter(change, sentNanos);
     if (plan.isEmpty()) {
       operations.add("no CANCEL: no plan within " + PLAN_WAIT.toSeconds() + " s after " + describe(change));
       return;
@@ -620,14 +635,14 @@ final class ChaosScenario {
     String when = "right after its plan appeared";
     if (whileCopying) {
       try {
-        org.awaitility.Awaitility.await("a copy of epoch " + epoch + " running").atMost(Duration.ofSeconds(30))
+        Awaitility.await("a copy of epoch " + epoch + " running").atMost(Duration.ofSeconds(30))
             .pollInterval(Duration.ofMillis(20)).until(() -> tail.firstStatus(st -> st.getEpoch() == epoch
                 && (st.getState() == TaskState.COPYING || st.getState() == TaskState.CAUGHT_UP)).isPresent()
                 || tail.epoch(epoch, EpochState.READY).isPresent());
         when = tail.firstStatus(st -> st.getEpoch() == epoch && (st.getState() == TaskState.COPYING
             || st.getState() == TaskState.CAUGHT_UP)).isPresent() ? "while its copies ran"
             : "once it was READY (no copy seen running)";
-      } catch (org.awaitility.core.ConditionTimeoutException e) {
+      } catch (ConditionTimeoutException e) {
         when = "30 s after its plan appeared (no copy seen running)";
       }
     }
@@ -643,7 +658,7 @@ final class ChaosScenario {
    * stray task is tombstoned once the epoch is REJECTED, or when the plane has settled ({@link #settle}).
    */
   private void forceRejectionAfter(MembershipEvent change, long sentNanos) {
-    java.util.Optional<EpochRecord> plan = awaitPlanAfter(change, sentNanos);
+    Optional<EpochRecord> plan = awaitPlanAfter(change, sentNanos);
     if (plan.isEmpty()) {
       operations.add("no forced rejection: no plan within " + PLAN_WAIT.toSeconds() + " s after "
           + describe(change));
@@ -667,7 +682,7 @@ final class ChaosScenario {
     tail.whenEpoch(epoch, EpochState.REJECTED).thenRunAsync(() -> tombstone(stray.getTaskId()));
   }
 
-  private final java.util.Set<String> tombstoned = ConcurrentHashMap.newKeySet();
+  private final Set<String> tombstoned = ConcurrentHashMap.newKeySet();
 
   private void tombstone(String taskId) {
     if (tombstoned.add(taskId)) {
@@ -821,7 +836,7 @@ final class ChaosScenario {
     String[] last = {""};
     long[] quietSince = {0, -1}; // when the records were first seen quiet, and how many there were then
     try {
-      org.awaitility.Awaitility.await("the plane settled").atMost(bound).pollInterval(Duration.ofMillis(250)).until(() -> {
+      Awaitility.await("the plane settled").atMost(bound).pollInterval(Duration.ofMillis(250)).until(() -> {
         String waiting = waitingFor(tail);
         if (waiting == null) {
           // Nothing in flight: each stray task's epoch is published or dead for good, so the strays can go.
@@ -837,7 +852,7 @@ final class ChaosScenario {
         // Quiet for a second: nothing more in the topics' pipes.
         return System.nanoTime() - quietSince[0] >= 1_000_000_000L;
       });
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
+    } catch (ConditionTimeoutException e) {
       orchestrators.forEach(RoleProcess::threadDump);
       throw new AssertionError("seed " + seed + ": the plane did not settle within " + bound + ": " + last[0]
           + "; operations " + operations + "; " + inFlight(tail) + "; " + String.valueOf(orchestratorBehind())
@@ -1035,7 +1050,7 @@ final class ChaosScenario {
         byte[] k = e.getKey().getBytes(StandardCharsets.UTF_8);
         for (String replica : ring.replicasOf(k).ids()) {
           byte[] held = holds.get(replica).get(e.getKey());
-          if (!java.util.Arrays.equals(held, e.getValue())) {
+          if (!Arrays.equals(held, e.getValue())) {
             lost++;
             if (lost <= 3) {
               System.out.printf("  LOST %s on %s (%s)%n", e.getKey(), replica, held == null ? "absent" : "other value");
@@ -1076,15 +1091,15 @@ final class ChaosScenario {
    */
   private Map<String, String> refusals() {
     Properties p = new Properties();
-    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     String topic = topics.rejected().name();
     var serde = topics.rejected().valueSerde().deserializer();
     Map<String, String> out = new LinkedHashMap<>();
-    try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p,
-        new org.apache.kafka.common.serialization.StringDeserializer(),
-        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+    try (var consumer = new KafkaConsumer<>(p,
+        new StringDeserializer(),
+        new ByteArrayDeserializer())) {
       List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30))
           .stream().map(i -> new TopicPartition(topic, i.partition())).toList();
       consumer.assign(partitions);
@@ -1121,8 +1136,8 @@ final class ChaosScenario {
    */
   private Map<Long, String> checkCancelsAndRejections(String where, List<EpochRecord> records,
       Map<String, String> refused) {
-    java.util.Set<Long> publishedNumbers = new java.util.HashSet<>();
-    java.util.Set<Long> readyNumbers = new java.util.HashSet<>();
+    Set<Long> publishedNumbers = new HashSet<>();
+    Set<Long> readyNumbers = new HashSet<>();
     Map<String, EpochRecord> cancelledBy = new HashMap<>();
     Map<Long, String> dead = new TreeMap<>();
     for (EpochRecord r : records) {
@@ -1191,8 +1206,8 @@ final class ChaosScenario {
    * the publisher's rejection makes the orchestrator plan the changes again or refuse them to their requesters.
    */
   private void checkChangesEnded(String where, EpochRecord last, Map<String, String> refused) {
-    java.util.Set<String> abandoned = new java.util.HashSet<>();
-    java.util.Set<String> cancelledByRequest = new java.util.HashSet<>();
+    Set<String> abandoned = new HashSet<>();
+    Set<String> cancelledByRequest = new HashSet<>();
     for (EpochRecord r : tail.epochRecords()) {
       if (r.getState() == EpochState.CANCELLED && r.getCause() != null) {
         cancelledByRequest.add(r.getCause().getRequestId());
@@ -1231,8 +1246,8 @@ final class ChaosScenario {
     Map<String, Double> actual = new TreeMap<>();
     last.getMembers().forEach(m -> actual.put(m.getId(), m.getWeight()));
     List<String> wrong = new ArrayList<>();
-    for (String id : new java.util.TreeSet<>(java.util.Set.copyOf(
-        java.util.stream.Stream.concat(expected.keySet().stream(), actual.keySet().stream()).toList()))) {
+    for (String id : new TreeSet<>(Set.copyOf(
+        Stream.concat(expected.keySet().stream(), actual.keySet().stream()).toList()))) {
       Double want = expected.get(id);
       Double got = actual.get(id);
       if (want == null ? got != null : got == null || Math.abs(want - got) > 1e-9) {
@@ -1259,13 +1274,13 @@ final class ChaosScenario {
       if (RoleProcess.clockOffset(0).isEmpty()) {
         return;
       }
-      java.util.OptionalLong seen;
+      OptionalLong seen;
       if (role.startsWith("worker")) {
         seen = tail.statusesRead().stream().filter(st -> st.value() != null && role.equals(st.value().getWorkerId()))
             .mapToLong(st -> st.value().getTimestampMillis() - wallMillis(st.readNanos())).max();
       } else {
-        java.util.Set<EpochState> written = role.startsWith("publisher") ? java.util.Set.of(EpochState.PUBLISHED)
-            : java.util.Set.of(EpochState.PLANNED, EpochState.READY);
+        Set<EpochState> written = role.startsWith("publisher") ? Set.of(EpochState.PUBLISHED)
+            : Set.of(EpochState.PLANNED, EpochState.READY);
         seen = tail.epochsRead().stream().filter(r -> written.contains(r.value().getState()))
             .mapToLong(r -> r.value().getTimestampMillis() - wallMillis(r.readNanos())).max();
       }
@@ -1295,39 +1310,40 @@ final class ChaosScenario {
     if (deadNumbers.isEmpty()) {
       return;
     }
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (true) {
-      List<String> left = new ArrayList<>();
-      for (Map.Entry<String, RoleProcess> n : nodes.entrySet()) {
-        if (!n.getValue().alive()) {
-          continue;
-        }
-        try (Store admin = RemoteStore.connectAdmin("127.0.0.1:" + adminPorts.get(n.getKey()), secret,
-            Duration.ofSeconds(30))) {
-          for (Fence f : admin.fences()) {
-            if (deadNumbers.containsKey(f.epoch())) {
-              left.add(n.getKey() + " keeps a fence of " + f.range() + " at epoch " + f.epoch() + ", which was "
-                  + deadNumbers.get(f.epoch()));
-            }
+    List<String> left = new ArrayList<>();
+    try {
+      Awaitility.await(where + ": no fence of a dead epoch").atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofSeconds(1)).until(() -> {
+            left.clear();
+            left.addAll(fencesOf(where, deadNumbers));
+            return left.isEmpty();
+          });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(where + ": 30 s after the plane settled, " + left.size() + " fences of dead "
+          + "epochs remain: " + left.subList(0, Math.min(5, left.size())), e);
+    }
+  }
+
+  /** The fences of {@code deadNumbers} that the running nodes keep, each described. */
+  private List<String> fencesOf(String where, Map<Long, String> deadNumbers) {
+    List<String> left = new ArrayList<>();
+    for (Map.Entry<String, RoleProcess> n : nodes.entrySet()) {
+      if (!n.getValue().alive()) {
+        continue;
+      }
+      try (Store admin = RemoteStore.connectAdmin("127.0.0.1:" + adminPorts.get(n.getKey()), secret,
+          Duration.ofSeconds(30))) {
+        for (Fence f : admin.fences()) {
+          if (deadNumbers.containsKey(f.epoch())) {
+            left.add(n.getKey() + " keeps a fence of " + f.range() + " at epoch " + f.epoch() + ", which was "
+                + deadNumbers.get(f.epoch()));
           }
-        } catch (Exception e) {
-          throw new AssertionError(where + ": could not read the fences of " + n.getKey() + ": " + e, e);
         }
-      }
-      if (left.isEmpty()) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(where + ": 30 s after the plane settled, " + left.size() + " fences of dead "
-            + "epochs remain: " + left.subList(0, Math.min(5, left.size())));
-      }
-      try {
-        Thread.sleep(1_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
+      } catch (Exception e) {
+        throw new AssertionError(where + ": could not read the fences of " + n.getKey() + ": " + e, e);
       }
     }
+    return left;
   }
 
   // ---- the writers
@@ -1343,7 +1359,7 @@ final class ChaosScenario {
     /** Each key's last acknowledged write, for the readers. */
     final Map<String, Readers.Ack> acks = new ConcurrentHashMap<>();
     /** The keys in {@link #acks}, each added at its first acknowledged write. */
-    final List<String> ackedKeys = java.util.Collections.synchronizedList(new ArrayList<>());
+    final List<String> ackedKeys = Collections.synchronizedList(new ArrayList<>());
     final AtomicLong ackCount = new AtomicLong();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final List<Thread> threads = new ArrayList<>();
@@ -1352,7 +1368,7 @@ final class ChaosScenario {
     private final long writerSeed;
     private volatile long startedNanos;
     /** Acknowledged writes in each second since the start, and failed attempts by exception. */
-    final java.util.concurrent.atomic.AtomicLongArray perSecond = new java.util.concurrent.atomic.AtomicLongArray(3600);
+    final AtomicLongArray perSecond = new AtomicLongArray(3600);
     final Map<String, Integer> failures = new ConcurrentHashMap<>();
     private volatile long stoppedNanos;
 
@@ -1373,10 +1389,10 @@ final class ChaosScenario {
         @Override
         public boolean awaitEpoch(long epoch, Duration timeout) {
           try {
-            org.awaitility.Awaitility.await("epoch " + epoch).atMost(timeout).pollInterval(Duration.ofMillis(5))
+            Awaitility.await("epoch " + epoch).atMost(timeout).pollInterval(Duration.ofMillis(5))
                 .until(() -> client.epoch() >= epoch);
             return true;
-          } catch (org.awaitility.core.ConditionTimeoutException e) {
+          } catch (ConditionTimeoutException e) {
             return false;
           }
         }
@@ -1448,9 +1464,9 @@ final class ChaosScenario {
       for (int i = 0; i < seconds; i++) {
         rates[i] = perSecond.get(i);
       }
-      java.util.Arrays.sort(rates);
-      return String.format(java.util.Locale.ROOT, "writes/s per second p10 %d, median %d, max %d; failed attempts %s",
-          rates[seconds / 10], rates[seconds / 2], rates[seconds - 1], new java.util.TreeMap<>(failures));
+      Arrays.sort(rates);
+      return String.format(Locale.ROOT, "writes/s per second p10 %d, median %d, max %d; failed attempts %s",
+          rates[seconds / 10], rates[seconds / 2], rates[seconds - 1], new TreeMap<>(failures));
     }
 
     /** Acknowledged writes per second while the writers ran. */
@@ -1467,7 +1483,7 @@ final class ChaosScenario {
     }
 
     private void sleepNanos(long nanos) {
-      java.util.concurrent.locks.LockSupport.parkNanos(nanos);
+      LockSupport.parkNanos(nanos);
     }
 
     private void sleep(long millis) {
