@@ -11,7 +11,9 @@ import java.security.KeyPairGenerator;
 import java.security.MessageDigest;
 import java.security.PrivateKey;
 import java.security.PublicKey;
+import java.security.SecureRandom;
 import java.security.Signature;
+import java.security.spec.NamedParameterSpec;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.Base64;
@@ -64,10 +66,10 @@ public final class SigningKey {
    * deterministic simulation (its scenarios sign with a key every run derives alike); anything real uses
    * {@link #generate()}.
    */
-  public static SigningKey generate(java.security.SecureRandom random) {
+  public static SigningKey generate(SecureRandom random) {
     try {
       KeyPairGenerator generator = KeyPairGenerator.getInstance(ALGORITHM);
-      generator.initialize(java.security.spec.NamedParameterSpec.ED25519, random);
+      generator.initialize(NamedParameterSpec.ED25519, random);
       KeyPair pair = generator.generateKeyPair();
       return new SigningKey(pair.getPrivate(), pair.getPublic());
     } catch (GeneralSecurityException e) {

@@ -10,7 +10,10 @@ import java.security.KeyFactory;
 import java.security.PublicKey;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +34,7 @@ public final class TrustedKeys {
           + "would accept no snapshot");
     }
     this.keys = Map.copyOf(keys);
-    this.verified = remembered == 0 ? null : java.util.Collections.synchronizedMap(
+    this.verified = remembered == 0 ? null : Collections.synchronizedMap(
         new LinkedHashMap<String, byte[]>(16, 0.75f, true) {
           @Override
           protected boolean removeEldestEntry(Map.Entry<String, byte[]> eldest) {
@@ -57,9 +60,9 @@ public final class TrustedKeys {
     if (verified == null) {
       return SigningKey.verify(key, payload, signature);
     }
-    String id = keyId + ':' + java.util.Base64.getEncoder().encodeToString(signature);
+    String id = keyId + ':' + Base64.getEncoder().encodeToString(signature);
     byte[] known = verified.get(id);
-    if (known != null && java.util.Arrays.equals(known, payload)) {
+    if (known != null && Arrays.equals(known, payload)) {
       return true;
     }
     if (!SigningKey.verify(key, payload, signature)) {

@@ -51,8 +51,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
    * itself when its ring changes. For a caller that runs everything on one thread (the deterministic simulation).
    */
   public static OwnershipCheckedStore wrapPrunedByCaller(Store store, RingView view) {
-    OwnershipCheckedStore wrapped = wrap(store, view);
-    return new OwnershipCheckedStore(store, view, wrapped.nodeId, false);
+    return new OwnershipCheckedStore(store, view, wrap(store, view).nodeId, false); // wrap checks the arguments
   }
 
   /**

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -76,7 +77,7 @@ public final class ControlReader implements AutoCloseable {
    * Asks the reader to catch up without waiting: the future completes once everything on the four topics at the time of
    * the call has been read (exceptionally when the reader fails).
    */
-  public java.util.concurrent.CompletableFuture<Void> catchUpAsync() {
+  public CompletableFuture<Void> catchUpAsync() {
     return tail.catchUpAsync();
   }
 

@@ -8,14 +8,15 @@ import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
+import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.schemas.avro.WorkerBudgets;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -236,9 +237,9 @@ public final class ControlState {
     } else {
       TaskStatus previous = statuses.put(taskId, status);
       statusReadAt.put(taskId, clock.millis());
-      if (status.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED) {
+      if (status.getState() == TaskState.VERIFIED) {
         verifiedBefore.remove(taskId);
-      } else if (previous != null && previous.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED) {
+      } else if (previous != null && previous.getState() == TaskState.VERIFIED) {
         verifiedBefore.put(taskId, previous);
       }
     }
@@ -250,7 +251,7 @@ public final class ControlState {
    */
   public Optional<TaskStatus> verifiedStatus(String taskId) {
     TaskStatus latest = statuses.get(taskId);
-    if (latest != null && latest.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED) {
+    if (latest != null && latest.getState() == TaskState.VERIFIED) {
       return Optional.of(latest);
     }
     return Optional.ofNullable(verifiedBefore.get(taskId));
@@ -468,8 +469,8 @@ public final class ControlState {
       return switch (t.getValue()) {
         // The epoch is published: a copy verified once is done, whatever a cut-off worker sent after.
         case COPY, REPAIR -> verifiedStatus(t.getKey()).isPresent();
-        case CLEANUP -> s.getState() == io.ringshift.schemas.avro.TaskState.VERIFIED
-            || s.getState() == io.ringshift.schemas.avro.TaskState.FAILED;
+        case CLEANUP -> s.getState() == TaskState.VERIFIED
+            || s.getState() == TaskState.FAILED;
         default -> false;
       };
     });
