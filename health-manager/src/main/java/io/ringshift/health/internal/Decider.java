@@ -4,6 +4,7 @@ import io.ringshift.health.HealthListener;
 import io.ringshift.health.internal.Debounce.Due;
 import io.ringshift.health.internal.Debounce.Probe;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,7 +43,7 @@ public final class Decider {
   }
 
   /** How long a failed node still counts, as not answering, in the majority guard. */
-  public static final java.time.Duration RECENT_FAILURES = java.time.Duration.ofMinutes(10);
+  public static final Duration RECENT_FAILURES = Duration.ofMinutes(10);
 
   private final MembershipView view;
   private final Set<String> addressed;
@@ -59,7 +60,7 @@ public final class Decider {
    * compaction can remove it before it is read, behind a later event of the node (an operator's CANCEL naming it).
    * A node still down is then failed again; a second FAIL of a node that failed already is refused, harmlessly.
    */
-  public static final java.time.Duration UNCONFIRMED_TIMEOUT = java.time.Duration.ofMinutes(1);
+  public static final Duration UNCONFIRMED_TIMEOUT = Duration.ofMinutes(1);
   private final Set<String> reportedUnaddressed = new HashSet<>();
   private boolean heldBack;
 

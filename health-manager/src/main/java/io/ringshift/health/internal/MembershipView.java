@@ -5,6 +5,7 @@ import io.ringshift.schemas.avro.MemberSpec;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.MembershipEvent;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -27,10 +28,10 @@ public final class MembershipView {
   private EpochRecord published;
   private EpochRecord planned;
   /** Request ids the orchestrator refused (ring.rejected): a refused FAIL declared nothing. */
-  private final java.util.Set<String> refused = new java.util.LinkedHashSet<>();
+  private final Set<String> refused = new LinkedHashSet<>();
   private static final int REFUSED_KEPT = 10_000;
   /** The request ids of the latest membership events read (as many as {@link #REFUSED_KEPT}), in reading order. */
-  private final java.util.Set<String> read = new java.util.LinkedHashSet<>();
+  private final Set<String> read = new LinkedHashSet<>();
 
   public MembershipView(String clusterId) {
     this.clusterId = clusterId;
