@@ -209,7 +209,9 @@ class WorkerKillIT {
     try (RangeScan scan = store.scan(range, null)) {
       while (scan.hasNext()) {
         Entry e = scan.next();
-        out.put(new String(e.key(), StandardCharsets.UTF_8), HexFormat.of().formatHex(e.value()));
+        if (!e.isDeletion()) {
+          out.put(new String(e.key(), StandardCharsets.UTF_8), HexFormat.of().formatHex(e.value()));
+        }
       }
     }
     return out;

@@ -48,6 +48,16 @@ abstract class ForwardingStore implements Store {
   }
 
   @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch, Version version) {
+    return delegate.put(key, value, epoch, version);
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch, Version version) {
+    return delegate.delete(key, epoch, version);
+  }
+
+  @Override
   public Optional<byte[]> get(byte[] key) {
     return delegate.get(key);
   }

@@ -5,12 +5,14 @@ import io.ringshift.storage.internal.Checks;
 import io.ringshift.storage.internal.LoadEntries;
 import io.ringshift.storage.internal.LoadsInProgress;
 import io.ringshift.storage.internal.MemoryStoreState;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * A {@link Store} in memory, for the deterministic simulation of the protocol and for tests that need a store without
@@ -39,6 +41,15 @@ public final class MemoryStore implements Store {
    */
   public static MemoryStore create(String nodeId, String zone, String incarnation) {
     return new MemoryStore(new MemoryStoreState(nodeId, zone, incarnation));
+  }
+
+  /**
+   * As {@link #create(String, String, String)}, on the clock {@code millis} (the node's own versions, tombstone
+   * arrivals), keeping tombstones for {@code tombstoneRetention} until {@link Durable#purgeTombstones}.
+   */
+  public static MemoryStore create(String nodeId, String zone, String incarnation, LongSupplier millis,
+      Duration tombstoneRetention) {
+    return new MemoryStore(new MemoryStoreState(nodeId, zone, incarnation, millis, tombstoneRetention));
   }
 
   /** A store opened again on the durable state of an earlier one (a restart). */
@@ -74,7 +85,17 @@ public final class MemoryStore implements Store {
 
     /** The live entries of {@code range}, in token order. */
     public List<Entry> entries(RingRange range) {
-      return state.scan(range, null).entries();
+      return state.scan(range, null).entries().stream().filter(e -> !e.isDeletion()).toList();
+    }
+
+    /** The entry of {@code key}, a tombstone included, if the store holds one. */
+    public Optional<Entry> entry(byte[] key) {
+      return state.entry(key);
+    }
+
+    /** Removes the tombstones older than the retention, as a node's store does on its own; returns how many. */
+    public long purgeTombstones() {
+      return state.purgeTombstones();
     }
 
     /** Every live entry, in token order. */
@@ -117,20 +138,31 @@ public final class MemoryStore implements Store {
   }
 
   @Override
-  public WriteResult put(byte[] key, byte[] value, long epoch) {
-    Checks.key(key);
-    Checks.value(value);
-    Checks.epoch(epoch);
+  public WriteResult put(byte[] key, byte[] value, long epoch, Version version) {
+    Checks.put(key, value, epoch, version);
     checkOpen();
-    return state.write(key, value, epoch);
+    return state.write(key, value, epoch, version);
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch, Version version) {
+    Checks.delete(key, epoch, version);
+    checkOpen();
+    return state.write(key, null, epoch, version);
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch) {
+    Checks.put(key, value, epoch);
+    checkOpen();
+    return state.write(key, value, epoch, null);
   }
 
   @Override
   public WriteResult delete(byte[] key, long epoch) {
-    Checks.key(key);
-    Checks.epoch(epoch);
+    Checks.delete(key, epoch);
     checkOpen();
-    return state.write(key, null, epoch);
+    return state.write(key, null, epoch, null);
   }
 
   @Override

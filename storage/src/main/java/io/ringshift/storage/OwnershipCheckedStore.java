@@ -122,7 +122,11 @@ public final class OwnershipCheckedStore extends ForwardingStore {
 
   /** The ring the node routes by, read once per call; a new one starts a prune of the fences. */
   private RingSnapshot ring() {
-    RingSnapshot ring = view.current();
+    return pruned(view.current());
+  }
+
+  /** {@code ring}, after starting a prune of the fences when it is newer than the last prune's. */
+  private RingSnapshot pruned(RingSnapshot ring) {
     if (prunesInBackground && ring != null && ring.epoch() > prunedAt.get()) {
       schedulePrune(ring.epoch());
     }
@@ -139,23 +143,43 @@ public final class OwnershipCheckedStore extends ForwardingStore {
 
   @Override
   public WriteResult put(byte[] key, byte[] value, long epoch) {
-    Checks.key(key);
-    Checks.value(value);
-    Checks.epoch(epoch);
-    RingSnapshot ring = ring();
-    bounded(ring, key, epoch, 1);
-    WriteResult.RetryWithEpoch refused = refusal(ring, key, epoch);
+    Checks.put(key, value, epoch);
+    WriteResult.RetryWithEpoch refused = refusal(key, epoch);
     return refused != null ? refused : delegate.put(key, value, epoch);
   }
 
   @Override
   public WriteResult delete(byte[] key, long epoch) {
-    Checks.key(key);
-    Checks.epoch(epoch);
-    RingSnapshot ring = ring();
-    bounded(ring, key, epoch, 1);
-    WriteResult.RetryWithEpoch refused = refusal(ring, key, epoch);
+    Checks.delete(key, epoch);
+    WriteResult.RetryWithEpoch refused = refusal(key, epoch);
     return refused != null ? refused : delegate.delete(key, epoch);
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch, Version version) {
+    Checks.put(key, value, epoch, version);
+    WriteResult.RetryWithEpoch refused = refusal(key, epoch);
+    return refused != null ? refused : delegate.put(key, value, epoch, version);
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch, Version version) {
+    Checks.delete(key, epoch, version);
+    WriteResult.RetryWithEpoch refused = refusal(key, epoch);
+    return refused != null ? refused : delegate.delete(key, epoch, version);
+  }
+
+  /**
+   * The answer to a client write of {@code key} tagged {@code epoch} under the rule above, or null to let it through;
+   * allocates nothing on the way through (a write the check lets pass costs no garbage).
+   */
+  private WriteResult.RetryWithEpoch refusal(byte[] key, long epoch) {
+    RingView.RoutedRings rings = view.rings();
+    RingSnapshot ring = rings == null ? ring() : pruned(rings.ring());
+    bounded(ring, key, epoch, 1);
+    // While a transition still reads the previous ring, a write of an older epoch is judged by that ring: a client that
+    // has not reached the first stage yet writes the previous ring's replicas, and they take it.
+    return refusal(rings != null && rings.readsPrevious() ? rings.previous() : ring, key, epoch);
   }
 
   /**
@@ -229,7 +253,10 @@ public final class OwnershipCheckedStore extends ForwardingStore {
    * node stops replicating the range. Runs by itself once per new ring the node routes by; callable directly.
    */
   public int pruneFences() {
-    RingSnapshot ring = view.current();
+    // The ring older-epoch writes are judged by: in a transition that still reads the previous ring, that ring (the
+    // fences of the transition's epoch refuse what the ownership check lets through then, and must stay).
+    RingView.RoutedRings rings = view.rings();
+    RingSnapshot ring = rings != null && rings.readsPrevious() ? rings.previous() : view.current();
     if (ring == null) {
       return 0;
     }
@@ -263,7 +290,15 @@ public final class OwnershipCheckedStore extends ForwardingStore {
 
   /** Why the node is a replica of part of {@code range} in a ring later than {@code epoch}; null when it is not. */
   private String replicaAfter(RingRange range, long epoch) {
-    return replicaAfter(range, epoch, view.current());
+    RingView.RoutedRings rings = view.rings();
+    if (rings == null || rings.previous() == null) {
+      return replicaAfter(range, epoch, view.current());
+    }
+    // In a transition, readers read the previous ring (and, once reads moved to the new ring, stragglers still may):
+    // what either ring makes this node a replica of must stay. While reads go to the previous ring only, the new
+    // ring's replicas are pending, and a copy of the transition's epoch clears its target there before it copies.
+    String previous = replicaAfter(range, epoch, rings.previous());
+    return previous != null || rings.readsPrevious() ? previous : replicaAfter(range, epoch, rings.ring());
   }
 
   private String replicaAfter(RingRange range, long epoch, RingSnapshot ring) {

@@ -22,6 +22,32 @@ public interface RingView {
    */
   RingSnapshot current();
 
+  /**
+   * The ring and, in a transition stage (docs/protocol.md, "Transition stages"), the ring the transition starts from,
+   * of one snapshot; {@code null} when the view knows no stages (then {@link #current()} is all there is). A view that
+   * follows staged snapshots returns one instance per snapshot, so that a caller allocates nothing.
+   */
+  default RoutedRings rings() {
+    return null;
+  }
+
+  /**
+   * What a node routes by in a transition stage: the new ring, the ring the transition starts from, and whether reads
+   * still go to that previous ring (stage {@code WRITE_BOTH_READ_OLD}).
+   *
+   * @param ring the snapshot's ring (the new one in a transition)
+   * @param previous the ring the transition starts from; null for a FINAL snapshot
+   * @param readsPrevious whether reads still go to {@code previous}
+   */
+  record RoutedRings(RingSnapshot ring, RingSnapshot previous, boolean readsPrevious) {
+    public RoutedRings {
+      if (ring == null || (readsPrevious && previous == null)) {
+        throw new IllegalArgumentException("routed rings need a ring, and a previous one when reads go there; was "
+            + ring + ", previous " + previous);
+      }
+    }
+  }
+
   /** A view that never has a ring: a store checked against it refuses nothing by ownership. */
   static RingView none() {
     return () -> null;

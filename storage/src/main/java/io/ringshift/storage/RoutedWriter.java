@@ -60,12 +60,16 @@ public final class RoutedWriter {
   private final Duration epochWait;
   /** Where the replicas after the first are written; null: one after another on the calling thread. */
   private final Executor executor;
+  /** Stamps each write's version: every replica, and a retry, get the same one. */
+  private final HybridClock clock;
 
-  private RoutedWriter(Routing routing, Function<String, Store> stores, Duration epochWait, Executor executor) {
+  private RoutedWriter(Routing routing, Function<String, Store> stores, Duration epochWait, Executor executor,
+      HybridClock clock) {
     this.routing = routing;
     this.stores = stores;
     this.epochWait = epochWait;
     this.executor = executor;
+    this.clock = clock;
   }
 
   /**
@@ -79,7 +83,8 @@ public final class RoutedWriter {
       throw new IllegalArgumentException("a routed writer needs a routing and a store per node id; was routing "
           + routing + ", stores " + stores);
     }
-    return new RoutedWriter(routing, stores, DEFAULT_EPOCH_WAIT, SHARED);
+    return new RoutedWriter(routing, stores, DEFAULT_EPOCH_WAIT, SHARED,
+        HybridClock.system("writer/" + java.util.UUID.randomUUID()));
   }
 
   /**
@@ -91,7 +96,7 @@ public final class RoutedWriter {
     if (wait == null || wait.isNegative()) {
       throw new IllegalArgumentException("epoch wait was " + wait + "; it must be zero or positive");
     }
-    return new RoutedWriter(routing, stores, wait, executor);
+    return new RoutedWriter(routing, stores, wait, executor, clock);
   }
 
   /**
@@ -104,12 +109,25 @@ public final class RoutedWriter {
     if (executor == null) {
       throw new IllegalArgumentException("executor was null; give one, or use sequential()");
     }
-    return new RoutedWriter(routing, stores, epochWait, executor);
+    return new RoutedWriter(routing, stores, epochWait, executor, clock);
+  }
+
+  /**
+   * The same writer stamping its writes' versions from {@code writerClock} (by default a system clock of a writer name
+   * drawn at random: one per writer instance).
+   *
+   * @throws IllegalArgumentException when {@code writerClock} is null
+   */
+  public RoutedWriter withClock(HybridClock writerClock) {
+    if (writerClock == null) {
+      throw new IllegalArgumentException("clock was null; give the hybrid clock the writer stamps versions from");
+    }
+    return new RoutedWriter(routing, stores, epochWait, executor, writerClock);
   }
 
   /** The same writer writing the replicas one after another, in preference order, on the calling thread. */
   public RoutedWriter sequential() {
-    return new RoutedWriter(routing, stores, epochWait, null);
+    return new RoutedWriter(routing, stores, epochWait, null, clock);
   }
 
   /** How long a refused write waits for the epoch the refusal asked for. */
@@ -139,10 +157,11 @@ public final class RoutedWriter {
   }
 
   /**
-   * An acknowledged write: every replica of the route applied it.
+   * An acknowledged write: every required replica of the route applied it.
    *
    * @param epoch the epoch the write landed at (the route's)
-   * @param replicas the replicas that applied it, in preference order
+   * @param replicas the replicas that applied it, in preference order (an optional replica that failed or refused is
+   *     not among them)
    * @param retried whether the first route was refused and the write landed on the retry
    */
   public record Written(long epoch, List<String> replicas, boolean retried) {
@@ -152,8 +171,9 @@ public final class RoutedWriter {
   }
 
   private Written write(byte[] key, byte[] value) {
+    Version version = clock.next();
     Routing.Route first = route(key);
-    Attempt attempt = send(first, key, value);
+    Attempt attempt = send(first, key, value, version);
     if (attempt.refusal == null) {
       return attempt.acknowledged(key, false);
     }
@@ -171,7 +191,7 @@ public final class RoutedWriter {
               + "epoch %d: retry later", Checks.preview(key), first.epoch(), attempt.describeRefusal(), asked,
           second.epoch()), List.of(first.epoch()), asked);
     }
-    Attempt retry = send(second, key, value);
+    Attempt retry = send(second, key, value, version);
     if (retry.refusal != null) {
       throw new StoreException.StaleEpoch(String.format(Locale.ROOT,
           "write of key %s was refused at epoch %d by %s, and again on the retry at epoch %d by %s; it was retried "
@@ -191,7 +211,7 @@ public final class RoutedWriter {
   }
 
   /** Sends the write to every replica of {@code route}: what each answered. */
-  private Attempt send(Routing.Route route, byte[] key, byte[] value) {
+  private Attempt send(Routing.Route route, byte[] key, byte[] value, Version version) {
     // Resolve every store first, so a route naming an unknown node writes nowhere.
     List<Store> targets = new ArrayList<>(route.replicas().size());
     for (String id : route.replicas()) {
@@ -208,15 +228,16 @@ public final class RoutedWriter {
     Object[] answers = new Object[n]; // a WriteResult, or the StoreException the replica failed with
     if (executor == null || n == 1) {
       for (int i = 0; i < n; i++) {
-        answers[i] = writeOne(targets.get(i), key, value, route.epoch());
+        answers[i] = writeOne(targets.get(i), key, value, route.epoch(), version);
       }
     } else {
       List<CompletableFuture<Object>> others = new ArrayList<>(n - 1);
       for (int i = 1; i < n; i++) {
         Store target = targets.get(i);
-        others.add(CompletableFuture.supplyAsync(() -> writeOne(target, key, value, route.epoch()), executor));
+        others.add(CompletableFuture.supplyAsync(() -> writeOne(target, key, value, route.epoch(), version),
+            executor));
       }
-      answers[0] = writeOne(targets.get(0), key, value, route.epoch());
+      answers[0] = writeOne(targets.get(0), key, value, route.epoch(), version);
       RuntimeException unexpected = null;
       for (int i = 1; i < n; i++) {
         try {
@@ -233,7 +254,14 @@ public final class RoutedWriter {
     // In preference order, as if written one after another.
     for (int i = 0; i < n; i++) {
       String id = route.replicas().get(i);
-      if (answers[i] instanceof StoreException e) {
+      if (!route.requires(id)) {
+        // A pending replica of a transition: sent, not waited for; the copy's catch-up brings it what it misses.
+        if (answers[i] instanceof WriteResult.Applied) {
+          attempt.applied.add(id);
+        } else {
+          attempt.missedOptional.add(id);
+        }
+      } else if (answers[i] instanceof StoreException e) {
         attempt.failures.put(id, e);
       } else if (answers[i] instanceof WriteResult.RetryWithEpoch refused) {
         attempt.refused(id, refused);
@@ -245,9 +273,9 @@ public final class RoutedWriter {
   }
 
   /** One replica's answer: its WriteResult, or the StoreException it failed with. */
-  private static Object writeOne(Store target, byte[] key, byte[] value, long epoch) {
+  private static Object writeOne(Store target, byte[] key, byte[] value, long epoch, Version version) {
     try {
-      return value == null ? target.delete(key, epoch) : target.put(key, value, epoch);
+      return value == null ? target.delete(key, epoch, version) : target.put(key, value, epoch, version);
     } catch (StoreException e) {
       return e;
     }
@@ -258,6 +286,8 @@ public final class RoutedWriter {
     final Routing.Route route;
     final List<String> applied = new ArrayList<>();
     final Map<String, StoreException> failures = new LinkedHashMap<>();
+    /** Optional replicas that failed or refused: the write does not wait for them. */
+    final List<String> missedOptional = new ArrayList<>();
     /** The refusal asking for the newest epoch, and who gave it. */
     WriteResult.RetryWithEpoch refusal;
     String refusedBy;

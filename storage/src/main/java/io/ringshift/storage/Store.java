@@ -47,19 +47,38 @@ public interface Store extends AutoCloseable {
   long latestSequence();
 
   /**
-   * Writes {@code value} under {@code key} for a client of ring epoch {@code epoch}: refused with
-   * {@link WriteResult.RetryWithEpoch} when a fence covers the key for that epoch, applied otherwise.
+   * Writes {@code value} under {@code key} at {@code version} for a client of ring epoch {@code epoch}: refused with
+   * {@link WriteResult.RetryWithEpoch} when a fence covers the key for that epoch, answered
+   * {@link WriteResult.Applied} otherwise. The store keeps the write only where it {@linkplain Entry#supersedes
+   * supersedes} what the store holds for the key (max-version-wins); a write of a lower version is answered applied
+   * too and changes nothing, because a later write (or a deletion) won. Sending the same write again, to the same
+   * node or to another replica, is therefore always safe.
+   */
+  WriteResult put(byte[] key, byte[] value, long epoch, Version version);
+
+  /**
+   * Deletes {@code key} at {@code version} for a client of ring epoch {@code epoch}, with the rules of
+   * {@link #put(byte[], byte[], long, Version)}: the store keeps a tombstone of that version for at least its
+   * tombstone retention, so that an older write arriving later does not bring the key back.
+   */
+  WriteResult delete(byte[] key, long epoch, Version version);
+
+  /**
+   * As {@link #put(byte[], byte[], long, Version)} at a version the store stamps from its own {@link HybridClock}:
+   * for a writer that sends no version (one that predates versions).
    */
   WriteResult put(byte[] key, byte[] value, long epoch);
 
-  /** Deletes {@code key} for a client of ring epoch {@code epoch}, with the same fence rule as {@link #put}. */
+  /** As {@link #delete(byte[], long, Version)} at a version the store stamps from its own clock. */
   WriteResult delete(byte[] key, long epoch);
 
-  /** The value of {@code key}, if the store holds it. Reads are never fenced. */
+  /** The value of {@code key}, if the store holds one (a tombstone is no value). Reads are never fenced. */
   Optional<byte[]> get(byte[] key);
 
   /**
-   * Opens a consistent scan of {@code range} in token order, at the store's current sequence number (which
+   * Opens a consistent scan of {@code range} in token order, tombstones included (as deletions with their versions: a
+   * copy carries them, so that an older write reaching the target later loses), at the store's current sequence
+   * number (which
    * {@link RangeScan#sequence()} reports: the watermark W of a copy). When {@code after} is not null the scan
    * starts strictly after that (position, key) cursor, so a resumed copy continues where it stopped; a cursor
    * with an empty key starts at its position itself (every key there included). The cursor's position must lie
@@ -70,7 +89,9 @@ public interface Store extends AutoCloseable {
   /**
    * The writes to keys in {@code range} with a sequence number above {@code afterSequence}, in log order, up
    * to the sequence number the feed reports when it ends ({@link ChangeFeed#upTo()}). Deletions come as
-   * entries with a null value. The caller must close the feed.
+   * entries with a null value: a client's deletion with its version, a range delete (and the purge of an expired
+   * tombstone) as a deletion of {@link Version#ZERO}. Each write comes with the entry it wrote; a write a higher
+   * version had superseded wrote nothing and does not come. The caller must close the feed.
    *
    * @throws StoreException.FeedUnavailable when the log no longer reaches back to {@code afterSequence} (older
    *     than the store's log retention), or {@code afterSequence} is beyond the store's latest sequence (it came
@@ -90,8 +111,10 @@ public interface Store extends AutoCloseable {
   ChangeFeed changesIn(List<RingRange> ranges, long afterSequence);
 
   /**
-   * Applies copied entries (and deletions), in order, as they are: no epoch and no fence check, because they
-   * come from the range's old owner. Idempotent: applying the same entries again gives the same contents.
+   * Applies copied entries (and deletions), each where it {@linkplain Entry#supersedes supersedes} what the store
+   * holds for its key (max-version-wins, so copies, catch-up and client writes commute): no epoch and no fence
+   * check, because they come from the range's old owner. Idempotent: applying the same entries again gives the same
+   * contents.
    * Every entry's position must equal its key's ring position ({@code RingHash.xxh3()} of the key); a batch
    * with any bad entry is refused whole.
    *
@@ -100,7 +123,8 @@ public interface Store extends AutoCloseable {
   long apply(List<Entry> entries);
 
   /**
-   * Loads the entries of a snapshot copy in bulk: puts only, in any number up to {@link #MAX_LOAD_BYTES}, read from
+   * Loads the entries of a snapshot copy in bulk (values and the tombstones a scan carries), in any number up to
+   * {@link #MAX_LOAD_BYTES}, read from
    * {@code entries} as they come, so a chunk of any size is never all in memory. The store ends with the same
    * contents as {@link #apply} of the same entries would give it, but may get there without its write path:
    * RocksDB writes the entries into sorted table files and ingests them (the way TiKV and CockroachDB move range
@@ -117,7 +141,8 @@ public interface Store extends AutoCloseable {
    * and then stalled past the copy's deadline) can never land over what the verification compared and clients then
    * read.
    *
-   * <p>Every entry is checked as {@link #apply} checks it, and a deletion is refused; a bad entry, or an iterator
+   * <p>Every entry is checked as {@link #apply} checks it, and a deletion of {@link Version#ZERO} is refused; a bad
+   * entry, or an iterator
    * that throws, fails the load before anything of it is written. The default applies the entries in batches as
    * they come (a store without a bulk path): there, the batches before a bad entry stay applied.
    */
@@ -144,7 +169,8 @@ public interface Store extends AutoCloseable {
   }
 
   /**
-   * An order-independent digest of the live keys in {@code range}, at a consistent snapshot taken at the store's
+   * An order-independent digest of the live keys in {@code range}, their versions and values (tombstones are not
+   * counted), at a consistent snapshot taken at the store's
    * current sequence number ({@link RangeDigest#sequence()}).
    */
   RangeDigest digest(RingRange range);
@@ -164,7 +190,7 @@ public interface Store extends AutoCloseable {
   void unfence(RingRange range, long epoch);
 
   /**
-   * Deletes every key in {@code range} for epoch {@code epoch}: a CLEANUP task of that epoch, after the range's new
+   * Deletes every key in {@code range}, tombstones included, for epoch {@code epoch}: a CLEANUP task of that epoch, after the range's new
    * owners are verified and the grace period is over, or a copy of that epoch clearing its target before it starts.
    * Not fenced, and not atomic: a key written into the range while it runs may survive. Idempotent. Each deleted key
    * appears in the change feed as a deletion. A node that routes by a ring (an {@link OwnershipCheckedStore})

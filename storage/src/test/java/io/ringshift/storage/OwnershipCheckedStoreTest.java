@@ -66,6 +66,58 @@ class OwnershipCheckedStoreTest {
     assertThat(rocks.get(bytes(key)).map(TestKeys::text)).hasValue("kept");
   }
 
+  /**
+   * In a transition to epoch 5, node-1 leaves some ranges. While reads still go to epoch 4 it takes epoch-4 writes
+   * there (clients not at the first stage yet write epoch 4's replicas); once reads go to epoch 5 it refuses them, as
+   * after the transition.
+   */
+  @Test
+  void shouldJudgeOlderWritesByThePreviousRingWhileATransitionReadsIt() {
+    String key = Rings.movedAwayFrom("node-1");
+    view.swapToStage(Rings.EPOCH_4, Rings.EPOCH_5, true);
+
+    assertThat(store.put(bytes(key), bytes("from a client at epoch 4"), 4)).isInstanceOf(WriteResult.Applied.class);
+    assertThat(store.put(bytes(key), bytes("dual write"), 5)).isInstanceOf(WriteResult.Applied.class);
+
+    view.swapToStage(Rings.EPOCH_4, Rings.EPOCH_5, false);
+    assertThat(store.put(bytes(key), bytes("a straggler"), 4)).isEqualTo(new WriteResult.RetryWithEpoch(5,
+        Rings.rangeOf(Rings.EPOCH_5, key), WriteResult.Reason.NOT_A_REPLICA));
+    assertThat(store.put(bytes(key), bytes("dual write"), 5, Version.of(9, 0, 1)))
+        .isInstanceOf(WriteResult.Applied.class);
+  }
+
+  /**
+   * A range delete in a transition keeps what readers may read: while they read epoch 4, node-4 (pending in epoch 5)
+   * may be cleared by the copy of epoch 5, and node-1 keeps what epoch 4 gives it; once reads go to epoch 5, what
+   * either ring gives a node stays. A fence of the transition's epoch on a range node-1 leaves stays while reads go to
+   * epoch 4 (the ownership check lets epoch-4 writes through then) and goes once they moved.
+   */
+  @Test
+  void shouldKeepWhatEitherRingsReadersMayReadAndTheFencesThatStillRefuse() {
+    Store node4 = OwnershipCheckedStore.wrap(RocksStore.open(dir.resolve("node-4"), "node-4", "az-1"), view);
+    // Pruned by this test alone, so that no prune on the background thread races it.
+    OwnershipCheckedStore node1 = OwnershipCheckedStore.wrapPrunedByCaller(rocks, view);
+    try {
+      String moved = Rings.movedAwayFrom("node-1");
+      RingRange toNode4 = Rings.rangeOf(Rings.EPOCH_5, moved);
+      view.swapToStage(Rings.EPOCH_4, Rings.EPOCH_5, true);
+      assertThat(node4.deleteRange(toNode4, 5)).as("the copy of epoch 5 clears its pending target").isZero();
+      assertThatThrownBy(() -> node1.deleteRange(Rings.rangeOf(Rings.EPOCH_4, moved), 4))
+          .isInstanceOf(StoreException.Refused.class).hasMessageContaining("epoch 4");
+      node1.fence(toNode4, 5);
+      assertThat(node1.pruneFences()).as("still refuses epoch-4 writes").isZero();
+
+      view.swapToStage(Rings.EPOCH_4, Rings.EPOCH_5, false);
+      assertThatThrownBy(() -> node4.deleteRange(toNode4, 5)).as("readers of epoch 5 read node-4")
+          .isInstanceOf(StoreException.Refused.class);
+      assertThatThrownBy(() -> node1.deleteRange(Rings.rangeOf(Rings.EPOCH_4, moved), 4))
+          .as("stragglers still read epoch 4").isInstanceOf(StoreException.Refused.class);
+      assertThat(node1.pruneFences()).as("the ownership check refuses them now").isOne();
+    } finally {
+      node4.close();
+    }
+  }
+
   @Test
   void shouldApplyAStaleWriteForARangeTheNodeStillReplicates() {
     String key = Rings.keptBy("node-1");

@@ -324,6 +324,16 @@ class OwnershipCostTest {
     }
 
     @Override
+    public WriteResult put(byte[] key, byte[] value, long epoch, Version version) {
+      return APPLIED;
+    }
+
+    @Override
+    public WriteResult delete(byte[] key, long epoch, Version version) {
+      return APPLIED;
+    }
+
+    @Override
     public Optional<byte[]> get(byte[] key) {
       return Optional.empty();
     }

@@ -53,21 +53,34 @@ final class Rings {
     return RingRange.of(ring.rangeStart(r), ring.rangeEnd(r));
   }
 
-  /** A node's view that a test swaps by hand. */
+  /** A node's view that a test swaps by hand: to a ring, or to a transition stage between two. */
   static final class View implements RingView {
     private volatile RingSnapshot ring;
+    private volatile RoutedRings rings;
 
     View(RingSnapshot ring) {
       this.ring = ring;
     }
 
     void swap(RingSnapshot next) {
+      rings = null;
+      ring = next;
+    }
+
+    /** A transition stage from {@code previous} to {@code next}, reading the previous ring or the next one. */
+    void swapToStage(RingSnapshot previous, RingSnapshot next, boolean readsPrevious) {
+      rings = new RoutedRings(next, previous, readsPrevious);
       ring = next;
     }
 
     @Override
     public RingSnapshot current() {
       return ring;
+    }
+
+    @Override
+    public RoutedRings rings() {
+      return rings;
     }
   }
 }

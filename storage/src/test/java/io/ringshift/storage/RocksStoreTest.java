@@ -1,17 +1,30 @@
 package io.ringshift.storage;
 
 import static io.ringshift.storage.TestKeys.bytes;
+import static io.ringshift.storage.TestKeys.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.ringshift.ring.RingRange;
+import io.ringshift.storage.internal.RocksDbStore;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
@@ -117,16 +130,18 @@ class RocksStoreTest extends StoreContractTest {
 
   @Test
   void shouldMatchTheDigestTestVectorOfTheDocs() {
-    put("apple", "red");
-    put("banana", "yellow");
+    Version first = Version.of(1_767_225_600_000L, 0, 1);
+    Version second = Version.of(1_767_225_600_000L, 1, 1);
+    store.put(bytes("apple"), bytes("red"), 0, first);
+    store.put(bytes("banana"), bytes("yellow"), 0, second);
 
     RangeDigest digest = store.digest(RingRange.whole());
 
-    assertThat(HexFormat.of().formatHex(digest.digest())).isEqualTo("ad09a57fa07002ca25727acc16a6896c");
+    assertThat(HexFormat.of().formatHex(digest.digest())).isEqualTo("53f65a95174735fc68e4aaa2a38967de");
     assertThat(digest.keys()).isEqualTo(2);
     assertThat(digest.bytes()).isEqualTo(20);
     assertThat(digest.digest()).isEqualTo(referenceDigest(Map.of("apple", bytes("red"), "banana", bytes("yellow")),
-        RingRange.whole()));
+        Map.of("apple", first, "banana", second), RingRange.whole()));
   }
 
   @Test
@@ -164,6 +179,146 @@ class RocksStoreTest extends StoreContractTest {
     assertThatThrownBy(() -> RocksStore.open(dataDir(), NODE, ZONE))
         .isInstanceOf(StoreException.BadRequest.class)
         .hasMessageContaining("data dir " + dataDir().toAbsolutePath() + " is in use");
+  }
+
+  /**
+   * Writes a store of format 1 (values without versions) as the version before versions left it, with {@code upgraded}
+   * of its keys already rewritten to format 2 and the cursor of an upgrade a crash interrupted there (0: none began).
+   */
+  static void writeFormat1Store(Path dir, Map<String, String> contents, int upgraded) throws Exception {
+    List<byte[]> families = List.of(RocksDB.DEFAULT_COLUMN_FAMILY, bytes("data"), bytes("meta"));
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    try (DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+        RocksDB db = RocksDB.open(options, dir.toString(), families.stream()
+            .map(ColumnFamilyDescriptor::new).toList(), handles)) {
+      db.put(handles.get(2), bytes("format"), bytes("ringshift-store/1"));
+      db.put(handles.get(2), bytes("node.id"), bytes(NODE));
+      db.put(handles.get(2), bytes("node.zone"), bytes(ZONE));
+      db.put(handles.get(2), bytes("store.incarnation"), bytes("before-versions"));
+      List<byte[]> dataKeys = new ArrayList<>();
+      for (Map.Entry<String, String> e : contents.entrySet()) {
+        byte[] key = bytes(e.getKey());
+        byte[] dataKey = ByteBuffer.allocate(8 + key.length).putLong(Entry.positionOf(key)).put(key).array();
+        db.put(handles.get(1), dataKey, bytes(e.getValue()));
+        dataKeys.add(dataKey);
+      }
+      dataKeys.sort(Arrays::compareUnsigned);
+      for (int i = 0; i < upgraded; i++) {
+        byte[] stored = db.get(handles.get(1), dataKeys.get(i));
+        db.put(handles.get(1), dataKeys.get(i), ByteBuffer.allocate(21 + stored.length).put((byte) 1)
+            .put(new byte[20]).put(stored).array());
+      }
+      if (upgraded > 0) {
+        db.put(handles.get(2), bytes("format.upgrade.cursor"), dataKeys.get(upgraded - 1));
+      }
+      handles.forEach(ColumnFamilyHandle::close);
+    }
+  }
+
+  @Test
+  void shouldUpgradeAStoreOfFormat1InPlaceEvenAfterAnInterruptedUpgrade() throws Exception {
+    Map<String, String> contents = new LinkedHashMap<>();
+    for (int i = 0; i < 25_000; i++) {
+      contents.put("old-" + i, "value-" + i);
+    }
+    for (int upgraded : new int[] {0, 12_345}) {
+      Path old = dir.resolve("format-1-" + upgraded);
+      writeFormat1Store(old, contents, upgraded);
+
+      try (Store upgradedStore = RocksStore.open(old, NODE, ZONE)) {
+        assertThat(upgradedStore.get(bytes("old-7"))).as("cut at %d", upgraded).hasValue(bytes("value-7"));
+        Map<String, Entry> held = new HashMap<>();
+        try (RangeScan scan = upgradedStore.scan(RingRange.whole(), null)) {
+          scan.forEachRemaining(e -> held.put(text(e.key()), e));
+        }
+        assertThat(held).as("cut at %d: every key, once", upgraded).hasSize(contents.size());
+        contents.forEach((k, v) -> assertThat(held.get(k)).isEqualTo(Entry.of(bytes(k), bytes(v), Version.ZERO)));
+        assertThat(upgradedStore.info().incarnation()).isEqualTo("before-versions");
+        assertThatThrownBy(() -> upgradedStore.changes(RingRange.whole(), 0))
+            .as("the log from before the upgrade holds values without versions")
+            .isInstanceOf(StoreException.FeedUnavailable.class).hasMessageContaining("upgraded to format 2");
+        long after = upgradedStore.latestSequence();
+        upgradedStore.put(bytes("old-7"), bytes("new"), 0);
+        assertThat(upgradedStore.get(bytes("old-7"))).as("a write of a client of before versions wins")
+            .hasValue(bytes("new"));
+        assertThat(upgradedStore.changes(RingRange.whole(), after).next().entry().value()).isEqualTo(bytes("new"));
+      }
+      try (Store reopened = RocksStore.open(old, NODE, ZONE)) {
+        assertThat(reopened.get(bytes("old-8"))).as("an upgraded store opens as format 2").hasValue(bytes("value-8"));
+        assertThat(reopened.digest(RingRange.whole()).keys()).isEqualTo(contents.size());
+      }
+    }
+  }
+
+  @Test
+  void shouldRefuseAStoreOfAnUnknownFormat() throws Exception {
+    closeStore();
+    try (RocksDbStore raw = RocksDbStore.open(dataDir(), NODE, ZONE, Duration.ofHours(1), 0, false)) {
+      assertThat(raw.info().nodeId()).isEqualTo(NODE);
+    }
+    List<ColumnFamilyHandle> handles = new ArrayList<>();
+    try (DBOptions options = new DBOptions();
+        RocksDB db = RocksDB.open(options, dataDir().toString(), Stream.of(RocksDB.DEFAULT_COLUMN_FAMILY,
+            bytes("data"), bytes("meta")).map(ColumnFamilyDescriptor::new).toList(), handles)) {
+      db.put(handles.get(2), bytes("format"), bytes("ringshift-store/9"));
+      handles.forEach(ColumnFamilyHandle::close);
+    }
+
+    assertThatThrownBy(() -> RocksStore.open(dataDir(), NODE, ZONE)).isInstanceOf(StoreException.BadRequest.class)
+        .hasMessageContaining("holds a store of format 'ringshift-store/9', which this version does not know");
+    store = openStore(dir.resolve("fresh"));
+  }
+
+  @Test
+  void shouldPurgeATombstoneOnlyAfterItsRetentionAndNeverANewerWrite() {
+    closeStore();
+    AtomicLong now = new AtomicLong(1_000_000);
+    // Keys outside the range loaded below, so that the load is ingested.
+    String gone = outsideLoaded("gone");
+    String back = outsideLoaded("back");
+    String later = outsideLoaded("later");
+    try (RocksDbStore clocked = RocksDbStore.open(dataDir(), NODE, ZONE, Duration.ofHours(1), 0, false,
+        Duration.ofMinutes(10), now::get)) {
+      clocked.delete(bytes(gone), 0, Version.of(50, 0, 1));
+      clocked.delete(bytes(back), 0, Version.of(50, 0, 1));
+      now.addAndGet(Duration.ofMinutes(5).toMillis());
+      clocked.put(bytes(back), bytes("written after its deletion"), 0, Version.of(60, 0, 1));
+      clocked.delete(bytes(later), 0, Version.of(70, 0, 1));
+      List<Entry> load = new ArrayList<>(loadEntries("ingested", LOADED, 700));
+      for (int i = 0; i < 50; i++) {
+        Entry e = load.get(i * 10);
+        load.set(i * 10, new Entry(e.position(), e.key(), null, Version.of(80, 0, 1)));
+      }
+      assertThat(clocked.load(load.iterator()).ingested()).as("a load with tombstones, ingested").isTrue();
+
+      assertThat(clocked.purgeTombstones(1_000)).as("nothing is older than 10 minutes").isZero();
+      now.addAndGet(Duration.ofMinutes(6).toMillis());
+      assertThat(clocked.purgeTombstones(1_000)).as("the first deletion only: 'back' was written again").isEqualTo(1);
+      assertThat(scanned(clocked)).doesNotContainKey("gone").containsKeys(back, later);
+      assertThat(clocked.get(bytes(back))).hasValue(bytes("written after its deletion"));
+
+      now.addAndGet(Duration.ofMinutes(5).toMillis());
+      assertThat(clocked.purgeTombstones(1_000)).as("the later deletion and the 50 loaded ones").isEqualTo(51);
+      assertThat(scanned(clocked).values()).noneMatch(Entry::isDeletion);
+      assertThat(clocked.digest(RingRange.whole()).keys()).isEqualTo(1 + 650);
+    }
+    store = openStore(dataDir());
+  }
+
+  private static String outsideLoaded(String prefix) {
+    for (int i = 0; ; i++) {
+      if (!LOADED.contains(Entry.positionOf(bytes(prefix + i)))) {
+        return prefix + i;
+      }
+    }
+  }
+
+  private static Map<String, Entry> scanned(Store s) {
+    Map<String, Entry> out = new HashMap<>();
+    try (RangeScan scan = s.scan(RingRange.whole(), null)) {
+      scan.forEachRemaining(e -> out.put(text(e.key()), e));
+    }
+    return out;
   }
 
   @Test

@@ -247,6 +247,45 @@ class RoutedWriterTest {
         .hasMessageContaining("applied on [" + now.get(0) + "], which keep it");
   }
 
+  /**
+   * In the stage that writes both rings and reads the previous one, a transition's pending replica is written but not
+   * waited for: it down, the write is acknowledged by the required replicas, and it fails only when one of those does.
+   */
+  @Test
+  void shouldAcknowledgeWithoutAnOptionalReplicaThatFailsAndNeverWithoutARequiredOne() {
+    String key = movedKey();
+    List<String> required = replicas(Rings.EPOCH_4, key);
+    String pending = replicas(Rings.EPOCH_5, key).stream().filter(id -> !required.contains(id)).findFirst()
+        .orElseThrow();
+    List<String> all = new ArrayList<>(required);
+    all.add(pending);
+    Routing staged = new Routing() {
+      @Override
+      public Route route(byte[] k) {
+        return new Route(5, all, List.of(pending));
+      }
+
+      @Override
+      public boolean awaitEpoch(long epoch, Duration timeout) {
+        return true;
+      }
+    };
+    nodes.get(pending).close();
+
+    RoutedWriter.Written written = RoutedWriter.create(staged, this::counted).put(bytes(key), bytes("v"));
+
+    assertThat(written).isEqualTo(new RoutedWriter.Written(5, required, false));
+    assertThat(required).allSatisfy(id -> assertThat(nodes.get(id).get(bytes(key))).as(id).isPresent());
+    nodes.get(required.get(0)).close();
+    assertThatThrownBy(() -> RoutedWriter.create(staged, this::counted).put(bytes(key), bytes("w")))
+        .isInstanceOfSatisfying(StoreException.ReplicasFailed.class,
+            e -> assertThat(e.failures()).containsOnlyKeys(required.get(0)));
+    assertThatThrownBy(() -> new Routing.Route(5, List.of("a"), List.of("b")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not one of its replicas");
+    assertThatThrownBy(() -> new Routing.Route(5, List.of("a"), List.of("a")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("makes every replica optional");
+  }
+
   @Test
   void shouldWriteNowhereWhenTheRouteNamesANodeWithoutAStore() {
     String key = movedKey();

@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -105,10 +106,21 @@ abstract class StoreContractTest {
     return putAt(key, value, 0);
   }
 
+  /**
+   * A version above every version a store's own clock stamps today (year 2096): what a copy of a later write carries in
+   * the tests that apply over the store's own writes.
+   */
+  static final Version LATER = Version.of(4_000_000_000_000L, 0, 77);
+
+  /** The live keys a scan reads (a scan carries tombstones too). */
   List<String> scanKeys(RingRange range, Store.Cursor after) {
     try (RangeScan scan = store.scan(range, after)) {
       List<String> keys = new ArrayList<>();
-      scan.forEachRemaining(e -> keys.add(text(e.key())));
+      scan.forEachRemaining(e -> {
+        if (!e.isDeletion()) {
+          keys.add(text(e.key()));
+        }
+      });
       return keys;
     }
   }
@@ -309,8 +321,8 @@ abstract class StoreContractTest {
       }
     }
     String applied = keys.get(45);
-    long appliedAt = store.apply(List.of(Entry.of(bytes(applied), bytes("copied")),
-        Entry.of(bytes(keys.get(5)), bytes("outside"))));
+    long appliedAt = store.apply(List.of(Entry.of(bytes(applied), bytes("copied"), LATER),
+        Entry.of(bytes(keys.get(5)), bytes("outside"), LATER)));
     expected.put(appliedAt - 1, applied + "=copied");
 
     try (ChangeFeed feed = store.changes(range, after)) {
@@ -412,7 +424,7 @@ abstract class StoreContractTest {
   void shouldKeepDataSequencesFencesAndTheFeedAcrossARestart() {
     long first = put("a", "1");
     long second = put("b", "2");
-    store.delete(bytes("a"), 0);
+    long third = ((WriteResult.Applied) store.delete(bytes("a"), 0)).sequence();
     Fence fence = store.fence(RingRange.of(1, 2), 5);
     long latest = store.latestSequence();
 
@@ -424,7 +436,7 @@ abstract class StoreContractTest {
     assertThat(store.fences()).containsExactly(fence);
     assertThat(store.info().nodeId()).isEqualTo(NODE);
     List<Change> fed = changes(RingRange.whole(), first - 1);
-    assertThat(fed).extracting(Change::sequence).containsExactly(first, second, second + 1);
+    assertThat(fed).extracting(Change::sequence).containsExactly(first, second, third);
     assertThat(fed.get(2).entry().isDeletion()).isTrue();
     assertThat(put("c", "3")).as("sequence numbers continue").isGreaterThan(latest);
   }
@@ -476,7 +488,7 @@ abstract class StoreContractTest {
     assertThat(store.put(bytes(inside), bytes("epoch-6"), 6)).isInstanceOf(WriteResult.Applied.class);
     assertThat(value(inside)).isEqualTo("epoch-6");
 
-    store.apply(List.of(Entry.of(bytes(inside), bytes("applied"))));
+    store.apply(List.of(Entry.of(bytes(inside), bytes("applied"), LATER)));
     assertThat(value(inside)).as("apply is migration's own write: not fenced").isEqualTo("applied");
     assertThat(store.get(bytes(inside))).as("reads are never fenced").isPresent();
   }
@@ -624,8 +636,8 @@ abstract class StoreContractTest {
   void shouldApplyIdempotently() {
     List<String> keys = inTokenOrder("k", 50);
     List<Entry> batch = new ArrayList<>();
-    keys.forEach(k -> batch.add(Entry.of(bytes(k), bytes("copied-" + k))));
-    batch.add(Entry.of(bytes(keys.get(3)), null));
+    keys.forEach(k -> batch.add(Entry.of(bytes(k), bytes("copied-" + k), LATER)));
+    batch.add(Entry.of(bytes(keys.get(3)), null, Version.of(LATER.millis() + 1, 0, 77)));
     put(keys.get(4), "stale");
 
     long first = store.apply(batch);
@@ -633,7 +645,7 @@ abstract class StoreContractTest {
     long second = store.apply(batch);
     RangeDigest twice = store.digest(RingRange.whole());
 
-    assertThat(second).isGreaterThan(first);
+    assertThat(second).as("applying the same entries again writes nothing").isEqualTo(first);
     assertThat(twice.sameContentAs(once)).as("%s vs %s", once, twice).isTrue();
     assertThat(once.keys()).isEqualTo(49);
     assertThat(value(keys.get(3))).as("a null value deletes").isNull();
@@ -799,11 +811,14 @@ abstract class StoreContractTest {
     List<String> keys = new ArrayList<>(contents.keySet());
     RingRange part = RingRange.of(random.nextLong(), random.nextLong());
 
-    keys.forEach(k -> store.put(bytes(k), contents.get(k), 0));
+    Map<String, Version> versions = new HashMap<>();
+    keys.forEach(k -> versions.put(k, Version.of(1_000 + random.nextInt(1_000), random.nextInt(3), random.nextLong())));
+    keys.forEach(k -> store.put(bytes(k), contents.get(k), 0, versions.get(k)));
     RangeDigest whole = store.digest(RingRange.whole());
     RangeDigest partial = store.digest(part);
-    assertThat(whole.digest()).as("documented algorithm").isEqualTo(referenceDigest(contents, RingRange.whole()));
-    assertThat(partial.digest()).isEqualTo(referenceDigest(contents, part));
+    assertThat(whole.digest()).as("documented algorithm")
+        .isEqualTo(referenceDigest(contents, versions, RingRange.whole()));
+    assertThat(partial.digest()).isEqualTo(referenceDigest(contents, versions, part));
     assertThat(whole.keys()).isEqualTo(contents.size());
     assertThat(whole.bytes()).isEqualTo(contents.entrySet().stream()
         .mapToLong(e -> bytes(e.getKey()).length + e.getValue().length).sum());
@@ -815,11 +830,11 @@ abstract class StoreContractTest {
       List<Entry> batch = new ArrayList<>();
       for (String k : keys) {
         if (random.nextInt(5) == 0) {
-          store.put(bytes(k), bytes("overwritten later"), 0);
+          store.put(bytes(k), bytes("overwritten later"), 0, Version.of(999, 0, 1));
           store.put(bytes("noise-" + k), bytes("deleted later"), 0);
           store.delete(bytes("noise-" + k), 0);
         }
-        batch.add(Entry.of(bytes(k), contents.get(k)));
+        batch.add(Entry.of(bytes(k), contents.get(k), versions.get(k)));
         if (random.nextInt(20) == 0) {
           store.apply(batch);
           batch.clear();
@@ -844,7 +859,8 @@ abstract class StoreContractTest {
   }
 
   /** docs/storage.md, "Range digest", computed from scratch with one-shot hashes of concatenated bytes. */
-  static byte[] referenceDigest(Map<String, byte[]> contents, RingRange range) {
+  /** The digest of docs/storage.md, written from its text: each record is {@code len(k) ++ k ++ version ++ v}. */
+  static byte[] referenceDigest(Map<String, byte[]> contents, Map<String, Version> versions, RingRange range) {
     long sumA = 0;
     long sumB = 0;
     for (Map.Entry<String, byte[]> e : contents.entrySet()) {
@@ -852,12 +868,128 @@ abstract class StoreContractTest {
       if (!range.contains(Entry.positionOf(key))) {
         continue;
       }
-      byte[] record = ByteBuffer.allocate(4 + key.length + e.getValue().length)
-          .putInt(key.length).put(key).put(e.getValue()).array();
+      Version v = versions.get(e.getKey());
+      byte[] record = ByteBuffer.allocate(4 + key.length + 20 + e.getValue().length)
+          .putInt(key.length).put(key).putLong(v.millis()).putInt(v.logical()).putLong(v.writer())
+          .put(e.getValue()).array();
       sumA += Hashing.xxh3_64(0x72696e6773686641L).hashBytesToLong(record);
       sumB += Hashing.xxh3_64(0x72696e6773686642L).hashBytesToLong(record);
     }
     return ByteBuffer.allocate(16).putLong(sumA).putLong(sumB).array();
+  }
+
+  // ---- versions: max-version-wins
+
+  /** What a store must hold after {@code entries} arrived in any order: per key, the entry that supersedes the rest. */
+  static Map<String, Entry> winners(List<Entry> entries) {
+    Map<String, Entry> out = new TreeMap<>();
+    for (Entry e : entries) {
+      Entry held = out.get(text(e.key()));
+      if (e.supersedes(held)) {
+        out.put(text(e.key()), e);
+      }
+    }
+    out.values().removeIf(e -> e.isDeletion() && !e.version().isAfter(Version.ZERO));
+    return out;
+  }
+
+  /** Every entry of the store, tombstones included, by key. */
+  Map<String, Entry> held() {
+    Map<String, Entry> out = new TreeMap<>();
+    try (RangeScan scan = store.scan(RingRange.whole(), null)) {
+      scan.forEachRemaining(e -> out.put(text(e.key()), e));
+    }
+    return out;
+  }
+
+  @Test
+  void shouldKeepTheHighestVersionWhateverOrderPutsDeletesAppliesAndLoadsArriveIn() {
+    long seed = Seeds.seed(getClass().getSimpleName()
+        + ".shouldKeepTheHighestVersionWhateverOrderPutsDeletesAppliesAndLoadsArriveIn");
+    Random random = new Random(seed);
+    List<Entry> writes = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      String key = "key-" + random.nextInt(40);
+      // Few distinct versions, so equal versions meet too (a value against a deletion, two values).
+      Version version = Version.of(1 + random.nextInt(6), random.nextInt(2), random.nextInt(2));
+      byte[] value = random.nextInt(4) == 0 ? null : bytes("v" + random.nextInt(3));
+      writes.add(Entry.of(bytes(key), value, version));
+    }
+    Map<String, Entry> expected = winners(writes);
+    RangeDigest first = null;
+    for (int order = 0; order < 3; order++) {
+      store.deleteRange(RingRange.whole(), 1);
+      List<Entry> shuffled = new ArrayList<>(writes);
+      Collections.shuffle(shuffled, random);
+      int i = 0;
+      while (i < shuffled.size()) {
+        int n = 1 + random.nextInt(20);
+        List<Entry> part = shuffled.subList(i, Math.min(shuffled.size(), i + n));
+        switch (random.nextInt(3)) {
+          case 0 -> part.forEach(e -> {
+            WriteResult r = e.isDeletion() ? store.delete(e.key(), 0, e.version())
+                : store.put(e.key(), e.value(), 0, e.version());
+            assertThat(r).as("a write of a lower version is answered applied too").isInstanceOf(
+                WriteResult.Applied.class);
+          });
+          case 1 -> store.apply(List.copyOf(part));
+          default -> store.load(part.stream().sorted(Comparator.comparing(Entry::position, Long::compareUnsigned))
+              .iterator());
+        }
+        i += n;
+      }
+      assertThat(held()).as("seed %d, order %d: per key the entry of the highest version", seed, order)
+          .isEqualTo(expected);
+      expected.forEach((k, e) -> assertThat(store.get(bytes(k)).orElse(null)).as("get %s", k).isEqualTo(e.value()));
+      RangeDigest digest = store.digest(RingRange.whole());
+      assertThat(digest.keys()).isEqualTo(expected.values().stream().filter(e -> !e.isDeletion()).count());
+      if (first == null) {
+        first = digest;
+      }
+      assertThat(digest.sameContentAs(first)).as("seed %d, order %d: the same digest", seed, order).isTrue();
+    }
+  }
+
+  @Test
+  void shouldKeepATombstoneSoAnOlderWriteDoesNotBringAKeyBack() {
+    Version deleted = Version.of(5_000, 0, 1);
+    store.put(bytes("k"), bytes("old"), 0, Version.of(1_000, 0, 1));
+    store.delete(bytes("k"), 0, deleted);
+
+    store.apply(List.of(Entry.of(bytes("k"), bytes("a late copy"), Version.of(2_000, 0, 1))));
+    store.put(bytes("k"), bytes("a late write"), 0, Version.of(4_999, 7, 9));
+    store.load(List.of(Entry.of(bytes("k"), bytes("a late load"), Version.of(3_000, 0, 1))).iterator());
+
+    assertThat(store.get(bytes("k"))).as("nothing older than the deletion brings the key back").isEmpty();
+    assertThat(held()).as("a scan carries the tombstone, with its version")
+        .containsExactly(Map.entry("k", Entry.of(bytes("k"), null, deleted)));
+    assertThat(store.digest(RingRange.whole()).keys()).as("a digest counts live keys only").isZero();
+
+    store.put(bytes("k"), bytes("newer"), 0, Version.of(5_000, 1, 1));
+    assertThat(value("k")).as("a newer write does").isEqualTo("newer");
+  }
+
+  @Test
+  void shouldStampWritesWithoutAVersionAboveEveryVersionItHasSeen() {
+    Version ahead = Version.of(System.currentTimeMillis() + 3_600_000, 0, 5);
+    store.apply(List.of(Entry.of(bytes("k"), bytes("copied from a node whose clock runs ahead"), ahead)));
+
+    put("k", "a client of before versions");
+
+    assertThat(value("k")).as("the node stamps above what it has seen").isEqualTo("a client of before versions");
+    assertThat(held().get("k").version()).isGreaterThan(ahead);
+  }
+
+  @Test
+  void shouldFeedEachVersionedWriteWithItsVersionAndNothingForASupersededOne() {
+    long after = store.latestSequence();
+    long put = ((WriteResult.Applied) store.put(bytes("k"), bytes("v"), 0, Version.of(10, 0, 1))).sequence();
+    store.put(bytes("k"), bytes("older"), 0, Version.of(9, 0, 1));
+    long delete = ((WriteResult.Applied) store.delete(bytes("k"), 0, Version.of(11, 0, 1))).sequence();
+
+    assertThat(changes(RingRange.whole(), after)).containsExactly(
+        new Change(put, Entry.of(bytes("k"), bytes("v"), Version.of(10, 0, 1))),
+        new Change(delete, Entry.of(bytes("k"), null, Version.of(11, 0, 1))));
   }
 
   // ---- range delete
@@ -912,6 +1044,8 @@ abstract class StoreContractTest {
     refused(() -> store.apply(List.of(Entry.of(bytes("a"), tooBig))),
         "entry 0: value is 4194305 bytes; a value must be at most 4194304 bytes");
     refused(() -> store.apply(List.of(new Entry(0, new byte[0], bytes("v")))), "entry 0: key is empty");
+    refused(() -> store.put(bytes("k"), bytes("v"), 0, Version.ZERO), "version v0.0@0000000000000000 is version 0");
+    refused(() -> store.delete(bytes("existing"), 0, null), "version is missing");
     List<Entry> oversized = new ArrayList<>();
     byte[] fourMiB = new byte[Store.MAX_VALUE_BYTES];
     for (int i = 0; i < 17; i++) {

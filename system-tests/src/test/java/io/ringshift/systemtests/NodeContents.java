@@ -27,7 +27,9 @@ final class NodeContents {
           throw new AssertionError(String.format("node %s holds key %s at position %016x, but the ring places it at "
               + "%016x", id, new String(e.key(), StandardCharsets.UTF_8), e.position(), ringPosition));
         }
-        contents.put(new String(e.key(), StandardCharsets.UTF_8), e.value());
+        if (!e.isDeletion()) {
+          contents.put(new String(e.key(), StandardCharsets.UTF_8), e.value());
+        }
       }
     }
     return contents;

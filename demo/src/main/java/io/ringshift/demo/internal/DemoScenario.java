@@ -459,8 +459,9 @@ public final class DemoScenario implements AutoCloseable {
     long n = 0;
     try (RangeScan scan = nodes.admin(node).scan(RingRange.whole(), null)) {
       while (scan.hasNext()) {
-        scan.next();
-        n++;
+        if (!scan.next().isDeletion()) {
+          n++;
+        }
       }
     }
     return n;

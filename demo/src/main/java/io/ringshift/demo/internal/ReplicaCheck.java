@@ -52,7 +52,7 @@ public final class ReplicaCheck {
       try (RangeScan scan = admin.apply(node).scan(RingRange.whole(), null)) {
         while (scan.hasNext()) {
           Entry entry = scan.next();
-          int i = keys.indexOf(entry.key());
+          int i = entry.isDeletion() ? -1 : keys.indexOf(entry.key());
           if (i >= 0) {
             held[i] = KeySpace.sequenceOf(entry.value());
           }

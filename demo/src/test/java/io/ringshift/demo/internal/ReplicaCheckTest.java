@@ -2,6 +2,7 @@ package io.ringshift.demo.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
@@ -59,14 +60,23 @@ class ReplicaCheckTest {
     RingSnapshot ring = ring();
     load(keys, ring);
     String first = ring.replicasOf(keys.key(10)).ids().get(0);
-    stores.get(first).apply(List.of(new Entry(Entry.positionOf(keys.key(10)), keys.key(10), null)));
+    // A replica that lost a key, and one that lost the later of two writes (a store keeps the higher version: a lost
+    // write is gone from the store, not overwritten).
+    stores.get(first).deleteRange(pointOf(keys.key(10)), 0);
     String second = ring.replicasOf(keys.key(20)).ids().get(1);
+    stores.get(second).deleteRange(pointOf(keys.key(20)), 0);
     stores.get(second).apply(List.of(keys.entry(20, 1)));
     keys.acknowledge(30, 3, 2, 10); // acknowledged, but never written: missing on all three
     ReplicaCheck.Outcome outcome = ReplicaCheck.everyReplica(keys, ring, stores::get);
     assertThat(outcome.missing()).isEqualTo(5);
     assertThat(outcome.examples()).anySatisfy(e -> assertThat(e).contains("demo-0000010 on " + first + ": absent"))
         .anySatisfy(e -> assertThat(e).contains("demo-0000020 on " + second + ": write 1, but write 2"));
+  }
+
+  /** The range of exactly {@code key}'s ring position. */
+  private static RingRange pointOf(byte[] key) {
+    long p = Entry.positionOf(key);
+    return RingRange.of(p - 1, p);
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.RangeScan;
+import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.Limits;
 import io.ringshift.worker.TaskTuning;
@@ -391,8 +392,10 @@ class CopyRunTest {
     h.awaitState(id, TaskState.CAUGHT_UP);
     // Corrupt the target behind the worker's back.
     List<byte[]> inHalf = keysIn(HALF, "k", 2);
-    t.delegate.apply(List.of(Entry.of(keysIn(HALF, "corrupt", 1).get(0), bytes("junk")),
-        Entry.of(inHalf.get(0), bytes("stale")), Entry.of(inHalf.get(1), null)));
+    // Above every version a writer stamps today, so that the corruption wins over what the copy wrote.
+    Version corrupt = Version.of(4_000_000_000_000L, 0, 1);
+    t.delegate.apply(List.of(Entry.of(keysIn(HALF, "corrupt", 1).get(0), bytes("junk"), corrupt),
+        Entry.of(inHalf.get(0), bytes("stale"), corrupt), Entry.of(inHalf.get(1), null, corrupt)));
 
     run.update(fenceRequested(task));
     TaskStatus verified = h.awaitState(id, TaskState.VERIFIED);
@@ -417,7 +420,7 @@ class CopyRunTest {
     TaskRun run = h.run(task);
     h.awaitState(id, TaskState.CAUGHT_UP);
     byte[] lostKey = keysIn(HALF, "k", 1).get(0);
-    t.delegate.apply(List.of(Entry.of(lostKey, null)));
+    t.delegate.apply(List.of(Entry.of(lostKey, null, Version.of(4_000_000_000_000L, 0, 1))));
     t.loseApplied(new String(lostKey, java.nio.charset.StandardCharsets.UTF_8)::equals);
 
     run.update(fenceRequested(task));

@@ -9,6 +9,7 @@ import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.RocksStore;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
+import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.NodeStores;
 import java.nio.charset.StandardCharsets;
@@ -160,8 +161,11 @@ public final class StoreFixture implements AutoCloseable {
     public Map<String, String> contents(RingRange range) {
       Map<String, String> out = new LinkedHashMap<>();
       try (RangeScan scan = delegate.scan(range, null)) {
-        scan.forEachRemaining(e -> out.put(new String(e.key(), StandardCharsets.UTF_8),
-            java.util.HexFormat.of().formatHex(e.value())));
+        scan.forEachRemaining(e -> {
+          if (!e.isDeletion()) {
+            out.put(new String(e.key(), StandardCharsets.UTF_8), java.util.HexFormat.of().formatHex(e.value()));
+          }
+        });
       }
       return out;
     }
@@ -201,6 +205,16 @@ public final class StoreFixture implements AutoCloseable {
     @Override
     public WriteResult delete(byte[] key, long epoch) {
       return reach(() -> delegate.delete(key, epoch));
+    }
+
+    @Override
+    public WriteResult put(byte[] key, byte[] value, long epoch, Version version) {
+      return reach(() -> delegate.put(key, value, epoch, version));
+    }
+
+    @Override
+    public WriteResult delete(byte[] key, long epoch, Version version) {
+      return reach(() -> delegate.delete(key, epoch, version));
     }
 
     @Override

@@ -12,6 +12,7 @@ import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.Entry;
+import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.worker.Limits;
 import java.nio.file.Path;
@@ -395,7 +396,7 @@ class TaskDispatcherTest {
     h.awaitState(task.getTaskId(), TaskState.CAUGHT_UP);
     if (corrupt) {
       byte[] lost = CopyRunTest.keysIn(HALF, "k", 1).get(0);
-      nodes.node("node-t").delegate.apply(List.of(Entry.of(lost, null)));
+      nodes.node("node-t").delegate.apply(List.of(Entry.of(lost, null, Version.of(4_000_000_000_000L, 0, 1))));
       nodes.node("node-t").loseApplied(new String(lost, java.nio.charset.StandardCharsets.UTF_8)::equals);
     }
     RangeCopyTask fence = fenceRequested(task);

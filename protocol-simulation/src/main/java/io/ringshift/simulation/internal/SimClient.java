@@ -3,8 +3,9 @@ package io.ringshift.simulation.internal;
 import io.ringshift.client.Placement;
 import io.ringshift.client.SnapshotRouter;
 import io.ringshift.ring.Member;
-import io.ringshift.storage.Routing;
+import io.ringshift.storage.HybridClock;
 import io.ringshift.storage.RoutedWriter;
+import io.ringshift.storage.Routing;
 import io.ringshift.storage.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -62,7 +63,9 @@ final class SimClient {
         return view.epoch() >= epoch;
       }
     };
-    routed = RoutedWriter.create(routing, node -> w.storeFor(id, node)).sequential();
+    SimClock clock = w.newClock();
+    routed = RoutedWriter.create(routing, node -> w.storeFor(id, node)).sequential()
+        .withClock(HybridClock.of("client/" + id, clock::millis));
     schedulePoll();
     scheduleNext();
   }

@@ -4,6 +4,7 @@ import io.ringshift.client.SnapshotRouter;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.storage.MemoryStore;
 import io.ringshift.storage.OwnershipCheckedStore;
+import java.time.Duration;
 
 /**
  * A storage node: its durable state (an in-memory store that outlives a crash of the process, as a data directory
@@ -26,6 +27,9 @@ final class SimNode {
   int life;
   private boolean pollScheduled;
 
+  /** As a node's default: far longer than any scenario, so the simulation never purges a tombstone. */
+  static final Duration TOMBSTONE_RETENTION = Duration.ofHours(24);
+
   SimNode(World w, String id, String zone) {
     this.w = w;
     this.id = id;
@@ -38,7 +42,13 @@ final class SimNode {
       return;
     }
     life++;
-    store = state == null ? MemoryStore.create(id, zone, w.incarnation()) : MemoryStore.open(state);
+    if (state == null) {
+      // The machine's clock: it stamps the writes that carry no version and dates tombstones, across restarts.
+      SimClock machine = w.newClock();
+      store = MemoryStore.create(id, zone, w.incarnation(), machine::millis, TOMBSTONE_RETENTION);
+    } else {
+      store = MemoryStore.open(state);
+    }
     state = store.durable();
     router = new SnapshotRouter(World.CLUSTER, w.trusted);
     SnapshotRouter view = router;

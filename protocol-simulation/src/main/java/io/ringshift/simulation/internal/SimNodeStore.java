@@ -8,6 +8,7 @@ import io.ringshift.storage.LoadResult;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.Store;
+import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
 import java.util.Iterator;
 import java.util.List;
@@ -71,6 +72,16 @@ final class SimNodeStore implements Store {
   @Override
   public WriteResult delete(byte[] key, long epoch) {
     return target().delete(key, epoch);
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch, Version version) {
+    return target().put(key, value, epoch, version);
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch, Version version) {
+    return target().delete(key, epoch, version);
   }
 
   @Override

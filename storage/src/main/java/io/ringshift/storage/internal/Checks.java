@@ -4,6 +4,7 @@ import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
+import io.ringshift.storage.Version;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -53,6 +54,43 @@ public final class Checks {
   public static StoreException.BadRequest valueTooLarge(String what, String length) {
     return new StoreException.BadRequest(String.format(Locale.ROOT, "%s is %s bytes; a value must be at most %d bytes",
         what, length, Store.MAX_VALUE_BYTES));
+  }
+
+  /** Checks a client put the node stamps. */
+  public static void put(byte[] key, byte[] value, long epoch) {
+    key(key);
+    value(value);
+    epoch(epoch);
+  }
+
+  /** Checks a client put at the writer's {@code version}. */
+  public static void put(byte[] key, byte[] value, long epoch, Version version) {
+    put(key, value, epoch);
+    version(version);
+  }
+
+  /** Checks a client delete the node stamps. */
+  public static void delete(byte[] key, long epoch) {
+    key(key);
+    epoch(epoch);
+  }
+
+  /** Checks a client delete at the writer's {@code version}. */
+  public static void delete(byte[] key, long epoch, Version version) {
+    delete(key, epoch);
+    version(version);
+  }
+
+  /** Refuses a missing version, and {@link Version#ZERO}: a writer that sends a version stamps it from its clock. */
+  public static void version(Version version) {
+    if (version == null) {
+      throw new StoreException.BadRequest("version is missing; a versioned write needs one (a write without a "
+          + "version is stamped by the node)");
+    }
+    if (!version.isAfter(Version.ZERO)) {
+      throw new StoreException.BadRequest("version " + version + " is version 0, which only entries written before "
+          + "versions have; a writer stamps its writes from a hybrid clock");
+    }
   }
 
   public static void epoch(long epoch) {
@@ -168,11 +206,12 @@ public final class Checks {
       throw new StoreException.BadRequest("entry " + index + " of a load is null; a load takes entries with a key");
     }
     key("entry " + index + ": key", e.key());
-    if (e.isDeletion()) {
+    if (e.isDeletion() && !e.version().isAfter(Version.ZERO)) {
       throw new StoreException.BadRequest("entry " + index + " of a load is a deletion of " + preview(e.key())
-          + "; a load carries the puts of a snapshot copy only (apply deletions)");
+          + " of version 0; a load carries the values and tombstones of a snapshot copy, which have versions "
+          + "(apply range deletions)");
     }
-    if (e.value().length > Store.MAX_VALUE_BYTES) {
+    if (!e.isDeletion() && e.value().length > Store.MAX_VALUE_BYTES) {
       value("entry " + index + ": value", e.value());
     }
     position(index, e);

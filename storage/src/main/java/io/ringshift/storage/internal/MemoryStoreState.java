@@ -5,14 +5,19 @@ import io.ringshift.storage.Change;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
+import io.ringshift.storage.HybridClock;
 import io.ringshift.storage.LoadResult;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
+import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
+import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongSupplier;
 
 /**
  * The durable state of an in-memory store ({@code MemoryStore}): data in token order, the change log with its sequence
@@ -44,9 +50,18 @@ public final class MemoryStoreState {
   private final String nodeId;
   private final String zone;
   private final String incarnation;
-  private final TreeMap<byte[], byte[]> data = new TreeMap<>(Arrays::compareUnsigned);
-  /** Keys deleted since the state began (RocksDB keeps their tombstones until compaction): they stop an ingest. */
+  /** Every entry by data key, tombstones included (format 2: a deletion is kept as a versioned tombstone). */
+  private final TreeMap<byte[], Entry> data = new TreeMap<>(Arrays::compareUnsigned);
+  /**
+   * Keys removed for good since the state began, by a range delete or a purge (RocksDB keeps their delete markers until
+   * compaction): they stop an ingest.
+   */
   private final TreeSet<byte[]> deleted = new TreeSet<>(Arrays::compareUnsigned);
+  /** When each tombstone arrived, by data key, on {@link #millis}: what the purge of expired ones reads. */
+  private final HashMap<ByteBuffer, Long> tombstoneArrivals = new HashMap<>();
+  private final LongSupplier millis;
+  private final Duration tombstoneRetention;
+  private final HybridClock clock;
   /** The data writes, in log order, from {@link #logStart}. */
   private final ArrayList<Change> log = new ArrayList<>();
   private long logStart = 1;
@@ -55,8 +70,17 @@ public final class MemoryStoreState {
   private final LoadsInProgress loads = new LoadsInProgress();
 
   public MemoryStoreState(String nodeId, String zone, String incarnation) {
+    this(nodeId, zone, incarnation, System::currentTimeMillis, RocksDbStore.DEFAULT_TOMBSTONE_RETENTION);
+  }
+
+  /** A state whose clock (the node's own versions, tombstone arrivals) is {@code millis}. */
+  public MemoryStoreState(String nodeId, String zone, String incarnation, LongSupplier millis,
+      Duration tombstoneRetention) {
     RocksDbStore.name("node id", nodeId);
     RocksDbStore.name("zone", zone);
+    this.millis = millis;
+    this.tombstoneRetention = tombstoneRetention;
+    this.clock = HybridClock.of("node/" + nodeId, millis);
     this.nodeId = nodeId;
     this.zone = zone;
     this.incarnation = incarnation;
@@ -72,50 +96,90 @@ public final class MemoryStoreState {
   }
 
   public synchronized Store.NodeInfo info() {
-    return new Store.NodeInfo(nodeId, zone, sequence, data.size(), incarnation);
+    return new Store.NodeInfo(nodeId, zone, sequence, data.size() - tombstoneArrivals.size(), incarnation);
   }
 
   public synchronized long latestSequence() {
     return sequence;
   }
 
-  public synchronized WriteResult write(byte[] key, byte[] value, long epoch) {
+  /** A client write at {@code version}, or at a version of the node's own clock when it is null. */
+  public synchronized WriteResult write(byte[] key, byte[] value, long epoch, Version version) {
     long position = Entry.positionOf(key);
     Fence fence = fences.refusing(position, epoch);
     if (fence != null) {
       return new WriteResult.RetryWithEpoch(fence.epoch(), fence.range());
     }
-    writeData(new Entry(position, key, value));
+    writeIfNewer(new Entry(position, key, value, version == null ? clock.next() : version));
     return new WriteResult.Applied(sequence);
   }
 
-  private void writeData(Entry e) {
+  /** Writes {@code e} where it supersedes what the state holds for its key (max-version-wins). */
+  private void writeIfNewer(Entry e) {
+    clock.observe(e.version());
     byte[] dataKey = DataKeys.encode(e.position(), e.key());
+    if (!e.supersedes(data.get(dataKey))) {
+      return;
+    }
     sequence++;
-    if (e.value() == null) {
-      data.remove(dataKey);
-      deleted.add(dataKey);
+    data.put(dataKey, e);
+    if (e.isDeletion()) {
+      tombstoneArrivals.put(ByteBuffer.wrap(dataKey), millis.getAsLong());
     } else {
-      data.put(dataKey, e.value());
+      tombstoneArrivals.remove(ByteBuffer.wrap(dataKey));
     }
     log.add(new Change(sequence, e));
   }
 
+  /** Removes {@code dataKey} for good (a range delete, a purge): a deletion of version 0 in the log. */
+  private void remove(byte[] dataKey) {
+    sequence++;
+    data.remove(dataKey);
+    tombstoneArrivals.remove(ByteBuffer.wrap(dataKey));
+    deleted.add(dataKey);
+    log.add(new Change(sequence, new Entry(DataKeys.position(dataKey), DataKeys.key(dataKey), null, Version.ZERO)));
+  }
+
   public synchronized Optional<byte[]> get(byte[] key) {
+    Entry e = data.get(DataKeys.encode(Entry.positionOf(key), key));
+    return Optional.ofNullable(e == null ? null : e.value());
+  }
+
+  /** The entry of {@code key}, a tombstone included, if the state holds one. */
+  public synchronized Optional<Entry> entry(byte[] key) {
     return Optional.ofNullable(data.get(DataKeys.encode(Entry.positionOf(key), key)));
   }
 
-  /** The live entries of {@code spans}, in order, copied now: a scan's snapshot. */
+  /**
+   * Removes the tombstones that arrived more than the tombstone retention ago; returns how many. The simulation and
+   * tests call it; a node's RocksDB store purges on its own.
+   */
+  public synchronized long purgeTombstones() {
+    long cutoff = millis.getAsLong() - tombstoneRetention.toMillis();
+    List<byte[]> expired = new ArrayList<>();
+    tombstoneArrivals.forEach((k, at) -> {
+      if (at < cutoff) {
+        expired.add(k.array());
+      }
+    });
+    expired.sort(Arrays::compareUnsigned);
+    expired.forEach(this::remove);
+    return expired.size();
+  }
+
+  /** The entries of {@code spans}, tombstones included, in order, copied now: a scan's snapshot. */
   private List<Entry> entriesOf(List<KeySpans.Span> spans) {
     List<Entry> out = new ArrayList<>();
     for (KeySpans.Span span : spans) {
-      NavigableMap<byte[], byte[]> part = span.high() == null ? data.tailMap(span.low(), true)
+      NavigableMap<byte[], Entry> part = span.high() == null ? data.tailMap(span.low(), true)
           : data.subMap(span.low(), true, span.high(), false);
-      for (Map.Entry<byte[], byte[]> e : part.entrySet()) {
-        out.add(new Entry(DataKeys.position(e.getKey()), DataKeys.key(e.getKey()), e.getValue()));
-      }
+      out.addAll(part.values());
     }
     return out;
+  }
+
+  private static List<Entry> live(List<Entry> entries) {
+    return entries.stream().filter(e -> !e.isDeletion()).toList();
   }
 
   /** A consistent scan: the entries as they are now, and the sequence number they are at. */
@@ -171,15 +235,15 @@ public final class MemoryStoreState {
 
   public synchronized long apply(List<Entry> entries) {
     for (Entry e : entries) {
-      writeData(e);
+      writeIfNewer(e);
     }
     return sequence;
   }
 
   public synchronized RangeDigest digest(RingRange range) {
     RangeDigester digester = new RangeDigester();
-    for (Entry e : entriesOf(KeySpans.of(range))) {
-      digester.add(e.key(), e.value());
+    for (Entry e : live(entriesOf(KeySpans.of(range)))) {
+      digester.add(e.key(), e.version(), e.value());
     }
     return digester.result(sequence);
   }
@@ -209,11 +273,11 @@ public final class MemoryStoreState {
   }
 
   public synchronized long deleteRange(RingRange range) {
-    List<Entry> live = entriesOf(KeySpans.of(range));
-    for (Entry e : live) {
-      writeData(new Entry(e.position(), e.key(), null));
+    List<Entry> all = entriesOf(KeySpans.of(range));
+    for (Entry e : all) {
+      remove(DataKeys.encode(e.position(), e.key()));
     }
-    return live.size();
+    return all.size();
   }
 
   /** Registers a load in progress (a fence aborts those it meets). */
@@ -234,10 +298,15 @@ public final class MemoryStoreState {
     boolean ingest = bytes >= MIN_INGEST_BYTES && nothingBetween(entries);
     if (ingest) {
       for (Entry e : entries) {
-        data.put(DataKeys.encode(e.position(), e.key()), e.value());
+        byte[] dataKey = DataKeys.encode(e.position(), e.key());
+        data.put(dataKey, e);
+        clock.observe(e.version());
+        if (e.isDeletion()) {
+          tombstoneArrivals.put(ByteBuffer.wrap(dataKey), millis.getAsLong());
+        }
       }
     } else {
-      entries.forEach(this::writeData);
+      entries.forEach(this::writeIfNewer);
     }
     return new LoadResult(entries.size(), bytes, ingest, sequence);
   }
@@ -276,7 +345,7 @@ public final class MemoryStoreState {
 
   /** The live entries of the whole ring, in token order (for checks). */
   public synchronized List<Entry> contents() {
-    return entriesOf(KeySpans.of(RingRange.whole()));
+    return live(entriesOf(KeySpans.of(RingRange.whole())));
   }
 
   /** A snapshot's entries as a {@link RangeScan}. */

@@ -6,27 +6,35 @@ import io.ringshift.ring.RingRange;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.Fence;
+import io.ringshift.storage.HybridClock;
 import io.ringshift.storage.LoadResult;
 import io.ringshift.storage.RangeDigest;
 import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
+import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -51,8 +59,10 @@ import org.rocksdb.WriteOptions;
 /**
  * The RocksDB store (docs/storage.md).
  *
- * <p>Design note. Three column families: {@code data} holds {@code position ++ key -> value}, {@code meta} the
- * node's identity and the fences, {@code default} nothing. Sequence numbers are RocksDB's own, so a write's
+ * <p>Design note. Three column families: {@code data} holds {@code position ++ key -> kind ++ version ++ value}
+ * ({@link StoredValues}: store format 2, which keeps deletions as versioned tombstones), {@code meta} the node's
+ * identity, the fences and an index of the tombstones by the time they arrived (what the purge of expired ones
+ * reads), {@code default} nothing. Sequence numbers are RocksDB's own, so a write's
  * sequence is an offset in the write-ahead log, which the change feed reads back ({@link WalFeed}).
  *
  * <p>All writes (client puts and deletes, applies, fences, range deletes) go through one mutex, {@code writeLock}.
@@ -61,7 +71,8 @@ import org.rocksdb.WriteOptions;
  * is taken under the same mutex, after every write in flight finished and before the next one checks the fences,
  * so every acknowledged write of an older epoch has a sequence at or below the fence's position and every later
  * one is refused. RocksDB serialises its write path (the write-ahead log) anyway, so the mutex costs little
- * throughput; reads, scans, digests and feeds take no part in it.
+ * throughput; reads, scans, digests and feeds take no part in it. Under the same mutex a write reads what the store
+ * holds for its key and writes only where it supersedes it (max-version-wins, {@link Entry#supersedes}).
  *
  * <p>A second lock, {@code lifecycle}, guards the native handles: every call into RocksDB holds its read side,
  * {@link #close()} takes its write side and first releases the scans and feeds still open, so a store closed
@@ -78,7 +89,18 @@ public final class RocksDbStore implements Store {
   private static final byte[] ZONE = "node.zone".getBytes(UTF_8);
   private static final byte[] INCARNATION = "store.incarnation".getBytes(UTF_8);
   private static final byte[] FORMAT = "format".getBytes(UTF_8);
-  private static final byte[] FORMAT_VERSION = "ringshift-store/1".getBytes(UTF_8);
+  private static final byte[] FORMAT_1 = "ringshift-store/1".getBytes(UTF_8);
+  private static final byte[] FORMAT_2 = "ringshift-store/2".getBytes(UTF_8);
+  /** The sequence number from which the log holds format-2 values: a feed must start at or after it. */
+  private static final byte[] FORMAT_SINCE = "format.since".getBytes(UTF_8);
+  /** The last data key an interrupted upgrade to format 2 rewrote. */
+  private static final byte[] UPGRADE_CURSOR = "format.upgrade.cursor".getBytes(UTF_8);
+  /** The tombstone index: {@code tomb/ ++ arrival millis ++ data key -> version}. */
+  private static final byte[] TOMB_PREFIX = "tomb/".getBytes(UTF_8);
+  /** How long a tombstone is kept by default: far longer than any transition and its grace period. */
+  public static final Duration DEFAULT_TOMBSTONE_RETENTION = Duration.ofHours(24);
+  /** The shortest tombstone retention a store accepts. */
+  public static final Duration MIN_TOMBSTONE_RETENTION = Duration.ofMinutes(1);
   private static final byte[] FENCE_PREFIX = "fence/".getBytes(UTF_8);
   private static final int MAX_NAME_LENGTH = 255;
   /** Live WAL beyond which RocksDB flushes and rolls to a new WAL file: what a feed's seek reads at most. */
@@ -117,10 +139,19 @@ public final class RocksDbStore implements Store {
   private volatile boolean closed;
   /** The loads in progress: a fence aborts those it meets ({@link LoadsInProgress}). */
   private final LoadsInProgress loads = new LoadsInProgress();
+  private final Duration tombstoneRetention;
+  private final LongSupplier millis;
+  private final HybridClock clock;
+  /** The first sequence number of format 2 in the log: a feed from before it is unavailable. */
+  private volatile long formatSince;
+  private ScheduledExecutorService purger;
 
   private RocksDbStore(Path dataDir, String nodeId, String zone, Duration walRetention, long walSizeLimitMb,
-      DBOptions dbOptions, ColumnFamilyOptions familyOptions, WriteOptions writeOptions, RocksDB db,
-      List<ColumnFamilyHandle> handles) {
+      Duration tombstoneRetention, LongSupplier millis, DBOptions dbOptions, ColumnFamilyOptions familyOptions,
+      WriteOptions writeOptions, RocksDB db, List<ColumnFamilyHandle> handles) {
+    this.tombstoneRetention = tombstoneRetention;
+    this.millis = millis;
+    this.clock = HybridClock.of("node/" + nodeId, millis);
     this.dataDir = dataDir;
     this.nodeId = nodeId;
     this.zone = zone;
@@ -144,7 +175,23 @@ public final class RocksDbStore implements Store {
    */
   public static RocksDbStore open(Path dataDir, String nodeId, String zone, Duration walRetention,
       long walSizeLimitMb, boolean syncWrites) {
+    RocksDbStore store = open(dataDir, nodeId, zone, walRetention, walSizeLimitMb, syncWrites,
+        DEFAULT_TOMBSTONE_RETENTION, System::currentTimeMillis);
+    store.startPurging(Duration.ofMinutes(1));
+    return store;
+  }
+
+  /**
+   * As {@link #open(Path, String, String, Duration, long, boolean)}, keeping tombstones for {@code tombstoneRetention}
+   * on the clock {@code millis}, without the background purge ({@link #purgeTombstones} purges).
+   */
+  public static RocksDbStore open(Path dataDir, String nodeId, String zone, Duration walRetention,
+      long walSizeLimitMb, boolean syncWrites, Duration tombstoneRetention, LongSupplier millis) {
     name("node id", nodeId);
+    if (tombstoneRetention == null || tombstoneRetention.compareTo(MIN_TOMBSTONE_RETENTION) < 0) {
+      throw new StoreException.BadRequest("tombstone retention " + tombstoneRetention + " is too short; it must be at "
+          + "least " + MIN_TOMBSTONE_RETENTION + " and longer than any transition and its grace period");
+    }
     name("zone", zone);
     if (dataDir == null) {
       throw new StoreException.BadRequest("data dir is missing; give the directory the node keeps its store in");
@@ -200,10 +247,11 @@ public final class RocksDbStore implements Store {
       }
       throw new StoreException("cannot open the RocksDB store in " + dir + ": " + e.getMessage(), e);
     }
-    RocksDbStore store = new RocksDbStore(dir, nodeId, zone, walRetention, walSizeLimitMb, dbOptions, familyOptions,
-        writeOptions, db, handles);
+    RocksDbStore store = new RocksDbStore(dir, nodeId, zone, walRetention, walSizeLimitMb, tombstoneRetention, millis,
+        dbOptions, familyOptions, writeOptions, db, handles);
     try {
       store.claimIdentity();
+      store.upgradeFormat();
       store.fences = store.loadFences();
       store.deleteLoadLeftovers();
       return store;
@@ -259,7 +307,8 @@ public final class RocksDbStore implements Store {
     if (storedId == null) {
       incarnation = java.util.UUID.randomUUID().toString();
       try (WriteBatch batch = new WriteBatch(); WriteOptions sync = new WriteOptions().setSync(true)) {
-        batch.put(meta, FORMAT, FORMAT_VERSION);
+        batch.put(meta, FORMAT, FORMAT_2);
+        batch.put(meta, FORMAT_SINCE, longBytes(0));
         batch.put(meta, NODE_ID, nodeId.getBytes(UTF_8));
         batch.put(meta, ZONE, zone.getBytes(UTF_8));
         batch.put(meta, INCARNATION, incarnation.getBytes(UTF_8));
@@ -284,6 +333,59 @@ public final class RocksDbStore implements Store {
       }
     }
     incarnation = new String(storedIncarnation, UTF_8);
+  }
+
+  /**
+   * Brings a store of format 1 (values without versions) to format 2 in place: every value is rewritten as a live
+   * entry of {@link Version#ZERO}, in batches that each record how far they got, so an upgrade a crash interrupted
+   * resumes where it stopped. The log from before the upgrade's end holds format-1 values: a feed that starts there
+   * is {@link StoreException.FeedUnavailable} (its copy starts again from a new scan).
+   */
+  private void upgradeFormat() throws RocksDBException {
+    byte[] format = db.get(meta, FORMAT);
+    if (format == null || Arrays.equals(format, FORMAT_1)) {
+      byte[] cursor = db.get(meta, UPGRADE_CURSOR);
+      try (ReadOptions options = new ReadOptions().setFillCache(false); RocksIterator it = db.newIterator(data, options)) {
+        if (cursor == null) {
+          it.seekToFirst();
+        } else {
+          it.seek(cursor);
+          if (it.isValid() && Arrays.equals(it.key(), cursor)) {
+            it.next();
+          }
+        }
+        while (it.isValid()) {
+          try (WriteBatch batch = new WriteBatch()) {
+            byte[] last = null;
+            for (int n = 0; n < DELETE_BATCH_KEYS && it.isValid(); n++, it.next()) {
+              last = it.key();
+              batch.put(data, last, StoredValues.encode(it.value(), Version.ZERO));
+            }
+            batch.put(meta, UPGRADE_CURSOR, last);
+            db.write(writeOptions, batch);
+          }
+        }
+        it.status();
+      }
+      try (WriteBatch batch = new WriteBatch(); WriteOptions sync = new WriteOptions().setSync(true)) {
+        batch.put(meta, FORMAT_SINCE, longBytes(db.getLatestSequenceNumber() + 1));
+        batch.put(meta, FORMAT, FORMAT_2);
+        batch.delete(meta, UPGRADE_CURSOR);
+        db.write(sync, batch);
+      }
+    } else if (!Arrays.equals(format, FORMAT_2)) {
+      throw new StoreException.BadRequest("data dir " + dataDir + " holds a store of format '"
+          + new String(format, UTF_8) + "', which this version does not know (it reads ringshift-store/1 and "
+          + "ringshift-store/2); run the version that wrote it");
+    }
+    byte[] since = db.get(meta, FORMAT_SINCE);
+    formatSince = since == null ? 0 : DataKeys.getLong(since, 0);
+  }
+
+  private static byte[] longBytes(long v) {
+    byte[] out = new byte[8];
+    DataKeys.putLong(out, 0, v);
+    return out;
   }
 
   private FenceSet loadFences() throws RocksDBException {
@@ -326,21 +428,31 @@ public final class RocksDbStore implements Store {
   }
 
   @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch, Version version) {
+    Checks.put(key, value, epoch, version);
+    return write(key, value, epoch, version);
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch, Version version) {
+    Checks.delete(key, epoch, version);
+    return write(key, null, epoch, version);
+  }
+
+  @Override
   public WriteResult put(byte[] key, byte[] value, long epoch) {
-    Checks.key(key);
-    Checks.value(value);
-    Checks.epoch(epoch);
-    return write(key, value, epoch);
+    Checks.put(key, value, epoch);
+    return write(key, value, epoch, null);
   }
 
   @Override
   public WriteResult delete(byte[] key, long epoch) {
-    Checks.key(key);
-    Checks.epoch(epoch);
-    return write(key, null, epoch);
+    Checks.delete(key, epoch);
+    return write(key, null, epoch, null);
   }
 
-  private WriteResult write(byte[] key, byte[] value, long epoch) {
+  /** A client write at {@code version}, or at a version of the store's own clock when it is null. */
+  private WriteResult write(byte[] key, byte[] value, long epoch, Version version) {
     long position = Entry.positionOf(key);
     byte[] dataKey = DataKeys.encode(position, key);
     return guarded(() -> {
@@ -350,10 +462,12 @@ public final class RocksDbStore implements Store {
         if (fence != null) {
           return new WriteResult.RetryWithEpoch(fence.epoch(), fence.range());
         }
-        if (value == null) {
-          db.delete(data, writeOptions, dataKey);
-        } else {
-          db.put(data, writeOptions, dataKey, value);
+        Entry incoming = new Entry(position, key, value, version == null ? clock.next() : version);
+        clock.observe(incoming.version());
+        try (WriteBatch batch = new WriteBatch()) {
+          if (addIfNewer(batch, dataKey, incoming, storedEntry(dataKey, db.get(data, dataKey)), millis.getAsLong())) {
+            db.write(writeOptions, batch);
+          }
         }
         return new WriteResult.Applied(db.getLatestSequenceNumber());
       } finally {
@@ -362,11 +476,99 @@ public final class RocksDbStore implements Store {
     });
   }
 
+  private static Entry storedEntry(byte[] dataKey, byte[] stored) {
+    return stored == null ? null : StoredValues.decode(DataKeys.position(dataKey), DataKeys.key(dataKey), stored);
+  }
+
+  /**
+   * Adds {@code incoming} to {@code batch} where it supersedes {@code stored} (null: nothing stored), with its entry
+   * in the tombstone index when it is a tombstone; false when it does not supersede, adding nothing.
+   */
+  private boolean addIfNewer(WriteBatch batch, byte[] dataKey, Entry incoming, Entry stored, long now)
+      throws RocksDBException {
+    if (!incoming.supersedes(stored)) {
+      return false;
+    }
+    // The index entry first: the data write is the batch's last operation, so the sequence number a write answers
+    // with (the store's latest) is the one the change feed reports it at.
+    if (incoming.isDeletion()) {
+      batch.put(meta, tombstoneKey(now, dataKey), incoming.version().toBytes());
+    }
+    batch.put(data, dataKey, StoredValues.encode(incoming));
+    return true;
+  }
+
+  private static byte[] tombstoneKey(long arrivalMillis, byte[] dataKey) {
+    byte[] out = new byte[TOMB_PREFIX.length + 8 + dataKey.length];
+    System.arraycopy(TOMB_PREFIX, 0, out, 0, TOMB_PREFIX.length);
+    DataKeys.putLong(out, TOMB_PREFIX.length, arrivalMillis);
+    System.arraycopy(dataKey, 0, out, TOMB_PREFIX.length + 8, dataKey.length);
+    return out;
+  }
+
   @Override
   public Optional<byte[]> get(byte[] key) {
     Checks.key(key);
     byte[] dataKey = DataKeys.encode(Entry.positionOf(key), key);
-    return guarded(() -> Optional.ofNullable(db.get(data, dataKey)));
+    return guarded(() -> {
+      byte[] stored = db.get(data, dataKey);
+      return Optional.ofNullable(stored == null ? null : StoredValues.value(stored));
+    });
+  }
+
+  /**
+   * Deletes the tombstones that arrived more than the tombstone retention ago (and were not overwritten since), at
+   * most {@code max} of them; returns how many. The background purge calls it every minute.
+   */
+  public long purgeTombstones(int max) {
+    long cutoff = millis.getAsLong() - tombstoneRetention.toMillis();
+    byte[] end = tombstoneKey(Math.max(0, cutoff), new byte[0]);
+    return guarded(() -> {
+      long purged = 0;
+      try (ReadOptions options = new ReadOptions(); RocksIterator it = db.newIterator(meta, options)) {
+        it.seek(TOMB_PREFIX);
+        while (purged < max && it.isValid() && startsWith(it.key(), TOMB_PREFIX)
+            && Arrays.compareUnsigned(it.key(), end) < 0) {
+          writeLock.lock();
+          try (WriteBatch batch = new WriteBatch()) {
+            for (int n = 0; n < DELETE_BATCH_KEYS && purged < max && it.isValid()
+                && startsWith(it.key(), TOMB_PREFIX) && Arrays.compareUnsigned(it.key(), end) < 0; n++, it.next()) {
+              byte[] indexKey = it.key();
+              byte[] dataKey = Arrays.copyOfRange(indexKey, TOMB_PREFIX.length + 8, indexKey.length);
+              byte[] stored = db.get(data, dataKey);
+              if (stored != null && StoredValues.isTombstone(stored)
+                  && Arrays.equals(StoredValues.version(stored).toBytes(), it.value())) {
+                batch.delete(data, dataKey);
+                purged++;
+              }
+              batch.delete(meta, indexKey);
+            }
+            db.write(writeOptions, batch);
+          } finally {
+            writeLock.unlock();
+          }
+        }
+        it.status();
+      }
+      return purged;
+    });
+  }
+
+  private void startPurging(Duration period) {
+    purger = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "ringshift-tombstone-purge-" + nodeId);
+      t.setDaemon(true);
+      return t;
+    });
+    purger.scheduleWithFixedDelay(() -> {
+      try {
+        while (purgeTombstones(100_000) == 100_000) {
+          // more expired tombstones wait: go on
+        }
+      } catch (RuntimeException e) {
+        // A closed store, or a RocksDB failure that the next write will report: the next round tries again.
+      }
+    }, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -397,6 +599,12 @@ public final class RocksDbStore implements Store {
             "afterSequence %d is beyond the latest sequence %d of %s: it comes from another store or an earlier "
                 + "store in this data dir; copy the range again from a new scan", afterSequence, latest, nodeId));
       }
+      if (afterSequence + 1 < formatSince) {
+        throw new StoreException.FeedUnavailable(String.format(Locale.ROOT,
+            "the change feed of %s needs sequence %d, but the store was upgraded to format 2 at sequence %d and "
+                + "the log before that holds values without versions: copy the range again from a new scan", nodeId,
+            afterSequence + 1, formatSince));
+      }
       WalFeed feed = new WalFeed(this, positions, data.getID(), afterSequence, latest);
       open.add(feed);
       return feed;
@@ -410,18 +618,43 @@ public final class RocksDbStore implements Store {
       if (entries.isEmpty()) {
         return db.getLatestSequenceNumber();
       }
-      try (WriteBatch batch = new WriteBatch()) {
-        for (Entry e : entries) {
-          byte[] dataKey = DataKeys.encode(e.position(), e.key());
-          if (e.isDeletion()) {
-            batch.delete(data, dataKey);
-          } else {
-            batch.put(data, dataKey, e.value());
-          }
-        }
-        return write(batch);
+      writeLock.lock();
+      try {
+        applyNewer(entries, null);
+        return db.getLatestSequenceNumber();
+      } finally {
+        writeLock.unlock();
       }
     });
+  }
+
+  /**
+   * Writes, as one batch of the load {@code ticket} (null: no load), each of {@code entries} that supersedes what the
+   * store holds for its key, or an earlier entry of the same batch; the caller holds the write lock.
+   */
+  private void applyNewer(List<Entry> entries, LoadsInProgress.Ticket ticket) throws RocksDBException {
+    List<byte[]> dataKeys = new ArrayList<>(entries.size());
+    for (Entry e : entries) {
+      dataKeys.add(DataKeys.encode(e.position(), e.key()));
+    }
+    List<byte[]> stored = db.multiGetAsList(java.util.Collections.nCopies(dataKeys.size(), data), dataKeys);
+    HashMap<ByteBuffer, Entry> written = new HashMap<>();
+    long now = millis.getAsLong();
+    try (WriteBatch batch = new WriteBatch()) {
+      for (int i = 0; i < entries.size(); i++) {
+        byte[] dataKey = dataKeys.get(i);
+        ByteBuffer k = ByteBuffer.wrap(dataKey);
+        Entry before = written.containsKey(k) ? written.get(k) : storedEntry(dataKey, stored.get(i));
+        Entry e = entries.get(i);
+        clock.observe(e.version());
+        if (addIfNewer(batch, dataKey, e, before, now)) {
+          written.put(k, e);
+        }
+      }
+      if (batch.count() > 0) {
+        write(batch, ticket);
+      }
+    }
   }
 
   /** Writes {@code batch} through the write path; returns its sequence number. */
@@ -472,38 +705,61 @@ public final class RocksDbStore implements Store {
     }
     if (checked.bytes() < MIN_INGEST_BYTES) {
       Iterator<Entry> small = head.iterator();
-      long sequence = guarded(() -> writePuts(ticket, batch -> {
-        if (!small.hasNext()) {
-          return -1;
-        }
-        Entry e = small.next();
-        batch.put(data, DataKeys.encode(e.position(), e.key()), e.value());
-        return e.size();
-      }));
+      long sequence = guarded(() -> applyInBatches(small, ticket));
       return new LoadResult(checked.count(), checked.bytes(), false, sequence);
     }
     try (TableSpool spool = new TableSpool(dataDir.resolve(LOAD_DIR), LOAD_FILE_BYTES)) {
       List<TableSpool.Table> tables;
+      // The tombstones of the load: an ingest puts them in the data, and the index of tombstones then gets them too.
+      List<byte[]> tombstones = new ArrayList<>();
       try {
         for (Entry e : head) {
-          spool.add(DataKeys.encode(e.position(), e.key()), e.value());
+          spool(spool, e, tombstones);
         }
         head = null;
         while (checked.hasNext()) {
-          Entry e = checked.next();
-          spool.add(DataKeys.encode(e.position(), e.key()), e.value());
+          spool(spool, checked.next(), tombstones);
         }
         tables = spool.finish();
       } catch (RocksDBException e) {
         throw failure(e);
       }
       boolean ingested = tables != null && ingest(tables, ticket);
-      if (!ingested) {
+      if (ingested) {
+        indexTombstones(tombstones);
+      } else {
         for (TableSpool.Table t : spool.tables()) {
           writeTable(t.path(), ticket);
         }
       }
       return new LoadResult(checked.count(), checked.bytes(), ingested, latestSequence());
+    }
+  }
+
+  private void spool(TableSpool spool, Entry e, List<byte[]> tombstones) throws RocksDBException {
+    byte[] dataKey = DataKeys.encode(e.position(), e.key());
+    spool.add(dataKey, StoredValues.encode(e));
+    if (e.isDeletion()) {
+      tombstones.add(dataKey);
+      tombstones.add(e.version().toBytes());
+    }
+    clock.observe(e.version());
+  }
+
+  /** Adds the ingested tombstones (data key, version, in pairs) to the tombstone index. */
+  private void indexTombstones(List<byte[]> tombstones) {
+    long now = millis.getAsLong();
+    for (int from = 0; from < tombstones.size(); from += 2 * DELETE_BATCH_KEYS) {
+      List<byte[]> part = tombstones.subList(from, Math.min(tombstones.size(), from + 2 * DELETE_BATCH_KEYS));
+      guarded(() -> {
+        try (WriteBatch batch = new WriteBatch()) {
+          for (int i = 0; i < part.size(); i += 2) {
+            batch.put(meta, tombstoneKey(now, part.get(i)), part.get(i + 1));
+          }
+          write(batch);
+        }
+        return null;
+      });
     }
   }
 
@@ -532,36 +788,29 @@ public final class RocksDbStore implements Store {
     });
   }
 
-  /** Adds the next put of a load to {@code batch}: its key and value bytes, or -1 when there is none left. */
-  @FunctionalInterface
-  private interface NextPut {
-    long addTo(WriteBatch batch) throws RocksDBException;
-  }
-
   /**
-   * Writes a load's puts through the write path in batches of about {@link #LOAD_BATCH_BYTES} and at most
-   * {@link #DELETE_BATCH_KEYS} keys, so other writers wait at most one batch; returns the last sequence number.
+   * Applies a load's entries through the write path, max-version-wins, in batches of about {@link #LOAD_BATCH_BYTES}
+   * and at most {@link #DELETE_BATCH_KEYS} keys, so other writers wait at most one batch; returns the last sequence
+   * number.
    */
-  private long writePuts(LoadsInProgress.Ticket ticket, NextPut next) throws RocksDBException {
-    long sequence = db.getLatestSequenceNumber();
-    boolean more = true;
-    while (more) {
-      try (WriteBatch batch = new WriteBatch()) {
-        long batchBytes = 0;
-        for (int n = 0; n < DELETE_BATCH_KEYS && batchBytes < LOAD_BATCH_BYTES; n++) {
-          long added = next.addTo(batch);
-          if (added < 0) {
-            more = false;
-            break;
-          }
-          batchBytes += added;
-        }
-        if (batch.count() > 0) {
-          sequence = write(batch, ticket);
-        }
+  private long applyInBatches(Iterator<Entry> entries, LoadsInProgress.Ticket ticket) throws RocksDBException {
+    while (entries.hasNext()) {
+      List<Entry> batch = new ArrayList<>();
+      long batchBytes = 0;
+      while (entries.hasNext() && batch.size() < DELETE_BATCH_KEYS && batchBytes < LOAD_BATCH_BYTES) {
+        Entry e = entries.next();
+        batch.add(e);
+        batchBytes += e.size();
+      }
+      writeLock.lock();
+      try {
+        ticket.checkNotAborted();
+        applyNewer(batch, ticket);
+      } finally {
+        writeLock.unlock();
       }
     }
-    return sequence;
+    return db.getLatestSequenceNumber();
   }
 
   /** Writes a spooled table file of the load {@code ticket} through the write path, in bounded batches. */
@@ -569,17 +818,27 @@ public final class RocksDbStore implements Store {
     guarded(() -> {
       try (Options options = new Options(); SstFileReader reader = new SstFileReader(options);
           ReadOptions read = new ReadOptions(); SstFileReaderIterator it = openTable(reader, read, table)) {
-        writePuts(ticket, batch -> {
-          if (!it.isValid()) {
-            it.status();
-            return -1;
+        applyInBatches(new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            if (!it.isValid()) {
+              try {
+                it.status();
+              } catch (RocksDBException e) {
+                throw failure(e);
+              }
+            }
+            return it.isValid();
           }
-          byte[] key = it.key();
-          byte[] value = it.value();
-          batch.put(data, key, value);
-          it.next();
-          return key.length + value.length;
-        });
+
+          @Override
+          public Entry next() {
+            byte[] dataKey = it.key();
+            Entry e = StoredValues.decode(DataKeys.position(dataKey), DataKeys.key(dataKey), it.value());
+            it.next();
+            return e;
+          }
+        }, ticket);
       }
       return null;
     });
@@ -615,7 +874,9 @@ public final class RocksDbStore implements Store {
     try (RocksScan scan = openScan(KeySpans.of(range))) {
       while (scan.hasNext()) {
         Entry e = scan.next();
-        digester.add(e.key(), e.value());
+        if (!e.isDeletion()) {
+          digester.add(e.key(), e.version(), e.value());
+        }
       }
       return digester.result(scan.sequence());
     }
@@ -715,6 +976,9 @@ public final class RocksDbStore implements Store {
   @Override
   public void close() {
     closed = true;
+    if (purger != null) {
+      purger.shutdownNow();
+    }
     Lock exclusive = lifecycle.writeLock();
     exclusive.lock();
     try {

@@ -10,7 +10,7 @@ import org.rocksdb.Slice;
 import org.rocksdb.Snapshot;
 
 /**
- * A scan of key spans at a RocksDB snapshot, read lazily: one entry in memory at a time. Every step takes the
+ * A scan of key spans at a RocksDB snapshot, read lazily: one entry in memory at a time, tombstones included. Every step takes the
  * store's lifecycle read lock, so a store closed under a scan makes the scan fail cleanly instead of touching
  * freed native memory.
  */
@@ -73,7 +73,7 @@ final class RocksScan implements RangeScan, Releasable {
       }
       if (iterator.isValid()) {
         byte[] dataKey = iterator.key();
-        Entry e = new Entry(DataKeys.position(dataKey), DataKeys.key(dataKey), iterator.value());
+        Entry e = StoredValues.decode(DataKeys.position(dataKey), DataKeys.key(dataKey), iterator.value());
         iterator.next();
         return e;
       }

@@ -4,6 +4,7 @@ import io.ringshift.storage.Change;
 import io.ringshift.storage.ChangeFeed;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.StoreException;
+import io.ringshift.storage.Version;
 import java.util.ArrayDeque;
 import java.util.NoSuchElementException;
 import org.rocksdb.RocksDBException;
@@ -150,7 +151,11 @@ final class WalFeed implements ChangeFeed, Releasable {
       }
       long position = DataKeys.position(dataKey);
       if (positions.contains(position)) {
-        pending.add(new Change(s, new Entry(position, DataKeys.key(dataKey), value)));
+        // A RocksDB delete is a range delete or a purge of an expired tombstone: a deletion of version 0, which
+        // removes nothing a versioned write put there.
+        Entry e = value == null ? new Entry(position, DataKeys.key(dataKey), null, Version.ZERO)
+            : StoredValues.decode(position, DataKeys.key(dataKey), value);
+        pending.add(new Change(s, e));
       }
     }
 

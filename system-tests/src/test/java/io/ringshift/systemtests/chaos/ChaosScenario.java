@@ -1033,6 +1033,9 @@ final class ChaosScenario {
         try (RangeScan scan = n.getValue().scan(RingRange.whole(), null)) {
           while (scan.hasNext()) {
             Entry entry = scan.next();
+            if (entry.isDeletion()) {
+              continue; // a tombstone holds no value
+            }
             held.put(new String(entry.key(), StandardCharsets.UTF_8), entry.value());
             if (!ring.replicasOf(entry.key()).ids().contains(n.getKey())) {
               stray++;

@@ -2,10 +2,11 @@ package io.ringshift.storage.internal.http;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Change;
 import io.ringshift.storage.Entry;
-import io.ringshift.ring.RingRange;
 import io.ringshift.storage.Store;
+import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -29,7 +30,15 @@ import java.util.Locale;
  *   outcome 1 RETRY, fenced:       epoch:i64 start:i64 end:i64
  *   outcome 2 RETRY, not a replica: epoch:i64 start:i64 end:i64
  *   outcome 3 FAILED:             status:i32 codeLength:u8 code:ascii message:utf-8   as the single write's error
+ * VERSIONED_ENTRY  (7) = version ENTRY body         version = millis:i64 logical:i32 writer:i64 (20 bytes)
+ * VERSIONED_CHANGE (8) = sequence:i64 version ENTRY body
+ * VERSIONED_WRITE  (9) = version WRITE body        a client write at the writer's own version
  * </pre>
+ *
+ * A node sends scans and feeds in VERSIONED frames (tombstones included) when the request asks for them with
+ * {@code versions=1}, and in ENTRY and CHANGE frames (tombstones left out of scans) otherwise: what a client of
+ * before versions reads. It accepts both kinds in request bodies; an unversioned ENTRY is of version 0, an
+ * unversioned WRITE is stamped by the node.
  *
  * A stream ends with END or ERROR; a stream that stops without one was cut off.
  */
@@ -40,12 +49,15 @@ final class Frames {
   static final byte ERROR = 4;
   static final byte WRITE = 5;
   static final byte RESULT = 6;
+  static final byte VERSIONED_ENTRY = 7;
+  static final byte VERSIONED_CHANGE = 8;
+  static final byte VERSIONED_WRITE = 9;
   static final byte APPLIED = 0;
   static final byte RETRY_FENCED = 1;
   static final byte RETRY_NOT_A_REPLICA = 2;
   static final byte FAILED = 3;
   /** The largest frame: a change with a key and a value at their limits. */
-  static final int MAX_FRAME = 1 + 8 + 8 + 4 + Store.MAX_KEY_BYTES + 4 + Store.MAX_VALUE_BYTES;
+  static final int MAX_FRAME = 1 + 8 + Version.BYTES + 8 + 4 + Store.MAX_KEY_BYTES + 4 + Store.MAX_VALUE_BYTES;
   private static final int MAX_MESSAGE_BYTES = 64 * 1024;
 
   private Frames() {}
@@ -68,8 +80,8 @@ final class Frames {
 
   record ErrorFrame(int status, String message) implements Frame {}
 
-  /** A client write of a batch: {@code value} null for a delete. */
-  record WriteFrame(long epoch, byte[] key, byte[] value) implements Frame {
+  /** A client write of a batch: {@code value} null for a delete; {@code version} null for a node-stamped write. */
+  record WriteFrame(long epoch, byte[] key, byte[] value, Version version) implements Frame {
     long size() {
       return key.length + (value == null ? 0 : value.length);
     }
@@ -81,8 +93,14 @@ final class Frames {
    */
   record ResultFrame(WriteResult result, int status, String code, String message) implements Frame {}
 
-  static void writeWrite(DataOutputStream out, long epoch, byte[] key, byte[] value) throws IOException {
-    writeEntry(out, new Entry(epoch, key, value), WRITE);
+  /** A WRITE, or a VERSIONED_WRITE when {@code version} is not null. */
+  static void writeWrite(DataOutputStream out, long epoch, byte[] key, byte[] value, Version version)
+      throws IOException {
+    if (version == null) {
+      writeEntry(out, new Entry(epoch, key, value), WRITE);
+    } else {
+      writeEntry(out, new Entry(epoch, key, value, version), VERSIONED_WRITE);
+    }
   }
 
   static void writeResult(DataOutputStream out, WriteResult result) throws IOException {
@@ -115,21 +133,36 @@ final class Frames {
     out.write(text, 0, length);
   }
 
-  static void writeEntry(DataOutputStream out, Entry e) throws IOException {
-    writeEntry(out, e, ENTRY);
+  /** An ENTRY, or a VERSIONED_ENTRY when {@code versioned}. */
+  static void writeEntry(DataOutputStream out, Entry e, boolean versioned) throws IOException {
+    writeEntry(out, e, versioned ? VERSIONED_ENTRY : ENTRY);
   }
 
   private static void writeEntry(DataOutputStream out, Entry e, byte type) throws IOException {
-    out.writeInt(1 + entryBodyLength(e));
+    boolean versioned = type >= VERSIONED_ENTRY;
+    out.writeInt(1 + (versioned ? Version.BYTES : 0) + entryBodyLength(e));
     out.writeByte(type);
+    if (versioned) {
+      writeVersion(out, e.version());
+    }
     writeEntryBody(out, e);
   }
 
-  static void writeChange(DataOutputStream out, Change c) throws IOException {
-    out.writeInt(1 + 8 + entryBodyLength(c.entry()));
-    out.writeByte(CHANGE);
+  /** A CHANGE, or a VERSIONED_CHANGE when {@code versioned}. */
+  static void writeChange(DataOutputStream out, Change c, boolean versioned) throws IOException {
+    out.writeInt(1 + 8 + (versioned ? Version.BYTES : 0) + entryBodyLength(c.entry()));
+    out.writeByte(versioned ? VERSIONED_CHANGE : CHANGE);
     out.writeLong(c.sequence());
+    if (versioned) {
+      writeVersion(out, c.entry().version());
+    }
     writeEntryBody(out, c.entry());
+  }
+
+  private static void writeVersion(DataOutputStream out, Version v) throws IOException {
+    out.writeLong(v.millis());
+    out.writeInt(v.logical());
+    out.writeLong(v.writer());
   }
 
   static void writeEnd(DataOutputStream out, long count) throws IOException {
@@ -210,7 +243,21 @@ final class Frames {
           }
           case WRITE -> {
             Entry e = entry(frameAt, length - 1);
-            yield new WriteFrame(e.position(), e.key(), e.value());
+            yield new WriteFrame(e.position(), e.key(), e.value(), null);
+          }
+          case VERSIONED_ENTRY -> {
+            Version v = version(frameAt, length - 1);
+            yield new EntryFrame(entry(frameAt, length - 1 - Version.BYTES).withVersion(v));
+          }
+          case VERSIONED_CHANGE -> {
+            long sequence = readLong(frameAt, length - 1, false);
+            Version v = version(frameAt, length - 9);
+            yield new ChangeFrame(new Change(sequence, entry(frameAt, length - 9 - Version.BYTES).withVersion(v)));
+          }
+          case VERSIONED_WRITE -> {
+            Version v = version(frameAt, length - 1);
+            Entry e = entry(frameAt, length - 1 - Version.BYTES);
+            yield new WriteFrame(e.position(), e.key(), e.value(), v);
           }
           case RESULT -> result(frameAt, length - 1);
           default -> throw malformed(frameAt, "unknown frame type " + type);
@@ -219,6 +266,21 @@ final class Frames {
       } catch (EOFException e) {
         throw malformed(frameAt, "the input ends inside the frame");
       }
+    }
+
+    /** Reads a version at the head of the rest of a frame body of {@code bodyLength} bytes. */
+    private Version version(long frameAt, int bodyLength) throws IOException {
+      if (bodyLength < Version.BYTES) {
+        throw malformed(frameAt, "a body of " + bodyLength + " bytes has no room for a version");
+      }
+      long millis = in.readLong();
+      int logical = in.readInt();
+      long writer = in.readLong();
+      offset += Version.BYTES;
+      if (millis < 0 || logical < 0) {
+        throw malformed(frameAt, "version (" + millis + " ms, logical " + logical + ") is negative");
+      }
+      return new Version(millis, logical, writer);
     }
 
     /** Reads a leading 8-byte field; {@code whole}: the field is the whole body. */

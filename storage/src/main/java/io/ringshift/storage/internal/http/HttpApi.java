@@ -1,6 +1,7 @@
 package io.ringshift.storage.internal.http;
 
 import io.ringshift.storage.StoreException;
+import io.ringshift.storage.Version;
 import java.util.HexFormat;
 import java.util.Locale;
 
@@ -72,6 +73,28 @@ final class HttpApi {
     } catch (NumberFormatException e) {
       throw new StoreException.BadRequest(name + " '" + shorten(text) + "' is not a number; give a decimal integer");
     }
+  }
+
+  /** A version as a query parameter: {@code millis.logical.writer}, the writer as 16 hex digits. */
+  static String versionText(Version v) {
+    return v.millis() + "." + v.logical() + "." + String.format("%016x", v.writer());
+  }
+
+  /** Reads {@link #versionText}; null for an absent parameter (a write the node stamps). */
+  static Version parseVersion(String text) {
+    if (text == null) {
+      return null;
+    }
+    String[] parts = text.split("\\.", -1);
+    if (parts.length == 3 && parts[2].length() == 16 && isHex(parts[2])) {
+      try {
+        return new Version(Long.parseLong(parts[0]), Integer.parseInt(parts[1]), Long.parseUnsignedLong(parts[2], 16));
+      } catch (IllegalArgumentException e) {
+        // named below
+      }
+    }
+    throw new StoreException.BadRequest("version '" + shorten(text) + "' is not MILLIS.LOGICAL.WRITER (two "
+        + "non-negative decimal numbers and 16 hex digits)");
   }
 
   /** Reads bytes written as hex (an even number of hex digits; empty for no bytes). */

@@ -13,6 +13,7 @@ import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.AdminSecret;
 import io.ringshift.storage.StoreException;
+import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.storage.internal.Checks;
 import java.io.BufferedInputStream;
@@ -199,6 +200,16 @@ public final class HttpStoreClient implements Store {
 
   @Override
   public WriteResult put(byte[] key, byte[] value, long epoch) {
+    return write(key, value, epoch, null);
+  }
+
+  @Override
+  public WriteResult put(byte[] key, byte[] value, long epoch, Version version) {
+    Checks.version(version);
+    return write(key, value, epoch, version);
+  }
+
+  private WriteResult write(byte[] key, byte[] value, long epoch, Version version) {
     if (key == null) {
       Checks.key(null);
     }
@@ -206,28 +217,39 @@ public final class HttpStoreClient implements Store {
       Checks.value(null);
     }
     if (batches(key, value)) {
-      return batched(new PendingWrite(epoch, key, value));
+      return batched(new PendingWrite(epoch, key, value, version));
     }
-    return single(key, value, epoch);
+    return single(key, value, epoch, version);
   }
 
-  /** One write in a request of its own ({@code PUT} or {@code DELETE /v1/keys/KEY}). */
-  private WriteResult single(byte[] key, byte[] value, long epoch) {
+  /** One write in a request of its own ({@code PUT} or {@code DELETE /v1/keys/KEY}); null version: node-stamped. */
+  private WriteResult single(byte[] key, byte[] value, long epoch, Version version) {
+    String query = "?epoch=" + epoch + (version == null ? "" : "&version=" + HttpApi.versionText(version));
     if (value == null) {
-      return written(call("DELETE", keyPath(key) + "?epoch=" + epoch, null, 200, 409));
+      return written(call("DELETE", keyPath(key) + query, null, 200, 409));
     }
-    return written(call("PUT", keyPath(key) + "?epoch=" + epoch, value, 200, 409));
+    return written(call("PUT", keyPath(key) + query, value, 200, 409));
   }
 
   @Override
   public WriteResult delete(byte[] key, long epoch) {
+    return deleteAt(key, epoch, null);
+  }
+
+  @Override
+  public WriteResult delete(byte[] key, long epoch, Version version) {
+    Checks.version(version);
+    return deleteAt(key, epoch, version);
+  }
+
+  private WriteResult deleteAt(byte[] key, long epoch, Version version) {
     if (key == null) {
       Checks.key(null);
     }
     if (batches(key, null)) {
-      return batched(new PendingWrite(epoch, key, null));
+      return batched(new PendingWrite(epoch, key, null, version));
     }
-    return single(key, null, epoch);
+    return single(key, null, epoch, version);
   }
 
   // ---- batched client writes (docs/storage.md, "Batched writes")
@@ -266,6 +288,7 @@ public final class HttpStoreClient implements Store {
     final long epoch;
     final byte[] key;
     final byte[] value;
+    final Version version;
     Thread thread;
     boolean taken;
     /** Its caller's turn to send the next batch. */
@@ -274,10 +297,11 @@ public final class HttpStoreClient implements Store {
     WriteResult result;
     RuntimeException error;
 
-    PendingWrite(long epoch, byte[] key, byte[] value) {
+    PendingWrite(long epoch, byte[] key, byte[] value, Version version) {
       this.epoch = epoch;
       this.key = key;
       this.value = value;
+      this.version = version;
     }
 
     long size() {
@@ -406,7 +430,7 @@ public final class HttpStoreClient implements Store {
     for (int i = 0; i < batch.size(); i++) {
       PendingWrite w = batch.get(i);
       try {
-        results[i] = single(w.key, w.value, w.epoch);
+        results[i] = single(w.key, w.value, w.epoch, w.version);
       } catch (RuntimeException e) {
         errors[i] = e;
       }
@@ -417,7 +441,7 @@ public final class HttpStoreClient implements Store {
     java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(buffer)) {
       for (PendingWrite w : batch) {
-        Frames.writeWrite(out, w.epoch, w.key, w.value);
+        Frames.writeWrite(out, w.epoch, w.key, w.value, w.version);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
@@ -503,7 +527,7 @@ public final class HttpStoreClient implements Store {
     if (after != null && after.key() == null) {
       Checks.cursor(range, after);
     }
-    String path = HttpApi.SCAN + "?" + rangeQuery(range);
+    String path = HttpApi.SCAN + "?versions=1&" + rangeQuery(range);
     if (after != null) {
       path += "&afterPosition=" + HttpApi.position(after.position()) + "&afterKey="
           + HexFormat.of().formatHex(after.key());
@@ -523,7 +547,7 @@ public final class HttpStoreClient implements Store {
   @Override
   public ChangeFeed changes(RingRange range, long afterSequence) {
     Checks.range(range);
-    return openFeed("GET", HttpApi.CHANGES + "?" + rangeQuery(range) + "&after=" + afterSequence, null);
+    return openFeed("GET", HttpApi.CHANGES + "?versions=1&" + rangeQuery(range) + "&after=" + afterSequence, null);
   }
 
   /** Opens a change feed: the frames of one streamed answer, ending at its {@code Ringshift-Up-To}. */
@@ -544,7 +568,7 @@ public final class HttpStoreClient implements Store {
     for (RingRange r : ranges) {
       body.putLong(r.start()).putLong(r.end());
     }
-    return openFeed("POST", HttpApi.CHANGES + "?after=" + afterSequence, body.array());
+    return openFeed("POST", HttpApi.CHANGES + "?versions=1&after=" + afterSequence, body.array());
   }
 
   @Override
@@ -553,7 +577,7 @@ public final class HttpStoreClient implements Store {
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     try (DataOutputStream out = new DataOutputStream(body)) {
       for (Entry e : entries) {
-        Frames.writeEntry(out, e);
+        Frames.writeEntry(out, e, true);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("writing to memory", e);
@@ -666,7 +690,7 @@ public final class HttpStoreClient implements Store {
           throw new StoreException.BadRequest("entry " + count + " of a load is null; a load takes entries with a key");
         }
         // The node checks every entry (positions, limits, no deletions); a bad one fails the load there.
-        Frames.writeEntry(out, e);
+        Frames.writeEntry(out, e, true);
         count++;
       }
     } catch (RuntimeException e) {

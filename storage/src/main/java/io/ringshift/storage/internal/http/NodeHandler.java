@@ -16,6 +16,7 @@ import io.ringshift.storage.RangeScan;
 import io.ringshift.storage.OwnershipCheckedStore;
 import io.ringshift.storage.Store;
 import io.ringshift.storage.StoreException;
+import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
 import io.ringshift.storage.internal.Checks;
 import java.io.BufferedInputStream;
@@ -337,18 +338,20 @@ public final class NodeHandler implements HttpHandler {
   }
 
   private void put(Call call, byte[] key) throws IOException {
-    call.params(Set.of("epoch"));
+    call.params(Set.of("epoch", "version"));
     long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
+    Version version = HttpApi.parseVersion(call.query.get("version"));
     byte[] value = readValue(call.exchange);
-    WriteResult result = store.put(key, value, epoch);
+    WriteResult result = version == null ? store.put(key, value, epoch) : store.put(key, value, epoch, version);
     metrics.written(false, result);
     written(call, result);
   }
 
   private void delete(Call call, byte[] key) throws IOException {
-    call.params(Set.of("epoch"));
+    call.params(Set.of("epoch", "version"));
     long epoch = HttpApi.parseNumber("epoch", call.required("epoch"));
-    WriteResult result = store.delete(key, epoch);
+    Version version = HttpApi.parseVersion(call.query.get("version"));
+    WriteResult result = version == null ? store.delete(key, epoch) : store.delete(key, epoch, version);
     metrics.written(true, result);
     written(call, result);
   }
@@ -366,8 +369,13 @@ public final class NodeHandler implements HttpHandler {
     DataOutputStream out = new DataOutputStream(buffer);
     for (Frames.WriteFrame w : writes) {
       try {
-        WriteResult result = w.value() == null ? store.delete(w.key(), w.epoch())
-            : store.put(w.key(), w.value(), w.epoch());
+        WriteResult result;
+        if (w.version() == null) {
+          result = w.value() == null ? store.delete(w.key(), w.epoch()) : store.put(w.key(), w.value(), w.epoch());
+        } else {
+          result = w.value() == null ? store.delete(w.key(), w.epoch(), w.version())
+              : store.put(w.key(), w.value(), w.epoch(), w.version());
+        }
         metrics.written(w.value() == null, result);
         Frames.writeResult(out, result);
       } catch (RuntimeException e) {
@@ -438,7 +446,8 @@ public final class NodeHandler implements HttpHandler {
   }
 
   private void scan(Call call) throws IOException {
-    call.params(Set.of("start", "end", "afterPosition", "afterKey"));
+    call.params(Set.of("start", "end", "afterPosition", "afterKey", "versions"));
+    boolean versioned = versioned(call);
     RingRange range = range(call);
     String afterPosition = call.query.get("afterPosition");
     String afterKey = call.query.get("afterKey");
@@ -454,8 +463,11 @@ public final class NodeHandler implements HttpHandler {
       DataOutputStream out = startStream(call, HttpApi.SEQUENCE_HEADER, scan.sequence());
       long count = 0;
       while (scan.hasNext()) {
-        Frames.writeEntry(out, scan.next());
-        count++;
+        Entry e = scan.next();
+        if (versioned || !e.isDeletion()) {
+          Frames.writeEntry(out, e, versioned);
+          count++;
+        }
       }
       Frames.writeEnd(out, count);
       out.flush();
@@ -463,10 +475,23 @@ public final class NodeHandler implements HttpHandler {
   }
 
   private void changes(Call call) throws IOException {
-    call.params(Set.of("start", "end", "after"));
+    call.params(Set.of("start", "end", "after", "versions"));
     RingRange range = range(call);
     long after = HttpApi.parseNumber("after", call.required("after"));
-    streamChanges(call, store.changes(range, after));
+    streamChanges(call, store.changes(range, after), versioned(call));
+  }
+
+  /** Whether the request asks for VERSIONED frames ({@code versions=1}); a client of before versions does not. */
+  private static boolean versioned(Call call) {
+    String v = call.query.get("versions");
+    if (v == null || v.equals("0")) {
+      return false;
+    }
+    if (!v.equals("1")) {
+      throw new StoreException.BadRequest("versions=" + HttpApi.shorten(v) + " is not 0 or 1; give versions=1 for "
+          + "versioned frames");
+    }
+    return true;
   }
 
   /**
@@ -474,9 +499,9 @@ public final class NodeHandler implements HttpHandler {
    * all of them in one pass over the log (docs/storage.md).
    */
   private void changesOfRanges(Call call) throws IOException {
-    call.params(Set.of("after"));
+    call.params(Set.of("after", "versions"));
     long after = HttpApi.parseNumber("after", call.required("after"));
-    streamChanges(call, store.changesIn(readRanges(call.exchange.getRequestBody()), after));
+    streamChanges(call, store.changesIn(readRanges(call.exchange.getRequestBody()), after), versioned(call));
   }
 
   private static List<RingRange> readRanges(InputStream body) throws IOException {
@@ -496,13 +521,13 @@ public final class NodeHandler implements HttpHandler {
     return ranges;
   }
 
-  private static void streamChanges(Call call, ChangeFeed opened) throws IOException {
+  private static void streamChanges(Call call, ChangeFeed opened, boolean versioned) throws IOException {
     try (ChangeFeed feed = opened) {
       DataOutputStream out = startStream(call, HttpApi.UP_TO_HEADER, feed.upTo());
       long count = 0;
       while (feed.hasNext()) {
         Change c = feed.next();
-        Frames.writeChange(out, c);
+        Frames.writeChange(out, c, versioned);
         count++;
       }
       Frames.writeEnd(out, count);
