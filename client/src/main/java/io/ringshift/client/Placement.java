@@ -17,6 +17,12 @@ import java.util.List;
  * filling on this range (a failure epoch's repair targets, which do not hold the range's data yet). A mark
  * that covers only part of the range excludes its node from the whole range, the safe side. The read-eligible
  * list can be empty (every owner of the range is being filled); routing reads then is the store's business.
+ *
+ * <p>In a transition stage (docs/protocol.md, "Transition stages") a placement is of a piece of the ring where the
+ * replica sets of both rings are constant: the owners are the replicas of both (the new ring's first), the readable
+ * ones those of the previous ring ({@code WRITE_BOTH_READ_OLD}) or of the new one ({@code WRITE_BOTH_READ_NEW}), and
+ * while reads still go to the previous ring the new ring's replicas that the previous one lacks are
+ * {@linkplain #pending() pending}: written, not waited for.
  */
 public final class Placement {
   private final long epoch;
@@ -24,13 +30,20 @@ public final class Placement {
   private final long rangeEnd;
   private final List<Member> owners;
   private final List<Member> readable;
+  private final List<Member> pending;
 
   Placement(long epoch, long rangeStart, long rangeEnd, List<Member> owners, List<Member> readable) {
+    this(epoch, rangeStart, rangeEnd, owners, readable, List.of());
+  }
+
+  Placement(long epoch, long rangeStart, long rangeEnd, List<Member> owners, List<Member> readable,
+      List<Member> pending) {
     this.epoch = epoch;
     this.rangeStart = rangeStart;
     this.rangeEnd = rangeEnd;
     this.owners = owners;
     this.readable = readable;
+    this.pending = pending;
   }
 
   /** The epoch of the snapshot this placement was computed from. */
@@ -86,6 +99,20 @@ public final class Placement {
     return readable.get(i);
   }
 
+  /**
+   * The owners a write is sent to but need not wait for: a transition's new replicas while reads still go to the
+   * previous ring (the copy's catch-up brings them what they miss). Empty outside that stage; the same instance on
+   * every call.
+   */
+  public List<Member> pending() {
+    return pending;
+  }
+
+  /** The pending owners' ids (a new list: not for the request path). */
+  public List<String> pendingIds() {
+    return ids(pending);
+  }
+
   /** The owners' ids in preference order (a new list: not for the request path). */
   public List<String> ownerIds() {
     return ids(owners);
@@ -107,6 +134,7 @@ public final class Placement {
   @Override
   public String toString() {
     return "Placement{epoch=" + epoch + ", range=(" + Long.toUnsignedString(rangeStart) + ", "
-        + Long.toUnsignedString(rangeEnd) + "], owners=" + ownerIds() + ", readable=" + readableIds() + "}";
+        + Long.toUnsignedString(rangeEnd) + "], owners=" + ownerIds() + ", readable=" + readableIds()
+        + (pending.isEmpty() ? "" : ", pending=" + pendingIds()) + "}";
   }
 }

@@ -9,6 +9,7 @@ import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TransitionStage;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -37,6 +38,41 @@ class RoutingTableTest {
       assertThat(p.primary()).isEqualTo(ring.ownerOf(key));
       assertThat(p.epoch()).isEqualTo(3);
       assertThat(p.readable()).isSameAs(p.owners());
+    }
+  }
+
+  /**
+   * In each transition stage a key's writes go to its replicas in both rings (the new ring's first) and its reads to the
+   * previous ring's or the new ring's; while reads go to the previous ring, the new ring's additions are pending.
+   */
+  @Test
+  void shouldRouteEachKeyByBothRingsInATransitionStage() {
+    List<PublishedSnapshot> chain = TestSnapshots.chain(KEY, 4);
+    RingSnapshot before = chain.get(2).ring();
+    RingSnapshot after = chain.get(3).ring();
+    long seed = System.nanoTime();
+    for (TransitionStage stage : List.of(TransitionStage.WRITE_BOTH_READ_OLD, TransitionStage.WRITE_BOTH_READ_NEW)) {
+      RoutingTable table = table(PublishedSnapshot.transition(after, before, stage).signedBy(KEY));
+      assertThat(table.stage()).isEqualTo(stage);
+      SplittableRandom random = new SplittableRandom(seed);
+      int moved = 0;
+      for (int i = 0; i < 20_000; i++) {
+        byte[] key = new byte[1 + random.nextInt(24)];
+        random.nextBytes(key);
+        Placement p = table.at(after.position(key));
+        List<String> now = after.replicasOf(key).ids();
+        List<String> old = before.replicasOf(key).ids();
+        List<String> expected = new java.util.ArrayList<>(now);
+        old.stream().filter(id -> !now.contains(id)).forEach(expected::add);
+        String context = String.format("seed %d, key %d, %s", seed, i, stage);
+        assertThat(p.ownerIds()).as(context).isEqualTo(expected);
+        assertThat(p.readableIds()).as(context).isEqualTo(stage.readsNew() ? now : old);
+        assertThat(p.pendingIds()).as(context).isEqualTo(stage.readsNew() ? List.of()
+            : now.stream().filter(id -> !old.contains(id)).toList());
+        assertThat(p.epoch()).isEqualTo(4);
+        moved += now.equals(old) ? 0 : 1;
+      }
+      assertThat(moved).as("a join moves some keys").isPositive();
     }
   }
 

@@ -2,6 +2,7 @@ package io.ringshift.localplane;
 
 import io.ringshift.client.RingClient;
 import io.ringshift.client.RingClientConfig;
+import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.ring.RingSnapshot;
 import io.ringshift.storage.RingView;
 import java.util.Locale;
@@ -15,7 +16,8 @@ import java.util.Locale;
  */
 public final class PublishedRingView implements RingView, AutoCloseable {
   private final RingClient client;
-  private volatile RingSnapshot ring;
+  /** The rings of the snapshot routed by (no previous ring for a FINAL one), or null: one instance per snapshot. */
+  private volatile RoutedRings held;
 
   private PublishedRingView(RingClient client) {
     this.client = client;
@@ -33,14 +35,26 @@ public final class PublishedRingView implements RingView, AutoCloseable {
   public static PublishedRingView follow(RingClientConfig config) {
     RingClient client = new RingClient(config);
     PublishedRingView view = new PublishedRingView(client);
-    client.addSwapListener(swap -> view.ring = swap.snapshot().ring());
+    client.addSwapListener(swap -> view.swap(swap.snapshot()));
     client.start();
     return view;
   }
 
+  /** Routes by {@code snapshot}: its ring, and in a transition stage the ring it starts from. */
+  void swap(PublishedSnapshot snapshot) {
+    held = new RoutedRings(snapshot.ring(), snapshot.previous(), !snapshot.stage().readsNew());
+  }
+
   @Override
   public RingSnapshot current() {
-    return ring;
+    RoutedRings now = held;
+    return now == null ? null : now.ring();
+  }
+
+  @Override
+  public RoutedRings rings() {
+    RoutedRings now = held;
+    return now == null || now.previous() == null ? null : now;
   }
 
   /** One phrase for the start-up line. */
@@ -48,7 +62,7 @@ public final class PublishedRingView implements RingView, AutoCloseable {
     if (client == null) {
       return "no ring followed (no --bootstrap): writes are checked against fences only";
     }
-    RingSnapshot now = ring;
+    RingSnapshot now = current();
     return now == null
         ? String.format(Locale.ROOT, "following the ring of cluster %s (no snapshot yet: ownership is checked "
             + "from the first one)", client.clusterId())

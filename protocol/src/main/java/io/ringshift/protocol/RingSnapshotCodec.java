@@ -1,8 +1,8 @@
 package io.ringshift.protocol;
 
 import io.ringshift.ring.Member;
-import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.MemberState;
+import io.ringshift.ring.PlacementPolicy;
 import io.ringshift.ring.RingBuilder;
 import io.ringshift.ring.RingException;
 import io.ringshift.ring.RingHash;
@@ -10,6 +10,7 @@ import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.CodecException.Reason;
 import io.ringshift.schemas.avro.RingMember;
 import io.ringshift.schemas.avro.RingMemberState;
+import io.ringshift.schemas.avro.RingStage;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,6 +35,8 @@ import java.util.Objects;
 public final class RingSnapshotCodec {
   /** The snapshot format version this codec writes and the only one it reads. */
   public static final int FORMAT_VERSION = 1;
+  /** The format version of a snapshot in a transition stage ({@link TransitionStage}), which older readers refuse. */
+  public static final int STAGE_FORMAT_VERSION = 2;
 
   private static final HexFormat HEX = HexFormat.of();
 
@@ -111,6 +114,14 @@ public final class RingSnapshotCodec {
     record.setSignature(signature == null ? null : ByteBuffer.wrap(signature));
     record.setSigningKeyId(snapshot.signingKeyId());
     record.setFilling(toAvro(snapshot.filling()));
+    if (snapshot.stage() != TransitionStage.FINAL) {
+      RingSnapshot from = snapshot.previous();
+      record.setFormatVersion(STAGE_FORMAT_VERSION);
+      record.setStage(snapshot.stage() == TransitionStage.WRITE_BOTH_READ_OLD ? RingStage.WRITE_BOTH_READ_OLD
+          : RingStage.WRITE_BOTH_READ_NEW);
+      record.setPreviousEpoch(from.epoch());
+      record.setPreviousMembers(membersOf(from));
+    }
     return record;
   }
 
@@ -118,8 +129,20 @@ public final class RingSnapshotCodec {
   public PublishedSnapshot fromPublishedRecord(io.ringshift.schemas.avro.RingSnapshot record) {
     RingSnapshot ring = fromRecord(record);
     List<FillingRange> filling = fromAvro(record.getFilling());
-    PublishedSnapshot unsigned = PublishedSnapshot.unsigned(ring,
-        record.getPreviousChecksum() == null ? null : AvroBytes.toArray(record.getPreviousChecksum()), filling);
+    byte[] previousChecksum = record.getPreviousChecksum() == null ? null
+        : AvroBytes.toArray(record.getPreviousChecksum());
+    PublishedSnapshot unsigned;
+    if (record.getFormatVersion() == FORMAT_VERSION) {
+      if (record.getStage() != RingStage.FINAL || record.getPreviousEpoch() != null
+          || record.getPreviousMembers() != null) {
+        throw CodecException.of(Reason.INVALID_CONTENT, "epoch %d of cluster %s has format version 1 but stage %s "
+            + "and %s previous members; a snapshot in a transition stage has format version 2", ring.epoch(),
+            ring.clusterId(), record.getStage(), record.getPreviousMembers() == null ? "no" : "its");
+      }
+      unsigned = PublishedSnapshot.unsigned(ring, previousChecksum, filling);
+    } else {
+      unsigned = transitionOf(record, ring, previousChecksum, filling);
+    }
     if (record.getSignature() == null && record.getSigningKeyId() == null) {
       return unsigned;
     }
@@ -129,6 +152,40 @@ public final class RingSnapshotCodec {
           record.getSignature() == null ? "signature" : "signing key id");
     }
     return unsigned.withSignature(AvroBytes.toArray(record.getSignature()), record.getSigningKeyId());
+  }
+
+  /** A snapshot of format version 2: its stage, and the previous ring rebuilt from its members. */
+  private PublishedSnapshot transitionOf(io.ringshift.schemas.avro.RingSnapshot record, RingSnapshot ring,
+      byte[] previousChecksum, List<FillingRange> filling) {
+    TransitionStage stage = switch (record.getStage()) {
+      case WRITE_BOTH_READ_OLD -> TransitionStage.WRITE_BOTH_READ_OLD;
+      case WRITE_BOTH_READ_NEW -> TransitionStage.WRITE_BOTH_READ_NEW;
+      default -> throw CodecException.of(Reason.INVALID_CONTENT, "epoch %d of cluster %s has format version 2 and "
+          + "stage %s; format version 2 is a snapshot in stage WRITE_BOTH_READ_OLD or WRITE_BOTH_READ_NEW (UNKNOWN: "
+          + "a stage this reader does not know)", ring.epoch(), ring.clusterId(), record.getStage());
+    };
+    if (record.getPreviousEpoch() == null || record.getPreviousMembers() == null || previousChecksum == null) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "epoch %d of cluster %s is in stage %s but lacks its previous "
+          + "%s; a transition carries the previous epoch, members and checksum", ring.epoch(), ring.clusterId(), stage,
+          record.getPreviousEpoch() == null ? "epoch" : record.getPreviousMembers() == null ? "members" : "checksum");
+    }
+    RingSnapshot previous;
+    try {
+      previous = rebuild(record.getClusterId(), record.getPreviousEpoch(), record.getPolicyId(), record.getVnodes(),
+          record.getReplicas(), record.getPreviousMembers(), "previousMembers");
+    } catch (CodecException e) {
+      throw new CodecException(e.reason(), "the previous ring of epoch " + ring.epoch() + ": " + e.getMessage(), e);
+    }
+    if (!filling.isEmpty()) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "epoch %d of cluster %s is in stage %s and has filling marks; "
+          + "a failure epoch is published FINAL, never in stages", ring.epoch(), ring.clusterId(), stage);
+    }
+    if (!Arrays.equals(previousChecksum, previous.checksum())) {
+      throw CodecException.of(Reason.CHECKSUM_MISMATCH, "epoch %d of cluster %s names previous checksum %s, but its "
+          + "previous members rebuild epoch %d with checksum %s", ring.epoch(), ring.clusterId(),
+          HEX.formatHex(previousChecksum), previous.epoch(), previous.checksumHex());
+    }
+    return PublishedSnapshot.transition(ring, previous, stage);
   }
 
   /** The Avro form of filling marks (shared with the epoch records that carry them). */
@@ -173,18 +230,7 @@ public final class RingSnapshotCodec {
           "cannot encode a ring placed with hash \"%s\": readers implement only %s, so none could rebuild it",
           snapshot.hashId(), RingHash.Xxh3.ID);
     }
-    List<RingMember> members = new ArrayList<>(snapshot.memberCount());
-    long[][] tokens = snapshot.policy() == PlacementPolicy.BALANCED ? snapshot.tokensByMember() : null;
-    for (int i = 0; i < snapshot.memberCount(); i++) {
-      Member m = snapshot.members().get(i);
-      members.add(RingMember.newBuilder()
-          .setId(m.id())
-          .setZone(m.zone())
-          .setWeight(m.weight())
-          .setState(toAvro(m.state()))
-          .setTokens(tokens == null ? List.of() : Arrays.stream(tokens[i]).boxed().toList())
-          .build());
-    }
+    List<RingMember> members = membersOf(snapshot);
     return io.ringshift.schemas.avro.RingSnapshot.newBuilder()
         .setFormatVersion(FORMAT_VERSION)
         .setClusterId(snapshot.clusterId())
@@ -201,6 +247,22 @@ public final class RingSnapshotCodec {
         .build();
   }
 
+  private static List<RingMember> membersOf(RingSnapshot snapshot) {
+    List<RingMember> members = new ArrayList<>(snapshot.memberCount());
+    long[][] tokens = snapshot.policy() == PlacementPolicy.BALANCED ? snapshot.tokensByMember() : null;
+    for (int i = 0; i < snapshot.memberCount(); i++) {
+      Member m = snapshot.members().get(i);
+      members.add(RingMember.newBuilder()
+          .setId(m.id())
+          .setZone(m.zone())
+          .setWeight(m.weight())
+          .setState(toAvro(m.state()))
+          .setTokens(tokens == null ? List.of() : Arrays.stream(tokens[i]).boxed().toList())
+          .build());
+    }
+    return members;
+  }
+
   /**
    * Rebuilds and verifies the ring a record describes.
    *
@@ -208,41 +270,17 @@ public final class RingSnapshotCodec {
    */
   public RingSnapshot fromRecord(io.ringshift.schemas.avro.RingSnapshot record) {
     Objects.requireNonNull(record, "record");
-    if (record.getFormatVersion() != FORMAT_VERSION) {
+    if (record.getFormatVersion() != FORMAT_VERSION && record.getFormatVersion() != STAGE_FORMAT_VERSION) {
       throw CodecException.of(Reason.UNSUPPORTED_FORMAT,
-          "snapshot format version %d is not supported; this reader implements version %d",
-          record.getFormatVersion(), FORMAT_VERSION);
+          "snapshot format version %d is not supported; this reader implements versions %d and %d",
+          record.getFormatVersion(), FORMAT_VERSION, STAGE_FORMAT_VERSION);
     }
     if (!RingHash.Xxh3.ID.equals(record.getHashId())) {
       throw CodecException.of(Reason.UNKNOWN_HASH,
           "unknown hash algorithm \"%s\"; this reader implements only %s", record.getHashId(), RingHash.Xxh3.ID);
     }
-    PlacementPolicy policy;
-    try {
-      policy = PlacementPolicy.ofId(record.getPolicyId());
-    } catch (RingException e) {
-      throw CodecException.of(Reason.UNKNOWN_POLICY,
-          "unknown placement policy \"%s\"; this reader implements only %s and %s",
-          record.getPolicyId(), PlacementPolicy.HASHED.id(), PlacementPolicy.BALANCED.id());
-    }
-    RingBuilder builder = RingSnapshot.builder()
-        .clusterId(record.getClusterId())
-        .epoch(record.getEpoch())
-        .policy(policy)
-        .vnodes(record.getVnodes())
-        .replicas(record.getReplicas());
-    List<RingMember> members = record.getMembers();
-    for (int i = 0; i < members.size(); i++) {
-      Member m = toMember(i, members.get(i));
-      builder.addMember(m);
-      listTokens(builder, policy, record.getVnodes(), i, m, members.get(i).getTokens());
-    }
-    RingSnapshot rebuilt;
-    try {
-      rebuilt = builder.build();
-    } catch (RingException e) {
-      throw new CodecException(Reason.INVALID_CONTENT, "invalid snapshot: " + e.getMessage(), e);
-    }
+    RingSnapshot rebuilt = rebuild(record.getClusterId(), record.getEpoch(), record.getPolicyId(), record.getVnodes(),
+        record.getReplicas(), record.getMembers(), "members");
     byte[] stated = AvroBytes.toArray(record.getChecksum());
     byte[] actual = rebuilt.checksum();
     if (!Arrays.equals(stated, actual)) {
@@ -254,36 +292,65 @@ public final class RingSnapshotCodec {
     return rebuilt;
   }
 
+  /** The ring of {@code members} under the given parameters (the hash is the one reader implements). */
+  private static RingSnapshot rebuild(String clusterId, long epoch, String policyId, int vnodes, int replicas,
+      List<RingMember> members, String field) {
+    PlacementPolicy policy;
+    try {
+      policy = PlacementPolicy.ofId(policyId);
+    } catch (RingException e) {
+      throw CodecException.of(Reason.UNKNOWN_POLICY,
+          "unknown placement policy \"%s\"; this reader implements only %s and %s",
+          policyId, PlacementPolicy.HASHED.id(), PlacementPolicy.BALANCED.id());
+    }
+    RingBuilder builder = RingSnapshot.builder()
+        .clusterId(clusterId)
+        .epoch(epoch)
+        .policy(policy)
+        .vnodes(vnodes)
+        .replicas(replicas);
+    for (int i = 0; i < members.size(); i++) {
+      Member m = toMember(field, i, members.get(i));
+      builder.addMember(m);
+      listTokens(builder, policy, vnodes, field, i, m, members.get(i).getTokens());
+    }
+    try {
+      return builder.build();
+    } catch (RingException e) {
+      throw new CodecException(Reason.INVALID_CONTENT, "invalid snapshot: " + e.getMessage(), e);
+    }
+  }
+
   /** A member's listed tokens: none under the hashed policy, exactly round(weight * V) under the balanced one. */
-  private static void listTokens(RingBuilder builder, PlacementPolicy policy, int vnodes, int index, Member m,
-      List<Long> tokens) {
+  private static void listTokens(RingBuilder builder, PlacementPolicy policy, int vnodes, String field, int index,
+      Member m, List<Long> tokens) {
     if (policy == PlacementPolicy.HASHED) {
       if (!tokens.isEmpty()) {
-        throw CodecException.of(Reason.INVALID_CONTENT, "members[%d] (id \"%s\") lists %d tokens; under the hashed "
-            + "policy tokens derive from the id and none are listed", index, m.id(), tokens.size());
+        throw CodecException.of(Reason.INVALID_CONTENT, "%s[%d] (id \"%s\") lists %d tokens; under the hashed "
+            + "policy tokens derive from the id and none are listed", field, index, m.id(), tokens.size());
       }
       return;
     }
     long expected = Math.round(m.weight() * vnodes);
     if (tokens.size() != expected) {
-      throw CodecException.of(Reason.INVALID_CONTENT, "members[%d] (id \"%s\") lists %d tokens; under the balanced "
-          + "policy a member of weight %s at vnodes %d lists round(weight * vnodes) = %d", index, m.id(),
+      throw CodecException.of(Reason.INVALID_CONTENT, "%s[%d] (id \"%s\") lists %d tokens; under the balanced "
+          + "policy a member of weight %s at vnodes %d lists round(weight * vnodes) = %d", field, index, m.id(),
           tokens.size(), m.weight(), vnodes, expected);
     }
     builder.tokens(m.id(), tokens.stream().mapToLong(Long::longValue).toArray());
   }
 
-  private static Member toMember(int index, RingMember m) {
+  private static Member toMember(String field, int index, RingMember m) {
     if (m.getState() == RingMemberState.UNKNOWN) {
       throw CodecException.of(Reason.INVALID_CONTENT,
-          "members[%d] (id \"%s\"): state is one this reader does not know (written by a newer schema); "
+          "%s[%d] (id \"%s\"): state is one this reader does not know (written by a newer schema); "
               + "upgrade the reader rather than guess whether the member is read-eligible",
-          index, m.getId());
+          field, index, m.getId());
     }
     try {
       return new Member(m.getId(), m.getZone(), m.getWeight(), fromAvro(m.getState()));
     } catch (RingException e) {
-      throw new CodecException(Reason.INVALID_CONTENT, "members[" + index + "]: " + e.getMessage(), e);
+      throw new CodecException(Reason.INVALID_CONTENT, field + "[" + index + "]: " + e.getMessage(), e);
     }
   }
 

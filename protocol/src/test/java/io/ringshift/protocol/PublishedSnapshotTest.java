@@ -111,6 +111,99 @@ class PublishedSnapshotTest {
   }
 
   @Test
+  void shouldRoundTripEachTransitionStageWithThePreviousRing() {
+    RingSnapshot before = ring(6, 7);
+    RingSnapshot after = ring(7, 8);
+    for (TransitionStage stage : List.of(TransitionStage.WRITE_BOTH_READ_OLD, TransitionStage.WRITE_BOTH_READ_NEW)) {
+      PublishedSnapshot signed = PublishedSnapshot.transition(after, before, stage).signedBy(KEY);
+
+      byte[] bytes = codec.encode(signed);
+      PublishedSnapshot decoded = codec.decodePublished(bytes);
+
+      assertThat(decoded).as("%s", stage).isEqualTo(signed);
+      assertThat(decoded.stage()).isEqualTo(stage);
+      assertThat(decoded.previous()).isEqualTo(before);
+      assertThat(decoded.previousChecksum()).isEqualTo(before.checksum());
+      assertThat(RingSnapshotCodec.singleObjectSerde().deserialize(bytes).getFormatVersion())
+          .as("a reader of before stages refuses format version 2").isEqualTo(2);
+      TrustedKeys.of(KEY.publicKey()).verify(decoded);
+    }
+    PublishedSnapshot last = PublishedSnapshot.unsigned(after, before.checksum(), List.of()).signedBy(KEY);
+    byte[] bytes = codec.encode(last);
+    assertThat(codec.decodePublished(bytes).stage()).isEqualTo(TransitionStage.FINAL);
+    assertThat(codec.decodePublished(bytes).previous()).isNull();
+    assertThat(RingSnapshotCodec.singleObjectSerde().deserialize(bytes).getFormatVersion())
+        .as("FINAL stays readable by every reader").isEqualTo(1);
+  }
+
+  @Test
+  void rejectsAStageSignatureMovedToAnotherStage() {
+    RingSnapshot before = ring(6, 7);
+    RingSnapshot after = ring(7, 8);
+    PublishedSnapshot readOld = PublishedSnapshot.transition(after, before, TransitionStage.WRITE_BOTH_READ_OLD)
+        .signedBy(KEY);
+    PublishedSnapshot asReadNew = PublishedSnapshot.transition(after, before, TransitionStage.WRITE_BOTH_READ_NEW)
+        .withSignature(readOld.signature(), readOld.signingKeyId());
+    PublishedSnapshot asFinal = PublishedSnapshot.unsigned(after, before.checksum(), List.of())
+        .withSignature(readOld.signature(), readOld.signingKeyId());
+    TrustedKeys trusted = TrustedKeys.of(KEY.publicKey());
+
+    for (PublishedSnapshot moved : List.of(asReadNew, asFinal)) {
+      assertThatThrownBy(() -> trusted.verify(moved)).as("%s", moved.stage())
+          .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_SIGNATURE));
+    }
+  }
+
+  @Test
+  void rejectsATransitionWhosePreviousMembersDoNotRebuildItsPreviousChecksum() {
+    RingSnapshot before = ring(6, 7);
+    RingSnapshot after = ring(7, 8);
+    var record = codec.toRecord(PublishedSnapshot.transition(after, before, TransitionStage.WRITE_BOTH_READ_OLD)
+        .signedBy(KEY));
+    var otherPrevious = RingSnapshotCodec.singleObjectSerde().deserialize(codec.encode(
+        PublishedSnapshot.transition(after, ring(5, 7), TransitionStage.WRITE_BOTH_READ_OLD)));
+
+    record.setPreviousMembers(otherPrevious.getPreviousMembers());
+    assertThatThrownBy(() -> codec.fromPublishedRecord(record))
+        .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.CHECKSUM_MISMATCH))
+        .hasMessageContaining("names previous checksum " + before.checksumHex());
+    record.setPreviousMembers(null);
+    assertThatThrownBy(() -> codec.fromPublishedRecord(record))
+        .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INVALID_CONTENT))
+        .hasMessageContaining("lacks its previous members");
+    record.setFormatVersion(1);
+    record.setPreviousEpoch(null);
+    assertThatThrownBy(() -> codec.fromPublishedRecord(record)).isInstanceOf(CodecException.class)
+        .hasMessageContaining("has format version 1 but stage WRITE_BOTH_READ_OLD");
+    record.setFormatVersion(3);
+    assertThatThrownBy(() -> codec.fromPublishedRecord(record))
+        .isInstanceOfSatisfying(CodecException.class, e -> assertThat(e.reason()).isEqualTo(Reason.UNSUPPORTED_FORMAT));
+    assertThatThrownBy(() -> PublishedSnapshot.transition(after, ring(6, 9), TransitionStage.WRITE_BOTH_READ_OLD))
+        .isInstanceOf(CodecException.class).hasMessageContaining("moves to a later epoch");
+  }
+
+  @Test
+  void shouldOrderTheStagesOfAnEpochAfterEachOtherAndBeforeTheNextEpoch() {
+    RingSnapshot before = ring(6, 7);
+    RingSnapshot after = ring(7, 8);
+    PublishedSnapshot previous = PublishedSnapshot.unsigned(before, null, List.of());
+    PublishedSnapshot readOld = PublishedSnapshot.transition(after, before, TransitionStage.WRITE_BOTH_READ_OLD);
+    PublishedSnapshot readNew = PublishedSnapshot.transition(after, before, TransitionStage.WRITE_BOTH_READ_NEW);
+    PublishedSnapshot last = PublishedSnapshot.unsigned(after, before.checksum(), List.of());
+    List<PublishedSnapshot> inOrder = List.of(previous, readOld, readNew, last);
+
+    for (int i = 0; i < inOrder.size(); i++) {
+      for (int j = 0; j < inOrder.size(); j++) {
+        assertThat(inOrder.get(j).isAfter(inOrder.get(i))).as("%d after %d", j, i).isEqualTo(j > i);
+      }
+    }
+    assertThat(readOld.follows(previous)).isTrue();
+    assertThat(last.follows(previous)).as("every stage of an epoch follows the same previous ring").isTrue();
+    PublishedSnapshot otherRing = PublishedSnapshot.transition(ring(8, 8), before, TransitionStage.WRITE_BOTH_READ_NEW);
+    assertThat(otherRing.isAfter(readOld)).as("a later stage of another ring of the same epoch").isFalse();
+  }
+
+  @Test
   void rejectsTruncatedPublishedBytesAtEveryLength() {
     byte[] bytes = codec.encode(PublishedSnapshot.unsigned(ring(4, 2), new byte[32], List.of()).signedBy(KEY));
     for (int n = 0; n < bytes.length; n++) {

@@ -170,8 +170,8 @@ class RingSnapshotCodecTest {
 
   @Test
   void rejectsAnotherFormatVersion() {
-    assertRefusedRecord(r -> r.setFormatVersion(2), Reason.UNSUPPORTED_FORMAT,
-        "snapshot format version 2 is not supported; this reader implements version 1");
+    assertRefusedRecord(r -> r.setFormatVersion(3), Reason.UNSUPPORTED_FORMAT,
+        "snapshot format version 3 is not supported; this reader implements versions 1 and 2");
   }
 
   @Test

@@ -343,6 +343,11 @@ final class SampleRecords {
     record.setSigningKeyId("publisher-2026-11");
     record.setFilling(List.of(io.ringshift.schemas.avro.FillingRange.newBuilder()
         .setStart(-4_000_000_000_000_000_000L).setEnd(12_345L).setNode("node-0002").build()));
+    // The fields of a transition stage (a record, not a valid snapshot: stages carry no filling marks).
+    record.setFormatVersion(RingSnapshotCodec.STAGE_FORMAT_VERSION);
+    record.setStage(io.ringshift.schemas.avro.RingStage.WRITE_BOTH_READ_NEW);
+    record.setPreviousEpoch(record.getEpoch() - 1);
+    record.setPreviousMembers(record.getMembers());
     return record;
   }
 

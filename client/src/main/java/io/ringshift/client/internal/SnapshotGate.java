@@ -32,7 +32,8 @@ import java.util.Objects;
  *   <li>the signature by a trusted key ({@link RefusalReason#UNSIGNED}, {@link RefusalReason#UNKNOWN_KEY},
  *       {@link RefusalReason#BAD_SIGNATURE});
  *   <li>the epoch is not below the floor epoch, the latest signed PUBLISHED on the epochs topic, and is newer
- *       than the current one ({@link RefusalReason#OLDER_EPOCH});
+ *       than the current one, or the same epoch and ring in a later transition stage ({@link
+ *       RefusalReason#OLDER_EPOCH});
  *   <li>the next epoch names the current checksum as its previous one ({@link RefusalReason#BROKEN_CHAIN}). A
  *       later epoch (a gap) cannot be chained to the current one: {@code ring.snapshots} is compacted and
  *       keeps only the latest snapshot per cluster, so a client that was away misses epochs. It is accepted on
@@ -125,9 +126,18 @@ public final class SnapshotGate {
       return new Accepted(snapshot, false);
     }
     long currentEpoch = current.epoch();
-    if (epoch <= currentEpoch) {
+    PublishedSnapshot routed = current.snapshot();
+    if (!snapshot.isAfter(routed)) {
+      if (epoch == currentEpoch && snapshot.stage() != routed.stage()) {
+        return refused(RefusalReason.OLDER_EPOCH, epoch, "epoch %d in stage %s does not come after the current "
+            + "epoch %d in stage %s: the stages of an epoch move forward, of one ring (docs/protocol.md)", epoch,
+            snapshot.stage(), currentEpoch, routed.stage());
+      }
       return refused(RefusalReason.OLDER_EPOCH, epoch, "epoch %d is not newer than the current epoch %d (and is "
           + "not a byte-identical copy of it); epochs only move forward", epoch, currentEpoch);
+    }
+    if (epoch == currentEpoch) {
+      return new Accepted(snapshot, false); // a later stage of the same ring, from the same previous ring
     }
     if (epoch == currentEpoch + 1 && !snapshot.follows(current.snapshot())) {
       byte[] previous = snapshot.previousChecksum();

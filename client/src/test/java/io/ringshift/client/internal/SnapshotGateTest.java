@@ -15,6 +15,7 @@ import io.ringshift.ring.RingSnapshot;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TransitionStage;
 import io.ringshift.protocol.TrustedKeys;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -199,6 +200,33 @@ class SnapshotGateTest {
 
     assertThat(outcome).isInstanceOf(Refused.class);
     assertThat(((Refused) outcome).reason()).isEqualTo(RefusalReason.OLDER_EPOCH);
+  }
+
+  @Test
+  void shouldAcceptTheStagesOfAnEpochInOrderAndNothingBackwards() {
+    PublishedSnapshot readOld = PublishedSnapshot.transition(epoch(4).ring(), epoch(3).ring(),
+        TransitionStage.WRITE_BOTH_READ_OLD).signedBy(PUBLISHER);
+    PublishedSnapshot readNew = PublishedSnapshot.transition(epoch(4).ring(), epoch(3).ring(),
+        TransitionStage.WRITE_BOTH_READ_NEW).signedBy(PUBLISHER);
+
+    assertThat(gate.check(encode(readOld), current(3))).isEqualTo(new Accepted(readOld, false));
+    assertThat(gate.check(encode(readNew), accepted(readOld, 2_000))).isEqualTo(new Accepted(readNew, false));
+    assertThat(gate.check(encode(epoch(4)), accepted(readNew, 3_000))).as("FINAL after the stages")
+        .isEqualTo(new Accepted(epoch(4), false));
+    assertThat(gate.check(encode(readNew), null)).as("a client that starts mid-transition")
+        .isEqualTo(new Accepted(readNew, false));
+
+    assertThat(refused(encode(readOld), accepted(readNew, 3_000)).reason()).isEqualTo(RefusalReason.OLDER_EPOCH);
+    assertThat(refused(encode(readNew), current(4)).message()).contains("does not come after the current epoch 4 "
+        + "in stage FINAL");
+    PublishedSnapshot otherRing = PublishedSnapshot.transition(TestSnapshots.ring(CLUSTER, 4, 9), epoch(3).ring(),
+        TransitionStage.WRITE_BOTH_READ_NEW).signedBy(PUBLISHER);
+    assertThat(refused(encode(otherRing), accepted(readOld, 2_000)).reason()).as("a later stage of another ring")
+        .isEqualTo(RefusalReason.OLDER_EPOCH);
+    PublishedSnapshot fromElsewhere = PublishedSnapshot.transition(epoch(4).ring(), epoch(2).ring(),
+        TransitionStage.WRITE_BOTH_READ_OLD).signedBy(PUBLISHER);
+    assertThat(refused(encode(fromElsewhere), current(3)).reason()).as("a transition from another ring")
+        .isEqualTo(RefusalReason.BROKEN_CHAIN);
   }
 
   @Test

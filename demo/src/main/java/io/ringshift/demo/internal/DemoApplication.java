@@ -3,7 +3,6 @@ package io.ringshift.demo.internal;
 import io.ringshift.client.Placement;
 import io.ringshift.client.RingClient;
 import io.ringshift.client.SnapshotSwap;
-import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.ring.Member;
 import io.ringshift.storage.Entry;
 import io.ringshift.storage.RoutedWriter;
@@ -115,8 +114,12 @@ public final class DemoApplication implements AutoCloseable {
     Routing routing = new Routing() {
       @Override
       public Route route(byte[] key) {
-        Optional<PublishedSnapshot> s = client.current();
-        return s.map(snapshot -> Route.of(snapshot.ring(), key)).orElse(null);
+        if (client.current().isEmpty()) {
+          return null;
+        }
+        // The placement, not the ring alone: in a transition stage it names the replicas of both rings.
+        Placement p = client.placement(key);
+        return new Route(p.epoch(), p.ownerIds(), p.pendingIds());
       }
 
       @Override

@@ -53,7 +53,7 @@ final class SimClient {
       @Override
       public Route route(byte[] key) {
         Placement p = view.placement(key);
-        return new Route(p.epoch(), p.owners().stream().map(Member::id).toList());
+        return new Route(p.epoch(), p.ownerIds(), p.pendingIds());
       }
 
       @Override

@@ -2,8 +2,10 @@ package io.ringshift.simulation.internal;
 
 import io.ringshift.client.SnapshotRouter;
 import io.ringshift.protocol.PublishedSnapshot;
+import io.ringshift.ring.RingSnapshot;
 import io.ringshift.storage.MemoryStore;
 import io.ringshift.storage.OwnershipCheckedStore;
+import io.ringshift.storage.RingView;
 import java.time.Duration;
 
 /**
@@ -52,9 +54,20 @@ final class SimNode {
     state = store.durable();
     router = new SnapshotRouter(World.CLUSTER, w.trusted);
     SnapshotRouter view = router;
-    checked = OwnershipCheckedStore.wrapPrunedByCaller(store, () -> {
-      PublishedSnapshot current = view.current();
-      return current == null ? null : current.ring();
+    checked = OwnershipCheckedStore.wrapPrunedByCaller(store, new RingView() {
+      @Override
+      public RingSnapshot current() {
+        PublishedSnapshot current = view.current();
+        return current == null ? null : current.ring();
+      }
+
+      @Override
+      public RoutedRings rings() {
+        // The simulation runs on one thread: a snapshot read here cannot be swapped under the caller.
+        PublishedSnapshot current = view.current();
+        return current == null || current.previous() == null ? null
+            : new RoutedRings(current.ring(), current.previous(), !current.stage().readsNew());
+      }
     });
     snapshots = w.kafka.reader().assignAll(World.SNAPSHOTS);
     up = true;

@@ -4,10 +4,10 @@ import io.ringshift.cli.BadInputException;
 import io.ringshift.cli.KafkaUnavailableException;
 import io.ringshift.cli.internal.TrustedKeyFiles;
 import io.ringshift.cli.internal.control.KafkaOptions;
+import io.ringshift.client.Placement;
 import io.ringshift.client.RingClient;
 import io.ringshift.client.RingClientConfig;
 import io.ringshift.protocol.KafkaProperties;
-import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.Topics;
 import io.ringshift.storage.RemoteStore;
 import io.ringshift.storage.RoutedWriter;
@@ -38,9 +38,12 @@ final class DataPlane implements AutoCloseable {
     Routing routing = new Routing() {
       @Override
       public Route route(byte[] key) {
-        PublishedSnapshot s = client.current()
-            .orElseThrow(() -> new StoreException.Unavailable("no published ring yet", null));
-        return Route.of(s.ring(), key);
+        if (client.current().isEmpty()) {
+          throw new StoreException.Unavailable("no published ring yet", null);
+        }
+        // The placement, not the ring alone: in a transition stage it names the replicas of both rings.
+        Placement p = client.placement(key);
+        return new Route(p.epoch(), p.ownerIds(), p.pendingIds());
       }
 
       @Override
