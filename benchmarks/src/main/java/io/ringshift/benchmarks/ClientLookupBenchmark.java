@@ -78,6 +78,7 @@ public class ClientLookupBenchmark {
         .trustedKeys(TrustedKeys.of(key.publicKey())).persistFile(file)
         .requestTimeout(Duration.ofSeconds(1)).retryBackoff(Duration.ofHours(1))
         .consumerProperty("reconnect.backoff.max.ms", "60000")
+        .noParticipation() // lookups only, no Kafka: nothing to report to
         .build()).start();
     if (!client.awaitEpoch(1, Duration.ZERO)) {
       throw new IllegalStateException("the client did not route from its persist file " + file);

@@ -31,13 +31,15 @@ public final class Placement {
   private final List<Member> owners;
   private final List<Member> readable;
   private final List<Member> pending;
+  private final boolean moving;
 
   Placement(long epoch, long rangeStart, long rangeEnd, List<Member> owners, List<Member> readable) {
-    this(epoch, rangeStart, rangeEnd, owners, readable, List.of());
+    this(epoch, rangeStart, rangeEnd, owners, readable, List.of(), false);
   }
 
   Placement(long epoch, long rangeStart, long rangeEnd, List<Member> owners, List<Member> readable,
-      List<Member> pending) {
+      List<Member> pending, boolean moving) {
+    this.moving = moving;
     this.epoch = epoch;
     this.rangeStart = rangeStart;
     this.rangeEnd = rangeEnd;
@@ -106,6 +108,11 @@ public final class Placement {
    */
   public List<Member> pending() {
     return pending;
+  }
+
+  /** Whether a transition moves this piece of the ring: the replica sets of its two rings differ. */
+  public boolean moving() {
+    return moving;
   }
 
   /** The pending owners' ids (a new list: not for the request path). */

@@ -4,6 +4,7 @@ import io.ringshift.client.internal.AcceptedSnapshot;
 import io.ringshift.client.internal.ClientMetrics;
 import io.ringshift.client.internal.HotKeySketch;
 import io.ringshift.client.internal.HotKeysReporter;
+import io.ringshift.client.internal.ParticipantReporter;
 import io.ringshift.client.internal.ReadBalancer;
 import io.ringshift.ring.Member;
 import io.ringshift.client.internal.EpochFloor;
@@ -103,6 +104,10 @@ public final class RingClient implements AutoCloseable {
   private State state = State.NEW;
   private SnapshotTail tail;
   private HotKeysReporter reporter;
+  /** Reports what the client routes by to the transition barrier; null when it does not participate. */
+  private volatile ParticipantReporter participant;
+  /** A node's last client write without a version (-1: none); set by the node through {@link #unversionedWrites}. */
+  private volatile java.util.function.LongSupplier unversionedWritesAt = () -> -1;
 
   /** The table lookups read: one volatile read per lookup. {@code null} before the first snapshot. */
   private volatile RoutingTable table;
@@ -162,6 +167,15 @@ public final class RingClient implements AutoCloseable {
       try {
         if (config.persistFile() != null) {
           loadPersisted(config.persistFile());
+        }
+        RingClientConfig.Participation participation = config.participation();
+        if (participation != null) {
+          participant = new ParticipantReporter(clusterId, participation.participantId(), participation.node(),
+              participation.lease(), participation.topic(), config.bootstrapServers(), config.consumerProperties(),
+              config.clock(), () -> {
+                RoutingTable t = table;
+                return t == null ? null : t.accepted.snapshot();
+              }, () -> unversionedWritesAt.getAsLong());
         }
         RingClientConfig.HotKeyReports reports = config.hotKeyReports();
         if (reports != null) {
@@ -247,7 +261,33 @@ public final class RingClient implements AutoCloseable {
     if (hotKeys != null && ThreadLocalRandom.current().nextInt(HotKeySketch.SAMPLE) == 0) {
       hotKeys.offer(position, key);
     }
-    return t.at(position);
+    return serving(t, t.at(position));
+  }
+
+  /**
+   * {@code p}, unless it is a range a transition moves and the client's lease in the barrier lapsed: the publisher may
+   * then move the transition on without it, so it stops serving those ranges until a report is acknowledged again.
+   */
+  private Placement serving(RoutingTable t, Placement p) {
+    ParticipantReporter reporting = participant;
+    if (p.moving() && reporting != null && !reporting.leaseHeld()) {
+      throw new RingClientException(String.format(java.util.Locale.ROOT, "cluster %s epoch %d is in transition "
+          + "stage %s and this client's lease in the barrier lapsed (no report acknowledged on %s since %s): it does "
+          + "not serve the moving range (%s, %s] until Kafka takes its report again", clusterId, t.epoch(), t.stage(),
+          config.participation().topic(), reporting.lastAcknowledgedMillis() < 0 ? "it started"
+              : Instant.ofEpochMilli(reporting.lastAcknowledgedMillis()), Long.toUnsignedString(p.rangeStart()),
+          Long.toUnsignedString(p.rangeEnd())));
+    }
+    return p;
+  }
+
+  /**
+   * For a storage node's view: where the node's last client write without a version is dated (-1: none), which its
+   * reports carry so that the publisher keeps the fence while clients of before versions write (docs/protocol.md,
+   * "Fallback").
+   */
+  public void unversionedWrites(java.util.function.LongSupplier lastMillis) {
+    this.unversionedWritesAt = Objects.requireNonNull(lastMillis, "lastMillis");
   }
 
   /**
@@ -262,7 +302,7 @@ public final class RingClient implements AutoCloseable {
     if (hotKeys != null && ThreadLocalRandom.current().nextInt(HotKeySketch.SAMPLE) == 0) {
       hotKeys.offer(position, key);
     }
-    return t.at(position);
+    return serving(t, t.at(position));
   }
 
   /**
@@ -424,6 +464,9 @@ public final class RingClient implements AutoCloseable {
       if (reporter != null) {
         reporter.close();
       }
+      if (participant != null) {
+        participant.close();
+      }
       metrics.close();
     }
   }
@@ -476,6 +519,10 @@ public final class RingClient implements AutoCloseable {
       swapLock.unlock();
     }
     metrics.swapped();
+    ParticipantReporter reporting = participant;
+    if (reporting != null) {
+      reporting.swapped();
+    }
     LOG.info("cluster {}: routing by epoch {} (was {}), checksum {}, published {}", clusterId, next.epoch(),
         previous, next.ring.checksumHex(), Instant.ofEpochMilli(accepted.publishedAtMillis()));
     if (persist && config.persistFile() != null) {

@@ -44,6 +44,9 @@ import java.util.regex.Pattern;
  *     default 0, reads from the first read-eligible replica
  * @param hotKeyReports where and how often the client reports its hot keys ({@link Builder#reportHotKeys}); default
  *     {@code null}, no reports
+ * @param participation how the client reports what it routes by to the transition barrier ({@link Participation});
+ *     default: as a client with a random id and a 10 s lease, to {@value #DEFAULT_PARTICIPANTS_TOPIC};
+ *     {@code null} ({@link Builder#noParticipation()}) for none
  * @throws IllegalArgumentException when a value breaks its rule; the message names the value and the rule
  */
 public record RingClientConfig(
@@ -61,7 +64,8 @@ public record RingClientConfig(
     String epochsTopic,
     int hotKeyCapacity,
     double readBalanceFactor,
-    HotKeyReports hotKeyReports) {
+    HotKeyReports hotKeyReports,
+    Participation participation) {
 
   /** The topic the snapshot publisher writes to. */
   public static final String DEFAULT_TOPIC = "ring.snapshots";
@@ -87,6 +91,10 @@ public record RingClientConfig(
   private static final Pattern LEGAL_CLIENT_ID = Pattern.compile("[a-zA-Z0-9._:-]{1,128}");
   /** The topic clients report their hot keys to. */
   public static final String DEFAULT_HOT_KEYS_TOPIC = "ring.hot-keys";
+  /** The topic participants report what they route by to. */
+  public static final String DEFAULT_PARTICIPANTS_TOPIC = "ring.participants";
+  /** How long a participant's report holds unless renewed. */
+  public static final Duration DEFAULT_PARTICIPANT_LEASE = Duration.ofSeconds(10);
 
   public RingClientConfig {
     bootstrapServers = requireText("bootstrapServers", bootstrapServers,
@@ -150,6 +158,31 @@ public record RingClientConfig(
     }
   }
 
+  /**
+   * Reports of what the client routes by, on {@code ring.participants} (docs/protocol.md, "The client barrier"): the
+   * publisher moves a transition to its next stage only once every live participant routes by the one before. The
+   * client renews its report every third of the lease; once none was acknowledged for a lease, it stops serving the
+   * ranges a transition moves ({@link RingClientException}) until one is.
+   *
+   * @param participantId this participant's id among the cluster's (the key is {@code <cluster>/<participantId>})
+   * @param node whether the participant is a storage node's view of the ring rather than an application's client
+   * @param lease how long a report holds: 3 s to 10 min
+   * @param topic the topic, {@value #DEFAULT_PARTICIPANTS_TOPIC} by default
+   */
+  public record Participation(String participantId, boolean node, Duration lease, String topic) {
+    public Participation {
+      if (participantId == null || !LEGAL_CLIENT_ID.matcher(participantId.replace('/', '.')).matches()) {
+        throw new IllegalArgumentException("the participant id was " + (participantId == null ? "not set"
+            : "\"" + participantId + "\"") + "; it must be 1 to 128 of [a-zA-Z0-9._:/-]");
+      }
+      Objects.requireNonNull(lease, "lease");
+      if (lease.compareTo(Duration.ofSeconds(3)) < 0 || lease.compareTo(Duration.ofMinutes(10)) > 0) {
+        throw new IllegalArgumentException("the participant lease was " + lease + "; it must be 3 s to 10 min");
+      }
+      requireTopic("participants topic", topic);
+    }
+  }
+
   /** A builder with the defaults documented on the record components. */
   public static Builder builder() {
     return new Builder();
@@ -197,6 +230,11 @@ public record RingClientConfig(
     private String hotKeysClientId;
     private Duration hotKeysInterval;
     private String hotKeysTopic = DEFAULT_HOT_KEYS_TOPIC;
+    private boolean participates = true;
+    private String participantId;
+    private boolean participantIsNode;
+    private Duration participantLease = DEFAULT_PARTICIPANT_LEASE;
+    private String participantsTopic = DEFAULT_PARTICIPANTS_TOPIC;
 
     private Builder() {}
 
@@ -328,6 +366,41 @@ public record RingClientConfig(
       return this;
     }
 
+    /** This participant's id in the transition barrier (default: {@code client-} and 12 random hex digits). */
+    public Builder participantId(String id) {
+      this.participantId = id;
+      return this;
+    }
+
+    /** Reports as storage node {@code nodeId} (participant id {@code node/<nodeId>}), not as an application client. */
+    public Builder reportAsNode(String nodeId) {
+      this.participantId = "node/" + nodeId;
+      this.participantIsNode = true;
+      return this;
+    }
+
+    /** How long the client's report holds unless renewed (default 10 s, 3 s to 10 min). */
+    public Builder participantLease(Duration lease) {
+      this.participantLease = lease;
+      return this;
+    }
+
+    /** The topic participant reports go to (default {@value #DEFAULT_PARTICIPANTS_TOPIC}). */
+    public Builder participantsTopic(String topic) {
+      this.participantsTopic = topic;
+      return this;
+    }
+
+    /**
+     * No reports to the transition barrier: for a tool that only reads the ring (it serves no keys). An application
+     * client must participate: a cluster moves ranges through transition stages only once every client that serves
+     * keys can be waited for.
+     */
+    public Builder noParticipation() {
+      this.participates = false;
+      return this;
+    }
+
     /**
      * Reads the trusted key files and builds the configuration.
      *
@@ -343,7 +416,12 @@ public record RingClientConfig(
           meterRegistry == null ? new SimpleMeterRegistry() : meterRegistry, clock, consumerProperties,
           requestTimeout, retryBackoff, probeInterval, epochsTopic, hotKeyCapacity, readBalanceFactor,
           hotKeysClientId == null && hotKeysInterval == null ? null
-              : new HotKeyReports(hotKeysClientId, hotKeysInterval, hotKeysTopic));
+              : new HotKeyReports(hotKeysClientId, hotKeysInterval, hotKeysTopic),
+          !participates ? null : new Participation(participantId != null ? participantId
+              : "client-" + java.util.HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(6)
+                  .putShort((short) java.util.concurrent.ThreadLocalRandom.current().nextInt())
+                  .putInt(java.util.concurrent.ThreadLocalRandom.current().nextInt()).array()),
+              participantIsNode, participantLease, participantsTopic));
     }
 
     private static TrustedKeys readKeys(List<Path> files) {

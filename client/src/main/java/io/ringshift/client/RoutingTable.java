@@ -104,8 +104,10 @@ final class RoutingTable {
           readable.add(reads.get(j));
         }
       }
+      boolean moving = owners.size() > now.size() || now.size() != before.size()
+          || owners.stream().anyMatch(m -> !before.contains(m.id()));
       placements[i] = new Placement(next.epoch(), start, end, List.copyOf(owners), List.copyOf(readable),
-          List.copyOf(pending));
+          List.copyOf(pending), moving);
     }
     return new RoutingTable(accepted, placements, ends);
   }

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ringshift.client.internal.SnapshotFile;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TransitionStage;
 import io.ringshift.protocol.TrustedKeys;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -165,6 +166,46 @@ class RingClientColdStartTest {
 
     assertThat(client.current()).contains(snapshot);
     assertThat(client.publishedAt()).contains(Instant.ofEpochMilli(PUBLISHED));
+  }
+
+  /**
+   * A client whose report to the transition barrier Kafka never acknowledged (no Kafka here) holds no lease: in a
+   * transition stage it stops serving the ranges the transition moves, and serves the others; one that does not
+   * participate (a tool) serves all.
+   */
+  @Test
+  void shouldStopServingTheMovingRangesOfATransitionWithoutALease() throws IOException {
+    List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 4);
+    PublishedSnapshot readOld = PublishedSnapshot.transition(chain.get(3).ring(), chain.get(2).ring(),
+        TransitionStage.WRITE_BOTH_READ_OLD).signedBy(PUBLISHER);
+    SnapshotFile.write(file, TestSnapshots.encode(readOld), PUBLISHED);
+    String moving = key(k -> !readOld.ring().replicasOf(k).ids().equals(readOld.previous().replicasOf(k).ids()));
+    String staying = key(k -> readOld.ring().replicasOf(k).ids().equals(readOld.previous().replicasOf(k).ids()));
+
+    RingClient client = start();
+
+    assertThat(client.current()).contains(readOld);
+    assertThatThrownBy(() -> client.placement(moving)).isInstanceOf(RingClientException.class)
+        .hasMessageContaining("is in transition stage WRITE_BOTH_READ_OLD and this client's lease in the barrier "
+            + "lapsed (no report acknowledged on ring.participants since it started)");
+    assertThat(client.placement(staying).ownerIds()).isEqualTo(readOld.ring().replicasOf(staying).ids());
+
+    RingClient tool = new RingClient(RingClientConfig.builder()
+        .bootstrapServers(nowhere).clusterId(TestSnapshots.CLUSTER)
+        .trustedKeys(TrustedKeys.of(PUBLISHER.publicKey()))
+        .persistFile(file).meterRegistry(registry).clock(NOW).noParticipation()
+        .build());
+    clients.add(tool);
+    tool.start();
+    assertThat(tool.placement(moving).pendingIds()).isNotEmpty();
+  }
+
+  private static String key(java.util.function.Predicate<String> test) {
+    for (int i = 0; ; i++) {
+      if (test.test("user:" + i)) {
+        return "user:" + i;
+      }
+    }
   }
 
   @Test

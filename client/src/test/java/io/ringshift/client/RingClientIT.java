@@ -134,6 +134,68 @@ class RingClientIT {
     assertThat(client.awaitEpoch(7, Duration.ofMillis(100))).isFalse();
   }
 
+  /**
+   * A client reports what it routes by to the transition barrier, keyed cluster/participant: the epoch and stage of
+   * every swap, a stage included, renewed under its lease; and a tombstone when it closes.
+   */
+  @Test
+  void shouldReportWhatItRoutesByToTheBarrierAndLeaveOnClose() {
+    String participants = KAFKA.topic("ring.participants");
+    KAFKA.kafka().createTopics(List.of(new NewTopic(participants, 1, (short) 1)
+        .configs(Map.of("cleanup.policy", "compact"))));
+    List<PublishedSnapshot> chain = TestSnapshots.chain(PUBLISHER, 3);
+    publisher.publish(chain.get(0));
+    RingClient client = start(config().participantsTopic(participants).participantId("app-1")
+        .participantLease(Duration.ofSeconds(3)).build(), new ArrayList<>());
+    Map<String, Object> props = Map.of("bootstrap.servers", KAFKA.bootstrapServers(), "auto.offset.reset", "earliest",
+        "group.id", KAFKA.applicationId() + "-participants");
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]> consumer =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(props,
+            new org.apache.kafka.common.serialization.StringDeserializer(),
+            new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(participants));
+      List<io.ringshift.schemas.avro.ParticipantReport> reports = new CopyOnWriteArrayList<>();
+      List<String> tombstones = new CopyOnWriteArrayList<>();
+      Runnable read = () -> consumer.poll(Duration.ofMillis(200)).forEach(r -> {
+        assertThat(r.key()).isEqualTo(CLUSTER + "/app-1");
+        if (r.value() == null) {
+          tombstones.add(r.key());
+        } else {
+          reports.add(io.ringshift.protocol.RecordSerdes.participantReport().deserialize(r.value()));
+        }
+      });
+      await("a report of epoch 1, FINAL").atMost(TIMEOUT).until(() -> {
+        read.run();
+        return reports.stream().anyMatch(r -> r.getEpoch() == 1 && r.getStage() == 3);
+      });
+      PublishedSnapshot readOld = PublishedSnapshot.transition(chain.get(1).ring(), chain.get(0).ring(),
+          io.ringshift.protocol.TransitionStage.WRITE_BOTH_READ_OLD).signedBy(PUBLISHER);
+      publisher.publish(readOld);
+      await("a report of epoch 2 in stage WRITE_BOTH_READ_OLD").atMost(TIMEOUT).until(() -> {
+        read.run();
+        return reports.stream().anyMatch(r -> r.getEpoch() == 2 && r.getStage() == 1);
+      });
+      io.ringshift.schemas.avro.ParticipantReport report = reports.get(reports.size() - 1);
+      assertThat(report.getKind()).isEqualTo(io.ringshift.schemas.avro.ParticipantKind.CLIENT);
+      assertThat(report.getLeaseMillis()).isEqualTo(3_000);
+      assertThat(report.getStagesSupported()).isTrue();
+      assertThat(report.getChecksum()).isEqualTo(ByteBuffer.wrap(chain.get(1).checksum()));
+      int before = reports.size();
+      await("renewed within a lease").atMost(TIMEOUT).until(() -> {
+        read.run();
+        return reports.size() > before;
+      });
+      assertThat(client.placement("user:42").readableIds()).as("a held lease: moving ranges served too")
+          .isEqualTo(chain.get(0).ring().replicasOf("user:42").ids());
+
+      client.close();
+      await("a tombstone once it closed").atMost(TIMEOUT).until(() -> {
+        read.run();
+        return !tombstones.isEmpty();
+      });
+    }
+  }
+
   /** A client that reports its hot keys writes them to its topic, keyed cluster/client, hottest first. */
   @Test
   void shouldReportItsHotKeysToKafka() throws InterruptedException {

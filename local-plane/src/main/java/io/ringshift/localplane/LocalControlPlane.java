@@ -378,6 +378,8 @@ public final class LocalControlPlane implements AutoCloseable {
           .clusterId(s.clusterId)
           .topic(s.topicPrefix + RingClientConfig.DEFAULT_TOPIC)
           .epochsTopic(s.topicPrefix + RingClientConfig.DEFAULT_EPOCHS_TOPIC)
+          .participantsTopic(s.topicPrefix + RingClientConfig.DEFAULT_PARTICIPANTS_TOPIC)
+          .reportAsNode("local-plane") // one view for every in-process node
           .trustedKeyFiles(p.keyDir.resolve(PUBLIC_KEY_FILE));
       if (s.dataDir != null) {
         follow.persistFile(s.dataDir.resolve("nodes").resolve("ring-snapshot.bin"));

@@ -57,6 +57,16 @@ public final class PublishedRingView implements RingView, AutoCloseable {
     return now == null || now.previous() == null ? null : now;
   }
 
+  /**
+   * Has the node's reports carry when it last took a write without a version ({@code lastMillis}, -1: none), so that
+   * the publisher keeps the fence while clients of before versions write. No-op without a ring followed.
+   */
+  public void reportUnversionedWrites(java.util.function.LongSupplier lastMillis) {
+    if (client != null) {
+      client.unversionedWrites(lastMillis);
+    }
+  }
+
   /** One phrase for the start-up line. */
   public String describe() {
     if (client == null) {

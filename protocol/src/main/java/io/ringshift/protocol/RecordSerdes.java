@@ -4,6 +4,7 @@ import io.ringshift.schemas.avro.ClusterState;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.HotKeysReport;
 import io.ringshift.schemas.avro.MembershipEvent;
+import io.ringshift.schemas.avro.ParticipantReport;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
 import io.ringshift.schemas.avro.RingSnapshot;
@@ -41,6 +42,7 @@ public final class RecordSerdes {
   private static final AvroSerde<ClusterState> CLUSTER_STATE = create(ClusterState.class);
   private static final AvroSerde<WorkerBudgets> WORKER_BUDGETS = create(WorkerBudgets.class);
   private static final AvroSerde<HotKeysReport> HOT_KEYS_REPORT = create(HotKeysReport.class);
+  private static final AvroSerde<ParticipantReport> PARTICIPANT_REPORT = create(ParticipantReport.class);
 
   private RecordSerdes() {}
 
@@ -90,6 +92,11 @@ public final class RecordSerdes {
   /** Values of {@code ring.hot-keys}: a client's hottest keys. */
   public static AvroSerde<HotKeysReport> hotKeysReport() {
     return HOT_KEYS_REPORT;
+  }
+
+  /** Values of {@code ring.participants}: what a client or node routes by, under a lease. */
+  public static AvroSerde<ParticipantReport> participantReport() {
+    return PARTICIPANT_REPORT;
   }
 
   /** A single-object serde of {@code type} that also reads every released version of its schema. */

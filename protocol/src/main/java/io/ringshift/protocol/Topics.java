@@ -2,6 +2,7 @@ package io.ringshift.protocol;
 
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.HotKeysReport;
+import io.ringshift.schemas.avro.ParticipantReport;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.RejectedEvent;
 import io.ringshift.schemas.avro.TaskStatus;
@@ -43,6 +44,8 @@ import org.apache.kafka.common.serialization.Serdes;
  *     compacted, key = worker group id
  * @param hotKeys {@code ring.hot-keys}: the hottest keys clients report, compacted, key = {@code
  *     <cluster>/<client id>}
+ * @param participants {@code ring.participants}: what each client and node routes by, under a lease, compacted, key
+ *     = {@code <cluster>/<participant id>}; a tombstone when a participant closes
  */
 public record Topics(
     Topic<byte[], byte[]> membership,
@@ -52,7 +55,8 @@ public record Topics(
     Topic<String, RejectedEvent> rejected,
     Topic<String, byte[]> snapshots,
     Topic<String, WorkerBudgets> workerBudgets,
-    Topic<String, HotKeysReport> hotKeys) {
+    Topic<String, HotKeysReport> hotKeys,
+    Topic<String, ParticipantReport> participants) {
 
   private static final Map<String, String> COMPACTED =
       Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
@@ -90,12 +94,14 @@ public record Topics(
         new Topic<>(prefix + "ring.worker-budgets", Serdes.String(), KafkaSerdes.of(RecordSerdes.workerBudgets()),
             COMPACTED),
         new Topic<>(prefix + "ring.hot-keys", Serdes.String(), KafkaSerdes.of(RecordSerdes.hotKeysReport()),
-            COMPACTED));
+            COMPACTED),
+        new Topic<>(prefix + "ring.participants", Serdes.String(),
+            KafkaSerdes.of(RecordSerdes.participantReport()), COMPACTED));
   }
 
   /** Every topic, in the order they are created. */
   public List<Topic<?, ?>> all() {
-    return List.of(membership, epochs, tasks, taskStatus, rejected, snapshots, workerBudgets, hotKeys);
+    return List.of(membership, epochs, tasks, taskStatus, rejected, snapshots, workerBudgets, hotKeys, participants);
   }
 
   /**

@@ -60,7 +60,25 @@ final class SampleRecords {
         new Sample<>("WorkerBudgets", io.ringshift.schemas.avro.WorkerBudgets.class, RecordSerdes.workerBudgets(),
             SampleRecords::fullWorkerBudgets, SampleRecords::minimalWorkerBudgets),
         new Sample<>("HotKeysReport", io.ringshift.schemas.avro.HotKeysReport.class, RecordSerdes.hotKeysReport(),
-            SampleRecords::fullHotKeysReport, SampleRecords::minimalHotKeysReport));
+            SampleRecords::fullHotKeysReport, SampleRecords::minimalHotKeysReport),
+        new Sample<>("ParticipantReport", io.ringshift.schemas.avro.ParticipantReport.class,
+            RecordSerdes.participantReport(), SampleRecords::fullParticipantReport,
+            SampleRecords::minimalParticipantReport));
+  }
+
+  static io.ringshift.schemas.avro.ParticipantReport fullParticipantReport() {
+    return io.ringshift.schemas.avro.ParticipantReport.newBuilder()
+        .setClusterId("c1").setParticipantId("node-3/5f1c").setKind(io.ringshift.schemas.avro.ParticipantKind.NODE)
+        .setEpoch(7).setStage(1).setChecksum(bytes(32, 4)).setStagesSupported(true).setLeaseMillis(10_000)
+        .setReportedAtMillis(T0).setUnversionedWritesAtMillis(T0 - 5).build();
+  }
+
+  /** Before its first snapshot. */
+  static io.ringshift.schemas.avro.ParticipantReport minimalParticipantReport() {
+    return io.ringshift.schemas.avro.ParticipantReport.newBuilder()
+        .setClusterId("c1").setParticipantId("web-7/0a2b").setKind(io.ringshift.schemas.avro.ParticipantKind.CLIENT)
+        .setEpoch(-1).setStage(3).setChecksum(null).setStagesSupported(true).setLeaseMillis(10_000)
+        .setReportedAtMillis(T0).setUnversionedWritesAtMillis(null).build();
   }
 
   static io.ringshift.schemas.avro.HotKeysReport fullHotKeysReport() {

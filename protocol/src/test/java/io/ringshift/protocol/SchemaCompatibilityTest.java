@@ -54,6 +54,7 @@ class SchemaCompatibilityTest {
       "RejectedEvent", List.of(0x0B3F20BD5712606DL),
       "WorkerBudgets", List.of(0x1800C3D828C59993L),
       "HotKeysReport", List.of(0xA8BEA0623667E6D5L),
+      "ParticipantReport", List.of(0x9A3905A3CF7DAE42L),
       "ClusterState", List.of(0x2A1C97C3AF908020L, 0x3B070151E4DC2A45L, 0x35B37DE0B2911CB9L,
           0x8D5C4806D9BD29B0L, 0x2FBF0FF3669F39F9L, 0xCD64C1C362DB1B9AL, 0x84A968F9A39780B9L,
           0x47A51356325D93CFL));

@@ -38,6 +38,8 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   private final String nodeId;
   /** Whether a new ring starts a prune of the fences on the shared pruner thread; else the owner calls prune itself. */
   private final boolean prunesInBackground;
+  /** See {@link #lastUnversionedWriteMillis()}. */
+  private volatile long unversionedAt = -1;
 
   private OwnershipCheckedStore(Store delegate, RingView view, String nodeId, boolean prunesInBackground) {
     super(delegate);
@@ -144,6 +146,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   @Override
   public WriteResult put(byte[] key, byte[] value, long epoch) {
     Checks.put(key, value, epoch);
+    unversionedAt = System.currentTimeMillis();
     WriteResult.RetryWithEpoch refused = refusal(key, epoch);
     return refused != null ? refused : delegate.put(key, value, epoch);
   }
@@ -151,6 +154,7 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   @Override
   public WriteResult delete(byte[] key, long epoch) {
     Checks.delete(key, epoch);
+    unversionedAt = System.currentTimeMillis();
     WriteResult.RetryWithEpoch refused = refusal(key, epoch);
     return refused != null ? refused : delegate.delete(key, epoch);
   }
@@ -167,6 +171,15 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     Checks.delete(key, epoch, version);
     WriteResult.RetryWithEpoch refused = refusal(key, epoch);
     return refused != null ? refused : delegate.delete(key, epoch, version);
+  }
+
+  /**
+   * When this node last took a client write without a version, in milliseconds since the epoch, or -1 if never since
+   * it started: such a writer predates versions and cannot follow transition stages, so the node reports it and the
+   * cluster keeps the fence at cutover while it writes (docs/protocol.md, "Fallback").
+   */
+  public long lastUnversionedWriteMillis() {
+    return unversionedAt;
   }
 
   /**

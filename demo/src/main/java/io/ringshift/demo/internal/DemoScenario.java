@@ -199,6 +199,8 @@ public final class DemoScenario implements AutoCloseable {
         .clusterId(Demo.CLUSTER)
         .topic(plane.topics().snapshots().name())
         .epochsTopic(plane.topics().epochs().name())
+        .participantsTopic(plane.topics().participants().name())
+        .participantId("demo-application")
         .trustedKeyFiles(plane.publicKeyFile())
         .build()).start();
     closing.add(client);

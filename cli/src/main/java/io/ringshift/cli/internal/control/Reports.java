@@ -277,12 +277,18 @@ final class Reports {
   record StatusJson(String cluster, EpochJson active, EpochJson published, EpochJson publisherRejection,
       EpochJson inFlight, List<EpochJson> superseded, Map<String, Integer> taskCounts, ProgressJson progress,
       List<TaskJson> tasks, List<TaskJson> cleanups, int rejectedTotal, List<RejectedJson> rejected,
-      HotKeysSection.HotKeysJson hotKeys) {
+      HotKeysSection.HotKeysJson hotKeys, ParticipantsSection.ParticipantsJson participants) {
 
     /** With the cluster's hot keys (the reports of its clients on ring.hot-keys, merged). */
     StatusJson withHotKeys(HotKeysSection.HotKeysJson keys) {
       return new StatusJson(cluster, active, published, publisherRejection, inFlight, superseded, taskCounts, progress,
-          tasks, cleanups, rejectedTotal, rejected, keys);
+          tasks, cleanups, rejectedTotal, rejected, keys, participants);
+    }
+
+    /** With the cluster's participants (the reports on ring.participants). */
+    StatusJson withParticipants(ParticipantsSection.ParticipantsJson reported) {
+      return new StatusJson(cluster, active, published, publisherRejection, inFlight, superseded, taskCounts, progress,
+          tasks, cleanups, rejectedTotal, rejected, hotKeys, reported);
     }
   }
 
@@ -320,7 +326,8 @@ final class Reports {
         view.inFlight() == null ? null : ProgressJson.of(EpochProgress.of(view.tasks(), nowMillis)),
         view.tasks().stream().map(TaskJson::of).toList(), view.cleanups().stream().map(TaskJson::of).toList(),
         view.rejectedTotal(), view.rejected().stream().map(r -> new RejectedJson(Text.time(r.getTimestampMillis()),
-            r.getRequestId(), r.getKey(), r.getReason())).toList(), HotKeysSection.HotKeysJson.NONE);
+            r.getRequestId(), r.getKey(), r.getReason())).toList(), HotKeysSection.HotKeysJson.NONE,
+        ParticipantsSection.ParticipantsJson.NONE);
   }
 
   private static String requestOf(EpochRecord e) {

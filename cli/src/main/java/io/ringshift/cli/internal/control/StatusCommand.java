@@ -82,9 +82,17 @@ public final class StatusCommand implements Callable<Integer> {
               k -> k.startsWith(clusterId + "/"))
           .map(reports -> HotKeysSection.json(clusterId, reports.values(), now))
           .orElse(HotKeysSection.HotKeysJson.NONE);
-      JsonOutput.print(out, Reports.statusJson(view, now).withHotKeys(hotKeys));
+      ParticipantsSection.ParticipantsJson participants = LatestRecords.read(kafka,
+              kafka.topics().participants().name(), k -> k.startsWith(clusterId + "/"))
+          .map(reports -> ParticipantsSection.json(clusterId, reports, now))
+          .orElse(ParticipantsSection.ParticipantsJson.NONE);
+      JsonOutput.print(out, Reports.statusJson(view, now).withHotKeys(hotKeys).withParticipants(participants));
     } else {
       Reports.statusText(view, limit, System.currentTimeMillis()).forEach(out::println);
+      // What the clients and nodes route by, and who holds a transition back (a missing topic shows nothing).
+      LatestRecords.read(kafka, kafka.topics().participants().name(), k -> k.startsWith(clusterId + "/"))
+          .ifPresent(reports -> ParticipantsSection.lines(clusterId, reports, System.currentTimeMillis())
+              .forEach(out::println));
       // The clients' hot keys, when some report them (a topic that does not exist yet shows nothing).
       LatestRecords.read(kafka, kafka.topics().hotKeys().name(), k -> k.startsWith(clusterId + "/"))
           .ifPresent(reports -> HotKeysSection.lines(clusterId, reports.values(), System.currentTimeMillis())

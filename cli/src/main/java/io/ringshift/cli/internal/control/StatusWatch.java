@@ -56,17 +56,23 @@ final class StatusWatch {
         }
         long now = System.currentTimeMillis();
         List<String> lines = new java.util.ArrayList<>(Reports.statusText(view, limit, now));
-        // The clients' hot keys, read again at most every HOT_KEYS_EVERY (a report comes every few seconds at most).
+        // The participants and the clients' hot keys, read again at most every HOT_KEYS_EVERY (reports come every few
+        // seconds at most).
         if (hotKeysReadAt == 0 || now - hotKeysReadAt >= HOT_KEYS_EVERY.toMillis()) {
           hotKeysReadAt = now;
           try {
-            hotKeys = LatestRecords.read(kafka, kafka.topics().hotKeys().name(), k -> k.startsWith(clusterId + "/"))
-                .map(reports -> HotKeysSection.lines(clusterId, reports.values(), now)).orElse(List.of());
+            List<String> read = new java.util.ArrayList<>(LatestRecords.read(kafka,
+                    kafka.topics().participants().name(), k -> k.startsWith(clusterId + "/"))
+                .map(reports -> ParticipantsSection.lines(clusterId, reports, now)).orElse(List.of()));
+            read.addAll(LatestRecords.read(kafka, kafka.topics().hotKeys().name(), k -> k.startsWith(clusterId + "/"))
+                .map(reports -> HotKeysSection.lines(clusterId, reports.values(), now)).orElse(List.of()));
+            hotKeys = read;
             hotKeysWarned = false;
           } catch (RuntimeException e) {
             // The watch goes on with the hot keys it had; the topics it follows say what Kafka is up to.
             if (!hotKeysWarned) {
-              err.println("ringshift: could not read the hot keys (" + e.getMessage() + "); showing the last ones read");
+              err.println("ringshift: could not read the participants and hot keys (" + e.getMessage() + "); showing "
+                  + "the last ones read");
               err.flush();
               hotKeysWarned = true;
             }

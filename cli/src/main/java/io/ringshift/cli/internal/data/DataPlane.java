@@ -76,6 +76,7 @@ final class DataPlane implements AutoCloseable {
         .clusterId(data.cluster)
         .topic(topics.snapshots().name())
         .epochsTopic(topics.epochs().name())
+        .participantsTopic(topics.participants().name())
         .trustedKeys(TrustedKeyFiles.read(data.trustedKeys));
     properties.values().forEach(config::consumerProperty);
     RingClient client;

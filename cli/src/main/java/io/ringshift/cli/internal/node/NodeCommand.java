@@ -233,7 +233,9 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
             .epochsTopic(topicPrefix + RingClientConfig.DEFAULT_EPOCHS_TOPIC)
             .trustedKeyFiles(trustedKeys.toArray(Path[]::new))
             .persistFile(ringFile != null ? ringFile : dataDir.resolve("ring-snapshot.bin"))
-            .meterRegistry(metrics.registry());
+            .meterRegistry(metrics.registry())
+            .participantsTopic(topicPrefix + RingClientConfig.DEFAULT_PARTICIPANTS_TOPIC)
+            .reportAsNode(id);
         kafkaProperties.values().forEach(client::consumerProperty);
         ring = PublishedRingView.follow(client.build());
       }
@@ -253,7 +255,9 @@ public final class NodeCommand extends LongRunningCommand implements Callable<In
     }
     NodeServer server;
     try {
-      server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(address, port),
+      OwnershipCheckedStore checked = OwnershipCheckedStore.wrap(store, ring);
+      ring.reportUnversionedWrites(checked::lastUnversionedWriteMillis);
+      server = NodeServer.start(checked, new InetSocketAddress(address, port),
           new InetSocketAddress(adminAddress, admin), secret, threads, metrics.registry());
     } catch (StoreException e) {
       ring.close();
