@@ -14,6 +14,7 @@ import io.ringshift.client.internal.SnapshotGate;
 import io.ringshift.client.internal.SnapshotTail;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.RingSnapshotCodec;
+import io.ringshift.protocol.TransitionStage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -177,6 +178,10 @@ public final class RingClient implements AutoCloseable {
                 return t == null ? null : t.accepted.snapshot();
               }, () -> unversionedWritesAt.getAsLong());
         }
+        metrics.transitions(() -> {
+          RoutingTable t = table;
+          return t == null ? TransitionStage.FINAL.order() : t.stage().order();
+        }, participant, config.clock());
         RingClientConfig.HotKeyReports reports = config.hotKeyReports();
         if (reports != null) {
           reporter = new HotKeysReporter(hotKeys, clusterId, reports.clientId(), reports.topic(),

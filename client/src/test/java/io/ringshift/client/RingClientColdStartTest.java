@@ -189,6 +189,9 @@ class RingClientColdStartTest {
         .hasMessageContaining("is in transition stage WRITE_BOTH_READ_OLD and this client's lease in the barrier "
             + "lapsed (no report acknowledged on ring.participants since it started)");
     assertThat(client.placement(staying).ownerIds()).isEqualTo(readOld.ring().replicasOf(staying).ids());
+    assertThat(registry.get("ringshift.client.stage").gauge().value()).isEqualTo(1.0);
+    assertThat(registry.get("ringshift.client.participant.lease.held").gauge().value()).isZero();
+    assertThat(registry.get("ringshift.client.participant.report.age").gauge().value()).isNaN();
 
     RingClient tool = new RingClient(RingClientConfig.builder()
         .bootstrapServers(nowhere).clusterId(TestSnapshots.CLUSTER)

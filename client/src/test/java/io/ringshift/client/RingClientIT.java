@@ -185,6 +185,8 @@ class RingClientIT {
         read.run();
         return reports.size() > before;
       });
+      assertThat(registry.get("ringshift.client.participant.lease.held").gauge().value()).isEqualTo(1.0);
+      assertThat(registry.get("ringshift.client.stage").gauge().value()).isEqualTo(1.0);
       assertThat(client.placement("user:42").readableIds()).as("a held lease: moving ranges served too")
           .isEqualTo(chain.get(0).ring().replicasOf("user:42").ids());
 

@@ -26,6 +26,9 @@ public final class ClientMetrics implements AutoCloseable {
   public static final String GAPS = "ringshift.client.gaps";
   public static final String INSTALL_FAILURES = "ringshift.client.install.failures";
   public static final String HOT_KEY_SHARE = "ringshift.client.hot.key.share";
+  public static final String STAGE = "ringshift.client.stage";
+  public static final String LEASE_HELD = "ringshift.client.participant.lease.held";
+  public static final String REPORT_AGE = "ringshift.client.participant.report.age";
   /** Ranks of the hot-key gauges: one series each, whatever the keys. */
   public static final int HOT_KEY_RANKS = 5;
 
@@ -79,6 +82,29 @@ public final class ClientMetrics implements AutoCloseable {
       meters.add(Gauge.builder(HOT_KEY_SHARE, () -> shareOfRank.applyAsDouble(r))
           .description("estimated share of this client's recent lookups taken by its rank-th hottest key")
           .tags(tags.and("rank", Integer.toString(rank))).strongReference(true).register(registry));
+    }
+  }
+
+  /**
+   * Registers the transition gauges: {@value #STAGE}, the stage of the routed snapshot (1 to 3, 3 FINAL), and for a
+   * participant {@value #LEASE_HELD} (1 while its lease in the barrier holds) and {@value #REPORT_AGE} (seconds since
+   * its last acknowledged report; NaN before the first).
+   */
+  public void transitions(java.util.function.IntSupplier stage, ParticipantReporter participant,
+      java.time.Clock clock) {
+    Tags tags = Tags.of("cluster", clusterId);
+    meters.add(Gauge.builder(STAGE, stage, s -> s.getAsInt())
+        .description("transition stage of the routed snapshot: 1 write both, read old; 2 write both, read new; 3 final")
+        .tags(tags).strongReference(true).register(registry));
+    if (participant != null) {
+      meters.add(Gauge.builder(LEASE_HELD, participant, p -> p.leaseHeld() ? 1 : 0)
+          .description("1 while the client's report to the transition barrier holds its lease; 0 and the client stops "
+              + "serving the ranges a transition moves")
+          .tags(tags).strongReference(true).register(registry));
+      meters.add(Gauge.builder(REPORT_AGE, participant, p -> p.lastAcknowledgedMillis() < 0 ? Double.NaN
+              : (clock.millis() - p.lastAcknowledgedMillis()) / 1000.0)
+          .description("time since the last report to the transition barrier that Kafka acknowledged")
+          .baseUnit("seconds").tags(tags).strongReference(true).register(registry));
     }
   }
 
