@@ -171,6 +171,10 @@ class DashboardIT {
           .workerId());
       await("the ring drawn for epoch 2").atMost(Duration.ofSeconds(10))
           .until(() -> browser.findElement(By.id("legend")).getText().contains(spare.id()));
+      // The nodes' view of the ring reports to the transition barrier: the page lists it, live, at the new epoch.
+      await("the nodes' view listed among the participants at epoch 2").atMost(Duration.ofSeconds(30))
+          .until(() -> browser.findElements(By.cssSelector("#participants tr[data-participant='node/local-plane']"))
+              .stream().anyMatch(row -> row.getText().contains("node 2 FINAL held")));
     }
   }
 

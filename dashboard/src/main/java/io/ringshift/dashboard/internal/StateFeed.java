@@ -102,6 +102,7 @@ public final class StateFeed implements AutoCloseable {
     now.epochs().forEach(e -> clusters.add(e.getClusterId()));
     Map<String, Object> state = new java.util.LinkedHashMap<>(StateModel.of(view, List.copyOf(clusters),
         System.currentTimeMillis(), health.latest(), config.workers().get(), config.clients().get()));
+    state.put("participants", StateModel.participants(cluster, now.participants(), System.currentTimeMillis()));
     state.put("problem", problem);
     state.put("unreadable", now.unreadable().size());
     return state;

@@ -6,6 +6,7 @@ import io.ringshift.orchestrator.admin.ClusterView.TaskView;
 import io.ringshift.orchestrator.admin.EpochProgress;
 import io.ringshift.protocol.AvroBytes;
 import io.ringshift.protocol.EpochRecords;
+import io.ringshift.protocol.Participants;
 import io.ringshift.ring.Member;
 import io.ringshift.ring.ReplicaSet;
 import io.ringshift.ring.RingSnapshot;
@@ -79,6 +80,42 @@ public final class StateModel {
     }
     out.put("rejected", rejected);
     out.put("rejectedTotal", view.rejectedTotal());
+    return out;
+  }
+
+  /**
+   * The participants of {@code cluster} as the page lists them (docs/protocol.md, "The client barrier"): each one's
+   * route and whether its lease holds at {@code nowMillis} (timed from its record's timestamp: a view, not the
+   * publisher's barrier), the ones behind the newest route a live one has, and why changes take the fence, if they
+   * must.
+   */
+  static Map<String, Object> participants(String cluster, List<Participants.Participant> reports, long nowMillis) {
+    Participants all = Participants.none(cluster);
+    for (Participants.Participant p : reports) {
+      all = all.with(p.key(), p.report(), p.seenAtMillis());
+    }
+    Participants.Participant newest = all.live(nowMillis).stream()
+        .max(java.util.Comparator.comparingLong(Participants.Participant::epoch).thenComparing(p -> p.stage().order()))
+        .orElse(null);
+    Set<String> behind = new java.util.HashSet<>();
+    if (newest != null) {
+      all.stragglers(newest.epoch(), newest.stage(), nowMillis).forEach(p -> behind.add(p.key()));
+    }
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Participants.Participant p : all.all()) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("id", p.id());
+      row.put("kind", p.isNode() ? "node" : "client");
+      row.put("epoch", p.epoch());
+      row.put("stage", p.stage().name());
+      row.put("live", p.isLive(nowMillis));
+      row.put("behind", behind.contains(p.key()));
+      rows.add(row);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("list", rows);
+    out.put("behind", behind.size());
+    out.put("fenceOnly", all.fenceOnlyReason(nowMillis, java.time.Duration.ofMinutes(10)).orElse(null));
     return out;
   }
 

@@ -213,6 +213,15 @@ function renderWorkers(s) {
     el('td', {}, c.name), el('td', {class: 'num'}, c.epoch < 0 ? 'none yet' : c.epoch))));
   $('clients-note').textContent = 'Storage nodes report the epoch they route by in the nodes table.'
     + (s.clients.length ? '' : ' No other client reports here.');
+  const parts = s.participants || {list: [], behind: 0, fenceOnly: null};
+  $('participants').tBodies[0].replaceChildren(...parts.list.map(p => el('tr',
+    {'data-participant': p.id, class: p.behind ? 'behind' : ''},
+    el('td', {}, p.id), el('td', {}, p.kind), el('td', {class: 'num'}, p.epoch < 0 ? 'none yet' : p.epoch),
+    el('td', {}, p.stage), el('td', {}, p.live ? 'held' : 'lapsed'))));
+  $('participants-note').textContent = (parts.list.length
+    ? parts.behind + ' live participant' + (parts.behind === 1 ? ' is' : 's are') + ' behind the newest route.'
+    : 'No participant reports on ring.participants.')
+    + (parts.fenceOnly ? ' Changes take the fence at cutover: ' + parts.fenceOnly + '.' : '');
 }
 
 function renderRejected(s) {

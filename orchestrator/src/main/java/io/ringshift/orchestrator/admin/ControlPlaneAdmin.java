@@ -9,6 +9,7 @@ import io.ringshift.protocol.KafkaClients;
 import io.ringshift.protocol.KafkaProperties;
 import io.ringshift.protocol.ReadToEnd;
 import io.ringshift.protocol.RecordKeys;
+import io.ringshift.protocol.Participants;
 import io.ringshift.protocol.RecordSerdes;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.MembershipEvent;
@@ -152,16 +153,32 @@ public final class ControlPlaneAdmin implements AutoCloseable {
 
   // ---- reading ----
 
-  /** What a read found, decoded; records that could not be decoded are described in {@code unreadable}. */
+  /**
+   * What a read found, decoded; records that could not be decoded are described in {@code unreadable}.
+   *
+   * @param participants the latest report of each participant on {@code ring.participants} (a tombstone removes
+   *     one), seen at its record's timestamp; empty when the part was not read or the topic does not exist
+   */
   public record Contents(
       List<EpochRecord> epochs,
       List<RangeCopyTask> tasks,
       List<TaskStatus> statuses,
       List<RejectedEvent> rejected,
-      List<String> unreadable) {}
+      List<String> unreadable,
+      List<Participants.Participant> participants) {
 
-  /** Which topics a read covers. */
-  public enum Part { EPOCHS, TASKS, TASK_STATUS, REJECTED }
+    /** Contents without participants. */
+    public Contents(List<EpochRecord> epochs, List<RangeCopyTask> tasks, List<TaskStatus> statuses,
+        List<RejectedEvent> rejected, List<String> unreadable) {
+      this(epochs, tasks, statuses, rejected, unreadable, List.of());
+    }
+  }
+
+  /**
+   * Which topics a read covers. {@link #PARTICIPANTS} is optional: a cluster set up before transition stages has no
+   * {@code ring.participants}, and a read then finds none instead of failing.
+   */
+  public enum Part { EPOCHS, TASKS, TASK_STATUS, REJECTED, PARTICIPANTS }
 
   /** Reads the chosen topics from the beginning to their current end ({@code read_committed}). */
   public Contents read(Set<Part> parts) {
@@ -171,12 +188,17 @@ public final class ControlPlaneAdmin implements AutoCloseable {
     }
     Map<String, List<ConsumerRecord<byte[], byte[]>>> raw = readToEnd(names.keySet());
     List<String> unreadable = new ArrayList<>();
+    Map<String, Participants.Participant> participants = new LinkedHashMap<>();
+    List<ConsumerRecord<byte[], byte[]>> reports = raw.get(topics.participants().name());
+    if (reports != null) {
+      reports.forEach(r -> participant(participants, r, unreadable));
+    }
     return new Contents(
         decode(raw.get(topics.epochs().name()), RecordSerdes.epochRecord()::deserialize, unreadable),
         latestPerKey(raw.get(topics.tasks().name()), RecordSerdes.rangeCopyTask()::deserialize, unreadable),
         latestPerKey(raw.get(topics.taskStatus().name()), RecordSerdes.taskStatus()::deserialize, unreadable),
         decode(raw.get(topics.rejected().name()), RecordSerdes.rejectedEvent()::deserialize, unreadable),
-        unreadable);
+        unreadable, List.copyOf(participants.values()));
   }
 
   /**
@@ -206,6 +228,7 @@ public final class ControlPlaneAdmin implements AutoCloseable {
     private final Map<String, TaskStatus> statuses = new LinkedHashMap<>();
     private final List<RejectedEvent> rejected = new ArrayList<>();
     private final List<String> unreadable = new ArrayList<>();
+    private final Map<String, Participants.Participant> participants = new LinkedHashMap<>();
     private boolean started;
 
     private Follower(KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> partitions, List<String> names) {
@@ -238,7 +261,7 @@ public final class ControlPlaneAdmin implements AutoCloseable {
         throw unreachable(e);
       }
       return new Contents(List.copyOf(epochs), List.copyOf(tasks.values()), List.copyOf(statuses.values()),
-          List.copyOf(rejected), List.copyOf(unreadable));
+          List.copyOf(rejected), List.copyOf(unreadable), List.copyOf(participants.values()));
     }
 
     private void apply(ConsumerRecord<byte[], byte[]> r) {
@@ -255,6 +278,8 @@ public final class ControlPlaneAdmin implements AutoCloseable {
           latest(statuses, key, r.value() == null ? null : RecordSerdes.taskStatus().deserialize(r.value()));
         } else if (topic.equals(topics.rejected().name()) && r.value() != null) {
           rejected.add(RecordSerdes.rejectedEvent().deserialize(r.value()));
+        } else if (topic.equals(topics.participants().name())) {
+          participant(participants, r, unreadable);
         }
       } catch (CodecException e) {
         unreadable.add(String.format(Locale.ROOT, "%s partition %d offset %d: %s", topic, r.partition(), r.offset(),
@@ -282,7 +307,25 @@ public final class ControlPlaneAdmin implements AutoCloseable {
       case TASKS -> topics.tasks().name();
       case TASK_STATUS -> topics.taskStatus().name();
       case REJECTED -> topics.rejected().name();
+      case PARTICIPANTS -> topics.participants().name();
     };
+  }
+
+  /** Keeps the latest report of {@code r}'s participant (a tombstone removes it); an unreadable one is noted. */
+  private static void participant(Map<String, Participants.Participant> out, ConsumerRecord<byte[], byte[]> r,
+      List<String> unreadable) {
+    String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+    if (r.value() == null) {
+      out.remove(key);
+      return;
+    }
+    try {
+      out.put(key, new Participants.Participant(key, RecordSerdes.participantReport().deserialize(r.value()),
+          r.timestamp()));
+    } catch (CodecException e) {
+      unreadable.add(String.format(Locale.ROOT, "%s partition %d offset %d: %s", r.topic(), r.partition(),
+          r.offset(), e.getMessage()));
+    }
   }
 
   private static <V> List<V> decode(List<ConsumerRecord<byte[], byte[]>> records, Function<byte[], V> decoder,
@@ -365,6 +408,9 @@ public final class ControlPlaneAdmin implements AutoCloseable {
     try {
       for (String name : names) {
         List<PartitionInfo> infos = consumer().partitionsFor(name, timeout);
+        if ((infos == null || infos.isEmpty()) && name.equals(topics.participants().name())) {
+          continue; // optional (Part.PARTICIPANTS): a cluster set up before transition stages has none
+        }
         if (infos == null || infos.isEmpty()) {
           throw AdminException.badRequest("Kafka at " + bootstrap + " has no topic " + name);
         }
