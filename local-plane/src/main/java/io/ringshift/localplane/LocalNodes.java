@@ -84,11 +84,21 @@ public final class LocalNodes implements AutoCloseable {
   /** Handler threads of each node started from now on. */
   private volatile int threads = NodeServer.DEFAULT_THREADS;
 
+  /**
+   * Every node's ownership check: the shared view reports the newest write without a version any of them took, so that
+   * the publisher keeps the fence while a client of before versions writes to the plane.
+   */
+  private final java.util.List<OwnershipCheckedStore> checked = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   private LocalNodes(Path dir, boolean temporary, PublishedRingView ring) {
     this.dir = dir;
     this.temporary = temporary;
     this.ring = ring;
     this.secret = AdminSecret.readOrCreate(dir.resolve(SECRET_FILE));
+    if (ring != null) {
+      ring.reportUnversionedWrites(() -> checked.stream()
+          .mapToLong(OwnershipCheckedStore::lastUnversionedWriteMillis).max().orElse(-1));
+    }
   }
 
   /**
@@ -197,7 +207,9 @@ public final class LocalNodes implements AutoCloseable {
     int adminPort = port == 0 ? 0 : port + ADMIN_PORT_OFFSET;
     NodeServer server;
     try {
-      server = NodeServer.start(OwnershipCheckedStore.wrap(store, ring), new InetSocketAddress(HOST, port),
+      OwnershipCheckedStore check = OwnershipCheckedStore.wrap(store, ring);
+      checked.add(check);
+      server = NodeServer.start(check, new InetSocketAddress(HOST, port),
           new InetSocketAddress(HOST, adminPort), secret, threads);
     } catch (RuntimeException e) {
       store.close();

@@ -118,6 +118,21 @@ class OwnershipCheckedStoreTest {
     }
   }
 
+  /** A write without a version comes from a client of before versions: the node dates it, for its reports. */
+  @Test
+  void shouldDateTheLastWriteWithoutAVersion() {
+    OwnershipCheckedStore checked = (OwnershipCheckedStore) store;
+    String key = Rings.keptBy("node-1");
+    assertThat(checked.lastUnversionedWriteMillis()).isEqualTo(-1);
+
+    store.put(bytes(key), bytes("versioned"), 5, Version.of(System.currentTimeMillis(), 0, 3));
+    assertThat(checked.lastUnversionedWriteMillis()).as("a versioned write is not dated").isEqualTo(-1);
+
+    long before = System.currentTimeMillis();
+    store.delete(bytes(key), 5);
+    assertThat(checked.lastUnversionedWriteMillis()).isBetween(before, System.currentTimeMillis());
+  }
+
   @Test
   void shouldApplyAStaleWriteForARangeTheNodeStillReplicates() {
     String key = Rings.keptBy("node-1");
