@@ -189,6 +189,9 @@ public final class RingClient implements AutoCloseable {
         }
       } catch (RuntimeException | Error e) {
         tail.close(); // closes the consumer it was never started with
+        if (participant != null) {
+          participant.close();
+        }
         throw e;
       }
       tail.start();
@@ -524,10 +527,6 @@ public final class RingClient implements AutoCloseable {
       swapLock.unlock();
     }
     metrics.swapped();
-    ParticipantReporter reporting = participant;
-    if (reporting != null) {
-      reporting.swapped();
-    }
     LOG.info("cluster {}: routing by epoch {} (was {}), checksum {}, published {}", clusterId, next.epoch(),
         previous, next.ring.checksumHex(), Instant.ofEpochMilli(accepted.publishedAtMillis()));
     if (persist && config.persistFile() != null) {
@@ -540,6 +539,12 @@ public final class RingClient implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("cluster {}: a swap listener failed on the swap to epoch {}", clusterId, next.epoch(), e);
       }
+    }
+    // Reported after the listeners: a node's view of the ring (its ownership check) swaps in one of them, and it must
+    // enforce a stage before it tells the barrier it routes by it.
+    ParticipantReporter reporting = participant;
+    if (reporting != null) {
+      reporting.swapped();
     }
   }
 

@@ -310,8 +310,18 @@ public final class OwnershipCheckedStore extends ForwardingStore {
     // In a transition, readers read the previous ring (and, once reads moved to the new ring, stragglers still may):
     // what either ring makes this node a replica of must stay. While reads go to the previous ring only, the new
     // ring's replicas are pending, and a copy of the transition's epoch clears its target there before it copies.
-    String previous = replicaAfter(range, epoch, rings.previous());
-    return previous != null || rings.readsPrevious() ? previous : replicaAfter(range, epoch, rings.ring());
+    // The previous ring is checked for any delete of the transition's epoch or an earlier one (its own epoch is older
+    // than the transition's, so the rule by epoch alone would let a delete of the transition's epoch through).
+    if (rings.ring().epoch() >= epoch) {
+      int r = replicatedRange(range, rings.previous());
+      if (r >= 0) {
+        RingSnapshot previous = rings.previous();
+        return "this node (" + nodeId + ") routes by a transition to epoch " + rings.ring().epoch() + " from epoch "
+            + previous.epoch() + ", in which it is a replica of " + RingRange.of(previous.rangeStart(r),
+            previous.rangeEnd(r)) + ", which overlaps it; readers of that ring may still read it";
+      }
+    }
+    return rings.readsPrevious() ? null : replicaAfter(range, epoch, rings.ring());
   }
 
   private String replicaAfter(RingRange range, long epoch, RingSnapshot ring) {

@@ -231,17 +231,26 @@ public final class RoutedWriter {
         answers[i] = writeOne(targets.get(i), key, value, route.epoch(), version);
       }
     } else {
-      List<CompletableFuture<Object>> others = new ArrayList<>(n - 1);
-      for (int i = 1; i < n; i++) {
-        Store target = targets.get(i);
-        others.add(CompletableFuture.supplyAsync(() -> writeOne(target, key, value, route.epoch(), version),
-            executor));
+      // The first required replica on the calling thread, the others on the executor; optional ones are not waited
+      // for: what they answered by the time the required ones did counts, the rest is missed.
+      int local = 0;
+      while (!route.requires(route.replicas().get(local))) {
+        local++;
       }
-      answers[0] = writeOne(targets.get(0), key, value, route.epoch(), version);
+      List<CompletableFuture<Object>> others = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        Store target = targets.get(i);
+        others.add(i == local ? null
+            : CompletableFuture.supplyAsync(() -> writeOne(target, key, value, route.epoch(), version), executor));
+      }
+      answers[local] = writeOne(targets.get(local), key, value, route.epoch(), version);
       RuntimeException unexpected = null;
-      for (int i = 1; i < n; i++) {
+      for (int i = 0; i < n; i++) {
+        if (i == local) {
+          continue;
+        }
         try {
-          answers[i] = others.get(i - 1).join();
+          answers[i] = route.requires(route.replicas().get(i)) ? others.get(i).join() : others.get(i).getNow(null);
         } catch (CompletionException e) {
           RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
           unexpected = unexpected == null ? cause : unexpected;

@@ -104,13 +104,16 @@ class OwnershipCheckedStoreTest {
       assertThat(node4.deleteRange(toNode4, 5)).as("the copy of epoch 5 clears its pending target").isZero();
       assertThatThrownBy(() -> node1.deleteRange(Rings.rangeOf(Rings.EPOCH_4, moved), 4))
           .isInstanceOf(StoreException.Refused.class).hasMessageContaining("epoch 4");
+      assertThatThrownBy(() -> node1.deleteRange(Rings.rangeOf(Rings.EPOCH_4, moved), 5))
+          .as("a delete of the transition's own epoch too").isInstanceOf(StoreException.Refused.class)
+          .hasMessageContaining("readers of that ring may still read it");
       node1.fence(toNode4, 5);
       assertThat(node1.pruneFences()).as("still refuses epoch-4 writes").isZero();
 
       view.swapToStage(Rings.EPOCH_4, Rings.EPOCH_5, false);
       assertThatThrownBy(() -> node4.deleteRange(toNode4, 5)).as("readers of epoch 5 read node-4")
           .isInstanceOf(StoreException.Refused.class);
-      assertThatThrownBy(() -> node1.deleteRange(Rings.rangeOf(Rings.EPOCH_4, moved), 4))
+      assertThatThrownBy(() -> node1.deleteRange(Rings.rangeOf(Rings.EPOCH_4, moved), 5))
           .as("stragglers still read epoch 4").isInstanceOf(StoreException.Refused.class);
       assertThat(node1.pruneFences()).as("the ownership check refuses them now").isOne();
     } finally {

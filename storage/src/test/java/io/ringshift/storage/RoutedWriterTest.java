@@ -280,6 +280,36 @@ class RoutedWriterTest {
     assertThatThrownBy(() -> RoutedWriter.create(staged, this::counted).put(bytes(key), bytes("w")))
         .isInstanceOfSatisfying(StoreException.ReplicasFailed.class,
             e -> assertThat(e.failures()).containsOnlyKeys(required.get(0)));
+    // A pending replica that hangs (a stalled node) holds no write either: the writer does not wait for it.
+    java.util.concurrent.CountDownLatch stalled = new java.util.concurrent.CountDownLatch(1);
+    String other = required.get(1);
+    Routing hanging = new Routing() {
+      @Override
+      public Route route(byte[] k) {
+        return new Route(5, List.of(pending, other), List.of(pending));
+      }
+
+      @Override
+      public boolean awaitEpoch(long epoch, Duration timeout) {
+        return true;
+      }
+    };
+    Store hangs = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class},
+        (proxy, method, args) -> {
+          stalled.await();
+          throw new StoreException.Unavailable("released", null);
+        });
+    try {
+      RoutedWriter.Written past = java.util.concurrent.CompletableFuture.supplyAsync(() ->
+          RoutedWriter.create(hanging, id -> id.equals(pending) ? hangs : nodes.get(id))
+              .put(bytes(key), bytes("past a stalled pending replica")))
+          .get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(past.replicas()).containsExactly(other);
+    } catch (Exception e) {
+      throw new AssertionError("the write waited for a pending replica", e);
+    } finally {
+      stalled.countDown();
+    }
     assertThatThrownBy(() -> new Routing.Route(5, List.of("a"), List.of("b")))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not one of its replicas");
     assertThatThrownBy(() -> new Routing.Route(5, List.of("a"), List.of("a")))

@@ -46,6 +46,11 @@ public final class ParticipantReporter implements AutoCloseable {
   private final ScheduledExecutorService timer;
   /** When the latest acknowledged report was sent, on {@link #clock}; -1 before the first. */
   private final AtomicLong ackedSentAt = new AtomicLong(-1);
+  /**
+   * The same moment on {@link System#nanoTime()}: the lease is timed on the monotonic clock, so that a wall clock
+   * stepped back cannot stretch it past where the publisher counts it lapsed. {@link Long#MIN_VALUE}: none yet.
+   */
+  private final AtomicLong ackedSentAtNanos = new AtomicLong(Long.MIN_VALUE);
   private volatile boolean closed;
 
   /**
@@ -113,11 +118,14 @@ public final class ParticipantReporter implements AutoCloseable {
       return;
     }
     long sentAt = clock.millis();
+    long sentAtNanos = System.nanoTime();
     try {
       byte[] value = RecordSerdes.participantReport().serialize(report(current.get(), sentAt));
       producer.send(new ProducerRecord<>(topic, clusterId + "/" + participantId, value), (metadata, e) -> {
         if (e == null) {
           ackedSentAt.accumulateAndGet(sentAt, Math::max);
+          ackedSentAtNanos.accumulateAndGet(sentAtNanos,
+              (held, next) -> held == Long.MIN_VALUE || next - held > 0 ? next : held);
         } else {
           LOG.warn("cluster {}: participant {} could not report to {}: {}", clusterId, participantId, topic,
               e.toString());
@@ -131,8 +139,9 @@ public final class ParticipantReporter implements AutoCloseable {
 
   /** Whether the lease holds: a report was acknowledged less than a lease ago (by this process's clock). */
   public boolean leaseHeld() {
-    long acked = ackedSentAt.get();
-    return acked >= 0 && clock.millis() - acked < lease.toMillis();
+    long acked = ackedSentAtNanos.get();
+    // Closed: the tombstone takes the participant out of the barrier at once, so it holds no lease from then on.
+    return !closed && acked != Long.MIN_VALUE && System.nanoTime() - acked < lease.toNanos();
   }
 
   /** When the latest acknowledged report was sent, or -1. */

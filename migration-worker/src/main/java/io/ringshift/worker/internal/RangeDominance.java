@@ -90,7 +90,7 @@ final class RangeDominance {
           missing.add(fromS1);
         }
       }
-      if (onT != null && (fromS1 == null || onT.version().isAfter(fromS1.version()))) {
+      if (onT != null && (fromS1 == null || onT.supersedes(fromS1))) {
         c.skipBefore(onT);
         if (!explained(onT, c.takeIfAt(onT))) {
           unexplainedCount++;
@@ -104,20 +104,24 @@ final class RangeDominance {
         s1.sequence());
   }
 
-  /** Whether T's entry for the key (null: none) holds what S1 had. */
+  /**
+   * Whether T's entry for the key (null: none) holds what S1 had: S1's entry would not replace it under the store's
+   * rule ({@link Entry#supersedes}: versions, then a tombstone over a value, then the larger value), so equal entries
+   * and newer ones count, and two different values of one version (entries of before versions) do not.
+   */
   private static boolean dominated(Entry fromS1, Entry onT) {
     if (onT == null) {
       return fromS1.isDeletion();
     }
-    return onT.version().compareTo(fromS1.version()) >= 0;
+    return !fromS1.supersedes(onT);
   }
 
-  /** Whether the source's second read (null: no entry) explains T's entry. */
+  /** Whether the source's second read (null: no entry) explains T's entry: it holds that entry or one that wins. */
   private static boolean explained(Entry onT, Entry fromS2) {
     if (fromS2 == null) {
       return onT.isDeletion();
     }
-    return fromS2.version().compareTo(onT.version()) >= 0;
+    return !onT.supersedes(fromS2);
   }
 
   /**

@@ -61,10 +61,17 @@ class RangeDominanceTest {
     target.deleteRange(RingRange.of(Entry.positionOf(bytes(keys.get(5))) - 1, Entry.positionOf(bytes(keys.get(5)))), 1);
     target.apply(List.of(entry(keys.get(5), "stale", 50)));     // an older version than the source's
     target.apply(List.of(entry("junk-not-on-the-source", "x", 5)));
+    // Entries of before versions (version 0) on both, with different values: the versions alone cannot tell them apart.
+    String old = keys.get(6);
+    long p6 = Entry.positionOf(bytes(old));
+    source.deleteRange(RingRange.of(p6 - 1, p6), 1);
+    target.deleteRange(RingRange.of(p6 - 1, p6), 1);
+    source.apply(List.of(new Entry(p6, bytes(old), bytes("zz"))));
+    target.apply(List.of(new Entry(p6, bytes(old), bytes("aa"))));
     RangeDominance.Outcome differs = RangeDominance.check(source, target, RANGE);
 
     assertThat(differs.missing()).extracting(e -> new String(e.key(), StandardCharsets.UTF_8))
-        .containsExactlyInAnyOrder(keys.get(3), keys.get(5));
+        .containsExactlyInAnyOrder(keys.get(3), keys.get(5), old);
     assertThat(differs.unexplainedCount()).as("a key only the target holds: %s", differs)
         .isEqualTo(RANGE.contains(Entry.positionOf(bytes("junk-not-on-the-source"))) ? 1 : 0);
   }

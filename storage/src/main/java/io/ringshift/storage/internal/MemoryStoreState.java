@@ -110,6 +110,12 @@ public final class MemoryStoreState {
     if (fence != null) {
       return new WriteResult.RetryWithEpoch(fence.epoch(), fence.range());
     }
+    if (version == null) {
+      Entry stored = data.get(DataKeys.encode(position, key));
+      if (stored != null) {
+        clock.observe(stored.version()); // a stamped write lands above what the key holds, as RocksDbStore's
+      }
+    }
     writeIfNewer(new Entry(position, key, value, version == null ? clock.next() : version));
     return new WriteResult.Applied(sequence);
   }
@@ -299,6 +305,9 @@ public final class MemoryStoreState {
     if (ingest) {
       for (Entry e : entries) {
         byte[] dataKey = DataKeys.encode(e.position(), e.key());
+        if (!e.supersedes(data.get(dataKey))) {
+          continue; // a key the load carries twice: the higher version stays, as RocksDB's write path keeps it
+        }
         data.put(dataKey, e);
         clock.observe(e.version());
         if (e.isDeletion()) {

@@ -462,10 +462,16 @@ public final class RocksDbStore implements Store {
         if (fence != null) {
           return new WriteResult.RetryWithEpoch(fence.epoch(), fence.range());
         }
+        Entry stored = storedEntry(dataKey, db.get(data, dataKey));
+        if (stored != null) {
+          // A write the node stamps must land above what the key holds, even when that came from a writer whose
+          // clock runs ahead and the node restarted since (its clock starts from its own time).
+          clock.observe(stored.version());
+        }
         Entry incoming = new Entry(position, key, value, version == null ? clock.next() : version);
         clock.observe(incoming.version());
         try (WriteBatch batch = new WriteBatch()) {
-          if (addIfNewer(batch, dataKey, incoming, storedEntry(dataKey, db.get(data, dataKey)), millis.getAsLong())) {
+          if (addIfNewer(batch, dataKey, incoming, stored, millis.getAsLong())) {
             db.write(writeOptions, batch);
           }
         }
