@@ -62,7 +62,7 @@ class OrchestratorCommandIT {
 
     Cli.Result check = cli("topics", "check");
     assertThat(check.exitCode()).as(check.toString()).isZero();
-    assertThat(check.stdout()).contains("The 8 topics at " + KAFKA.bootstrapServers() + " are as the roles need them "
+    assertThat(check.stdout()).contains("The 9 topics at " + KAFKA.bootstrapServers() + " are as the roles need them "
         + "(replication factor 1 or more, min.insync.replicas 1 or more).");
 
     Path members = Fixtures.write(dir.resolve("members.json"), Fixtures.membersJson(6, 3));

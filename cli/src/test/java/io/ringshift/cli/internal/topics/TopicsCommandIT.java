@@ -28,7 +28,7 @@ class TopicsCommandIT {
     Cli.Result missing = cli("topics", "check");
     assertThat(missing.exitCode()).as(missing.toString()).isEqualTo(3);
     assertThat(missing.stdout().lines().filter(l -> l.endsWith(": does not exist (the orchestrator creates it at "
-        + "start)"))).hasSize(8);
+        + "start)"))).hasSize(9);
 
     Cli.Result create = cli("topics", "create");
     assertThat(create.exitCode()).as(create.toString()).isZero();
