@@ -151,6 +151,12 @@ public final class Participants {
     return out;
   }
 
+  /** The live participant with the newest route (highest epoch, then latest stage), if any is live. */
+  public Optional<Participant> newest(long nowMillis) {
+    return byKey.values().stream().filter(p -> p.isLive(nowMillis))
+        .max(Comparator.comparingLong(Participant::epoch).thenComparing(p -> p.stage().order()));
+  }
+
   /** Whether every live participant routes by {@code epoch} in {@code stage} or later. */
   public boolean allReached(long epoch, TransitionStage stage, long nowMillis) {
     return stragglers(epoch, stage, nowMillis).isEmpty();

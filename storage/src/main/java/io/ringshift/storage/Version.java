@@ -1,5 +1,7 @@
 package io.ringshift.storage;
 
+import java.nio.ByteBuffer;
+
 /**
  * The version of a stored entry: a hybrid logical clock reading of the writer that made it (docs/storage.md,
  * "Versions"). Versions are totally ordered by {@code millis}, then {@code logical}, then {@code writer} (unsigned),
@@ -48,13 +50,7 @@ public record Version(long millis, int logical, long writer) implements Comparab
 
   /** Writes the 20 bytes of this version at {@code offset}: millis, logical, writer, each big endian. */
   public void encode(byte[] out, int offset) {
-    putLong(out, offset, millis);
-    int l = logical;
-    for (int i = 3; i >= 0; i--) {
-      out[offset + 8 + i] = (byte) l;
-      l >>>= 8;
-    }
-    putLong(out, offset + 12, writer);
+    ByteBuffer.wrap(out, offset, BYTES).putLong(millis).putInt(logical).putLong(writer);
   }
 
   /** The 20 bytes of this version. */
@@ -70,26 +66,8 @@ public record Version(long millis, int logical, long writer) implements Comparab
       throw new IllegalArgumentException("a version takes " + BYTES + " bytes; only " + (in.length - offset)
           + " are there");
     }
-    int l = 0;
-    for (int i = 0; i < 4; i++) {
-      l = (l << 8) | (in[offset + 8 + i] & 0xFF);
-    }
-    return new Version(getLong(in, offset), l, getLong(in, offset + 12));
-  }
-
-  private static void putLong(byte[] out, int offset, long v) {
-    for (int i = 7; i >= 0; i--) {
-      out[offset + i] = (byte) v;
-      v >>>= 8;
-    }
-  }
-
-  private static long getLong(byte[] in, int offset) {
-    long v = 0;
-    for (int i = 0; i < 8; i++) {
-      v = (v << 8) | (in[offset + i] & 0xFF);
-    }
-    return v;
+    ByteBuffer b = ByteBuffer.wrap(in, offset, BYTES);
+    return new Version(b.getLong(), b.getInt(), b.getLong());
   }
 
   @Override

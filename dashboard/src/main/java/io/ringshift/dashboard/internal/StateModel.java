@@ -94,9 +94,7 @@ public final class StateModel {
     for (Participants.Participant p : reports) {
       all = all.with(p.key(), p.report(), p.seenAtMillis());
     }
-    Participants.Participant newest = all.live(nowMillis).stream()
-        .max(java.util.Comparator.comparingLong(Participants.Participant::epoch).thenComparing(p -> p.stage().order()))
-        .orElse(null);
+    Participants.Participant newest = all.newest(nowMillis).orElse(null);
     Set<String> behind = new java.util.HashSet<>();
     if (newest != null) {
       all.stragglers(newest.epoch(), newest.stage(), nowMillis).forEach(p -> behind.add(p.key()));

@@ -6,7 +6,6 @@ import io.ringshift.protocol.TransitionStage;
 import io.ringshift.schemas.avro.ParticipantReport;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -53,15 +52,10 @@ final class ParticipantsSection {
     return p;
   }
 
-  private static Participants.Participant newest(List<Participants.Participant> live) {
-    return live.stream().max(Comparator.comparingLong(Participants.Participant::epoch)
-        .thenComparing(p -> p.stage().order())).orElse(null);
-  }
-
   static ParticipantsJson json(String clusterId, Map<String, byte[]> values, long nowMillis) {
     Participants p = read(clusterId, values);
     List<Participants.Participant> live = p.live(nowMillis);
-    Participants.Participant newest = newest(live);
+    Participants.Participant newest = p.newest(nowMillis).orElse(null);
     if (p.all().isEmpty()) {
       return ParticipantsJson.NONE;
     }
@@ -87,7 +81,7 @@ final class ParticipantsSection {
     List<Participants.Participant> live = p.live(nowMillis);
     long nodes = live.stream().filter(Participants.Participant::isNode).count();
     List<String> lines = new ArrayList<>();
-    Participants.Participant newest = newest(live);
+    Participants.Participant newest = p.newest(nowMillis).orElse(null);
     lines.add(String.format(Locale.ROOT, "participants %d live (%d client%s, %d node%s), %d lapsed%s", live.size(),
         live.size() - nodes, live.size() - nodes == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s",
         p.lapsed(nowMillis).size(), newest == null ? ""
