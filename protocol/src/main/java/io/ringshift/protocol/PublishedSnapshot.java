@@ -149,15 +149,30 @@ public final class PublishedSnapshot {
 
   /**
    * Whether this snapshot comes after {@code current} in the order readers route by: a later epoch, or the same
-   * epoch, ring and previous checksum in a later stage. (Whether a later epoch chains to {@code current} is
-   * {@link #follows}.)
+   * epoch, ring and previous checksum in a later stage, or the {@linkplain #isRevertOf revert} of a transition that
+   * still reads the previous ring. (Whether a later epoch chains to {@code current} is {@link #follows}.)
    */
   public boolean isAfter(PublishedSnapshot current) {
+    if (isRevertOf(current)) {
+      return true;
+    }
     if (ring.epoch() != current.ring.epoch()) {
       return ring.epoch() > current.ring.epoch();
     }
     return stage.order() > current.stage.order() && Arrays.equals(ring.checksum(), current.ring.checksum())
         && Arrays.equals(previousChecksum, current.previousChecksum);
+  }
+
+  /**
+   * Whether this snapshot reverts the transition {@code current} is in (docs/protocol.md, "The reverse path"): it is
+   * the {@code FINAL} snapshot of the ring the transition started from ({@code current}'s previous checksum), published
+   * again, while {@code current} is in {@link TransitionStage#WRITE_BOTH_READ_OLD}. Safe from that stage only: its
+   * readers read the previous ring, which its writers keep writing. No revert exists from
+   * {@code WRITE_BOTH_READ_NEW}: the publisher publishes that stage only once the epoch can no longer be abandoned.
+   */
+  public boolean isRevertOf(PublishedSnapshot current) {
+    return stage == TransitionStage.FINAL && current.stage == TransitionStage.WRITE_BOTH_READ_OLD
+        && current.previousChecksum != null && Arrays.equals(ring.checksum(), current.previousChecksum);
   }
 
   public RingSnapshot ring() {
@@ -201,9 +216,18 @@ public final class PublishedSnapshot {
     return signature != null;
   }
 
-  /** Whether this snapshot names {@code previous} as the one it follows (any stage of it: one ring). */
+  /**
+   * Whether this snapshot names {@code previous} as the one it follows (any stage of it: one ring), or, when
+   * {@code previous} is in {@link TransitionStage#WRITE_BOTH_READ_OLD}, the ring that transition started from: the
+   * transition was reverted (its epoch number is never used again) and this snapshot follows the revert.
+   */
   public boolean follows(PublishedSnapshot previous) {
-    return previousChecksum != null && Arrays.equals(previousChecksum, previous.ring.checksum());
+    if (previousChecksum == null) {
+      return false;
+    }
+    return Arrays.equals(previousChecksum, previous.ring.checksum())
+        || previous.stage == TransitionStage.WRITE_BOTH_READ_OLD && previous.previousChecksum != null
+            && Arrays.equals(previousChecksum, previous.previousChecksum);
   }
 
   /**

@@ -194,13 +194,37 @@ class PublishedSnapshotTest {
 
     for (int i = 0; i < inOrder.size(); i++) {
       for (int j = 0; j < inOrder.size(); j++) {
-        assertThat(inOrder.get(j).isAfter(inOrder.get(i))).as("%d after %d", j, i).isEqualTo(j > i);
+        boolean revert = j == 0 && i == 1; // the previous snapshot again reverts the first stage
+        assertThat(inOrder.get(j).isAfter(inOrder.get(i))).as("%d after %d", j, i).isEqualTo(j > i || revert);
       }
     }
     assertThat(readOld.follows(previous)).isTrue();
     assertThat(last.follows(previous)).as("every stage of an epoch follows the same previous ring").isTrue();
     PublishedSnapshot otherRing = PublishedSnapshot.transition(ring(8, 8), before, TransitionStage.WRITE_BOTH_READ_NEW);
     assertThat(otherRing.isAfter(readOld)).as("a later stage of another ring of the same epoch").isFalse();
+  }
+
+  @Test
+  void shouldTakeThePreviousSnapshotAgainAsTheRevertOfTheFirstStageOnly() {
+    RingSnapshot before = ring(6, 7);
+    RingSnapshot after = ring(7, 8);
+    PublishedSnapshot previous = PublishedSnapshot.unsigned(before, new byte[32], List.of());
+    PublishedSnapshot readOld = PublishedSnapshot.transition(after, before, TransitionStage.WRITE_BOTH_READ_OLD);
+    PublishedSnapshot readNew = PublishedSnapshot.transition(after, before, TransitionStage.WRITE_BOTH_READ_NEW);
+
+    assertThat(previous.isRevertOf(readOld)).isTrue();
+    assertThat(previous.isAfter(readOld)).as("the revert replaces the first stage").isTrue();
+    assertThat(previous.isAfter(readNew)).as("no revert from the second stage: its readers read the new ring")
+        .isFalse();
+    assertThat(PublishedSnapshot.unsigned(ring(6, 6), new byte[32], List.of()).isAfter(readOld))
+        .as("an older ring that is not the one the transition started from").isFalse();
+
+    RingSnapshot next = ring(6, 9);
+    PublishedSnapshot afterRevert = PublishedSnapshot.unsigned(next, before.checksum(), List.of());
+    assertThat(afterRevert.follows(readOld)).as("an epoch chained to the revert, met by a reader still in stage 1")
+        .isTrue();
+    assertThat(afterRevert.follows(readNew)).isFalse();
+    assertThat(afterRevert.follows(previous)).isTrue();
   }
 
   @Test

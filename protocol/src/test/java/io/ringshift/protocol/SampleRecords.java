@@ -258,6 +258,10 @@ final class SampleRecords {
         .setFilling(List.of(io.ringshift.schemas.avro.FillingRange.newBuilder()
             .setStart(-4_000_000_000_000_000_000L).setEnd(12_345L).setNode("node-0002").build()))
         .setTimestampMillis(T0 + 2)
+        // The fields of a STAGED record (a record, not a valid one: stages carry no filling marks).
+        .setStage(1)
+        .setPreviousEpoch(42L)
+        .setPreviousMembers(members())
         .build();
   }
 
