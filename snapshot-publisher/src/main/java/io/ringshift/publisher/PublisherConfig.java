@@ -36,6 +36,9 @@ import java.util.Objects;
  *     group; the others stand by and one takes over this long after the active one stopped answering (at once
  *     when it stops cleanly). {@link Duration#ZERO} turns the election off: every instance publishes, and a new
  *     one fences the one before, which stops
+ * @param transitionStages whether a change that moves ranges is published in transition stages, with no write pause
+ *     (docs/protocol.md, "Transition stages"); false publishes every change at the fence, as before stages. Off by
+ *     default while the workers and the simulation learn the stages
  */
 public record PublisherConfig(
     String bootstrapServers,
@@ -48,7 +51,8 @@ public record PublisherConfig(
     Duration timeout,
     List<PublicKey> previousKeys,
     KafkaProperties kafkaProperties,
-    Duration leaseTimeout) {
+    Duration leaseTimeout,
+    boolean transitionStages) {
 
   /** A {@code replicationFactor} of 0: {@link io.ringshift.protocol.TopicReplication#forBrokers} of the cluster. */
   public static final short REPLICATION_FROM_CLUSTER = 0;
@@ -98,7 +102,21 @@ public record PublisherConfig(
   public PublisherConfig(String bootstrapServers, Topics topics, SigningKey signingKey, String transactionalId,
       Clock clock, int partitions, short replicationFactor, Duration timeout, List<PublicKey> previousKeys) {
     this(bootstrapServers, topics, signingKey, transactionalId, clock, partitions, replicationFactor, timeout,
-        previousKeys, KafkaProperties.none(), DEFAULT_LEASE_TIMEOUT);
+        previousKeys, KafkaProperties.none(), DEFAULT_LEASE_TIMEOUT, false);
+  }
+
+  /** With transition stages on. */
+  public PublisherConfig(String bootstrapServers, Topics topics, SigningKey signingKey, String transactionalId,
+      Clock clock, int partitions, short replicationFactor, Duration timeout, List<PublicKey> previousKeys,
+      KafkaProperties kafkaProperties, Duration leaseTimeout) {
+    this(bootstrapServers, topics, signingKey, transactionalId, clock, partitions, replicationFactor, timeout,
+        previousKeys, kafkaProperties, leaseTimeout, false);
+  }
+
+  /** Whether changes that move ranges are published in transition stages (see {@code transitionStages}). */
+  public PublisherConfig withTransitionStages(boolean on) {
+    return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
+        replicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout, on);
   }
 
   /**
@@ -122,29 +140,29 @@ public record PublisherConfig(
 
   public PublisherConfig withTopics(Topics newTopics) {
     return new PublisherConfig(bootstrapServers, newTopics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout);
+        replicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout, transitionStages);
   }
 
   public PublisherConfig withTransactionalId(String id) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, id, clock, partitions, replicationFactor,
-        timeout, previousKeys, kafkaProperties, leaseTimeout);
+        timeout, previousKeys, kafkaProperties, leaseTimeout, transitionStages);
   }
 
   public PublisherConfig withClock(Clock newClock) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, newClock, partitions,
-        replicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout);
+        replicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout, transitionStages);
   }
 
   /** Partitions and replication factor of {@code ring.snapshots}, if the publisher creates it. */
   public PublisherConfig withTopicCreation(int newPartitions, short newReplicationFactor) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, newPartitions,
-        newReplicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout);
+        newReplicationFactor, timeout, previousKeys, kafkaProperties, leaseTimeout, transitionStages);
   }
 
   /** The earlier keys whose PUBLISHED records the publisher accepts as its history (see {@code previousKeys}). */
   public PublisherConfig withPreviousKeys(List<PublicKey> keys) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, timeout, keys, kafkaProperties, leaseTimeout);
+        replicationFactor, timeout, keys, kafkaProperties, leaseTimeout, transitionStages);
   }
 
   /** The keys a PUBLISHED record of the log must be signed by: this publisher's own and the previous ones. */
@@ -156,17 +174,17 @@ public record PublisherConfig(
 
   public PublisherConfig withKafkaProperties(KafkaProperties properties) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, timeout, previousKeys, properties, leaseTimeout);
+        replicationFactor, timeout, previousKeys, properties, leaseTimeout, transitionStages);
   }
 
   /** How long a standby waits for an unresponsive active publisher; {@link Duration#ZERO}: no election. */
   public PublisherConfig withLeaseTimeout(Duration timeout) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, this.timeout, previousKeys, kafkaProperties, timeout);
+        replicationFactor, this.timeout, previousKeys, kafkaProperties, timeout, transitionStages);
   }
 
   public PublisherConfig withTimeout(Duration newTimeout) {
     return new PublisherConfig(bootstrapServers, topics, signingKey, transactionalId, clock, partitions,
-        replicationFactor, newTimeout, previousKeys, kafkaProperties, leaseTimeout);
+        replicationFactor, newTimeout, previousKeys, kafkaProperties, leaseTimeout, transitionStages);
   }
 }

@@ -33,4 +33,14 @@ public interface PublisherListener {
    * stands by ({@code false}: another publisher with the same id holds it). Called on the lease's thread.
    */
   default void activeChanged(boolean active) { }
+
+  /**
+   * This instance wrote a transition record (docs/protocol.md, "Transition stages"): STAGED (a stage published),
+   * REVERTED (a staged plan abandoned, the previous snapshot published again), FENCE_CUTOVER (a change published
+   * without stages, and why) or CONVERGED (every live participant reached a stage).
+   */
+  default void transition(EpochRecord record) { }
+
+  /** {@code record}'s epoch waits for the participants to reach a stage; {@code reason} names the stragglers. */
+  default void holding(EpochRecord record, String reason) { }
 }

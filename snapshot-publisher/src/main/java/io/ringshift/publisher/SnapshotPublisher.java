@@ -204,7 +204,7 @@ public final class SnapshotPublisher implements AutoCloseable {
     PublishingSession.Settings settings = new PublishingSession.Settings(config.bootstrapServers(),
         config.kafkaProperties(), config.topics(),
         config.transactionalId(), config.signingKey(), config.clock(), config.timeout(), config.historyKeys(),
-        registry);
+        registry, config.transitionStages());
     PublishingSession.Outcomes outcomes = new PublishingSession.Outcomes() {
       @Override
       public void published(EpochRecord record) {
@@ -229,6 +229,28 @@ public final class SnapshotPublisher implements AutoCloseable {
       @Override
       public void history(EpochRecord published) {
         metrics.seen(published);
+      }
+
+      @Override
+      public void staged(EpochRecord record) {
+        metrics.transition(record);
+        listener.transition(record);
+      }
+
+      @Override
+      public void noted(EpochRecord record) {
+        metrics.transition(record);
+        listener.transition(record);
+      }
+
+      @Override
+      public void holding(EpochRecord record, String reason) {
+        listener.holding(record, reason);
+      }
+
+      @Override
+      public void stragglers(String clusterId, int count) {
+        metrics.stragglers(clusterId, count);
       }
     };
     Throwable fatal = null;

@@ -38,12 +38,16 @@ public final class DecisionQueue {
 
     /** {@code ready} failed a check on its tasks for the first time; it waits at most the patience. */
     void waiting(EpochRecord ready, Verdict.NotYet notYet);
+
+    /** {@code record} waits for a barrier ({@link Verdict.Hold}), told once per record and reason. */
+    default void holding(EpochRecord record, Verdict.Hold hold) {}
   }
 
   private static final class Entry {
     final EpochRecord ready;
     boolean waiting;
     long deadlineNanos;
+    String held;
 
     Entry(EpochRecord ready) {
       this.ready = ready;
@@ -96,6 +100,20 @@ public final class DecisionQueue {
         continue;
       }
       Verdict verdict = decider.apply(e.ready);
+      if (verdict instanceof Verdict.Hold hold) {
+        if (!hold.reason().equals(e.held)) {
+          e.held = hold.reason();
+          outcomes.holding(e.ready, hold);
+        }
+        held.add(cluster);
+        continue;
+      }
+      if (verdict instanceof Verdict.Stage stage && !stage.answers()) {
+        // The READY record's second stage: it stays, to be decided again once the participants have reached it.
+        outcomes.decided(e.ready, verdict, e.waiting);
+        held.add(cluster);
+        continue;
+      }
       if (verdict instanceof Verdict.NotYet notYet) {
         if (!e.waiting) {
           e.waiting = true;

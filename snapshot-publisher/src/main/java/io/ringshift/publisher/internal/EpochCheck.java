@@ -73,12 +73,15 @@ public final class EpochCheck {
    *     when it does not rebuild
    * @param highestRejected the highest epoch of the cluster a REJECTED record names, -1 if none: after a rejection
    *     the orchestrator rolls back and plans again under numbers above it, which are never the rejected ones
+   * @param highestReverted the highest epoch of the cluster a REVERTED record names, -1 if none: clients saw a stage
+   *     of it, so its number is never published with any ring
    */
   public record History(Map<Long, byte[]> publishedChecksums, long lastEpoch, byte[] lastChecksum,
-      EpochRecord lastPublished, Supplier<RingSnapshot> lastPublishedRing, long highestRejected) {
+      EpochRecord lastPublished, Supplier<RingSnapshot> lastPublishedRing, long highestRejected,
+      long highestReverted) {
     /** A cluster that has published nothing. */
     public static History none() {
-      return new History(Map.of(), -1, null, null, () -> null, -1);
+      return new History(Map.of(), -1, null, null, () -> null, -1, -1);
     }
 
     boolean any() {
@@ -100,60 +103,12 @@ public final class EpochCheck {
     if (ready.getState() != EpochState.READY) {
       throw new IllegalArgumentException("only READY records are decided; this one is " + ready.getState());
     }
-    String cluster = ready.getClusterId();
     long epoch = ready.getEpoch();
-    byte[] target = AvroBytes.toArray(ready.getTargetChecksum());
-    byte[] previous = AvroBytes.toArray(ready.getPreviousChecksum());
-
-    // SEQUENCE and CHAIN.
-    if (history.any()) {
-      long last = history.lastEpoch();
-      if (epoch <= last) {
-        byte[] published = history.publishedChecksums().get(epoch);
-        if (published != null && Arrays.equals(published, target)) {
-          return new Verdict.Ignore("epoch " + epoch + " of cluster " + cluster + " is already published with "
-              + "this ring (checksum " + AvroBytes.hex(target) + ")");
-        }
-        return reject(ready, nowMillis, Check.SEQUENCE, "epoch %d is older than the last published epoch %d of "
-            + "cluster %s, and %s; only epoch %d can be published next", epoch, last, cluster, published == null
-            ? "was never published" : "was published with checksum " + AvroBytes.hex(published) + ", not "
-            + AvroBytes.hex(target), last + 1);
-      }
-      boolean afterRollback = history.highestRejected() > last && epoch > history.highestRejected();
-      if (epoch != last + 1 && !afterRollback) {
-        return reject(ready, nowMillis, Check.SEQUENCE, "epoch %d does not follow the last published epoch %d of "
-            + "cluster %s; published epochs are consecutive (numbers of rejected and cancelled epochs aside), so only "
-            + "epoch %d can be published next%s", epoch, last, cluster, last + 1, history.highestRejected() > last
-            ? ", or an epoch above the rejected or cancelled epoch " + history.highestRejected() : "");
-      }
-      if (!Arrays.equals(previous, history.lastChecksum())) {
-        return reject(ready, nowMillis, Check.CHAIN, "epoch %d names previousChecksum %s, but the last published "
-            + "epoch %d of cluster %s has checksum %s", epoch, AvroBytes.hex(previous), last, cluster,
-            AvroBytes.hex(history.lastChecksum()));
-      }
-    } else if (previous != null) {
-      return reject(ready, nowMillis, Check.CHAIN, "epoch %d would be the first published epoch of cluster %s, so "
-          + "its previousChecksum must be null; it names %s", epoch, cluster, AvroBytes.hex(previous));
+    RingCheck checked = checkRing(ready, history, nowMillis);
+    if (checked.verdict() != null) {
+      return checked.verdict();
     }
-
-    // REBUILD and CHECKSUM.
-    RingSnapshot ring;
-    try {
-      ring = EpochRecords.rebuild(ready);
-    } catch (CodecException e) {
-      return reject(ready, nowMillis, Check.REBUILD, "the membership and parameters of epoch %d do not rebuild to "
-          + "a ring: %s", epoch, e.getMessage());
-    }
-    if (!Arrays.equals(ring.checksum(), target)) {
-      return reject(ready, nowMillis, Check.CHECKSUM, "the membership and parameters of epoch %d rebuild to "
-          + "checksum %s, but the record's targetChecksum is %s", epoch, ring.checksumHex(), AvroBytes.hex(target));
-    }
-
-    // PLACEMENT.
-    String misplaced = placementViolation(ring);
-    if (misplaced != null) {
-      return reject(ready, nowMillis, Check.PLACEMENT, "epoch %d: %s", epoch, misplaced);
-    }
+    RingSnapshot ring = checked.ring();
 
     // TASKS.
     List<TaskBook.Entry> unverified = tasks.stream().filter(t -> !t.verified()).toList();
@@ -189,6 +144,82 @@ public final class EpochCheck {
         .setTimestampMillis(nowMillis)
         .build();
     return new Verdict.Publish(signed, published);
+  }
+
+
+  /** A record's ring, rebuilt and checked, or the verdict of the first check it fails. */
+  record RingCheck(RingSnapshot ring, Verdict verdict) {}
+
+  /**
+   * The checks that need the record and the published history alone: SEQUENCE, CHAIN, REBUILD, CHECKSUM and
+   * PLACEMENT, for a READY record and for the PLANNED record of a change published in stages.
+   */
+  static RingCheck checkRing(EpochRecord ready, History history, long nowMillis) {
+    String cluster = ready.getClusterId();
+    long epoch = ready.getEpoch();
+    byte[] target = AvroBytes.toArray(ready.getTargetChecksum());
+    byte[] previous = AvroBytes.toArray(ready.getPreviousChecksum());
+
+    // SEQUENCE and CHAIN.
+    if (history.any()) {
+      long last = history.lastEpoch();
+      if (epoch <= last) {
+        byte[] published = history.publishedChecksums().get(epoch);
+        if (published != null && Arrays.equals(published, target)) {
+          return new RingCheck(null, new Verdict.Ignore("epoch " + epoch + " of cluster " + cluster + " is already "
+              + "published with this ring (checksum " + AvroBytes.hex(target) + ")"));
+        }
+        return failed(ready, nowMillis, Check.SEQUENCE, "epoch %d is older than the last published epoch %d of "
+            + "cluster %s, and %s; only epoch %d can be published next", epoch, last, cluster, published == null
+            ? "was never published" : "was published with checksum " + AvroBytes.hex(published) + ", not "
+            + AvroBytes.hex(target), last + 1);
+      }
+      if (epoch <= history.highestReverted()) {
+        return failed(ready, nowMillis, Check.SEQUENCE, "a stage of epoch %d of cluster %s was published and reverted "
+            + "(the highest reverted epoch is %d); readers saw that number with another ring, so it is never published, "
+            + "and only an epoch above it can be", epoch, cluster, history.highestReverted());
+      }
+      boolean afterRollback = history.highestRejected() > last && epoch > history.highestRejected();
+      if (epoch != last + 1 && !afterRollback) {
+        return failed(ready, nowMillis, Check.SEQUENCE, "epoch %d does not follow the last published epoch %d of "
+            + "cluster %s; published epochs are consecutive (numbers of rejected and cancelled epochs aside), so only "
+            + "epoch %d can be published next%s", epoch, last, cluster, last + 1, history.highestRejected() > last
+            ? ", or an epoch above the rejected or cancelled epoch " + history.highestRejected() : "");
+      }
+      if (!Arrays.equals(previous, history.lastChecksum())) {
+        return failed(ready, nowMillis, Check.CHAIN, "epoch %d names previousChecksum %s, but the last published "
+            + "epoch %d of cluster %s has checksum %s", epoch, AvroBytes.hex(previous), last, cluster,
+            AvroBytes.hex(history.lastChecksum()));
+      }
+    } else if (previous != null) {
+      return failed(ready, nowMillis, Check.CHAIN, "epoch %d would be the first published epoch of cluster %s, so "
+          + "its previousChecksum must be null; it names %s", epoch, cluster, AvroBytes.hex(previous));
+    }
+
+    // REBUILD and CHECKSUM.
+    RingSnapshot ring;
+    try {
+      ring = EpochRecords.rebuild(ready);
+    } catch (CodecException e) {
+      return failed(ready, nowMillis, Check.REBUILD, "the membership and parameters of epoch %d do not rebuild to "
+          + "a ring: %s", epoch, e.getMessage());
+    }
+    if (!Arrays.equals(ring.checksum(), target)) {
+      return failed(ready, nowMillis, Check.CHECKSUM, "the membership and parameters of epoch %d rebuild to "
+          + "checksum %s, but the record's targetChecksum is %s", epoch, ring.checksumHex(), AvroBytes.hex(target));
+    }
+
+    // PLACEMENT.
+    String misplaced = placementViolation(ring);
+    if (misplaced != null) {
+      return failed(ready, nowMillis, Check.PLACEMENT, "epoch %d: %s", epoch, misplaced);
+    }
+
+    return new RingCheck(ring, null);
+  }
+
+  private static RingCheck failed(EpochRecord ready, long nowMillis, Check check, String format, Object... args) {
+    return new RingCheck(null, reject(ready, nowMillis, check, format, args));
   }
 
   /**

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +29,8 @@ public final class PublisherMetrics implements AutoCloseable {
   public static final String REFUSALS = "ringshift.publisher.refusals";
   public static final String WAITS = "ringshift.publisher.waits";
   public static final String ACTIVE = "ringshift.publisher.active";
+  public static final String TRANSITIONS = "ringshift.publisher.transitions";
+  public static final String STRAGGLERS = "ringshift.publisher.barrier.stragglers";
 
   private final MeterRegistry registry;
   private final Clock clock;
@@ -37,6 +40,7 @@ public final class PublisherMetrics implements AutoCloseable {
   private final Map<Check, Counter> refusals = new ConcurrentHashMap<>();
   private final Counter unclassified;
   private final Map<String, Publication> clusters = new ConcurrentHashMap<>();
+  private final Map<String, Counter> transitions = new ConcurrentHashMap<>();
 
   /** @param active whether this instance is the one that publishes (it holds the lease) */
   public PublisherMetrics(MeterRegistry registry, Clock clock, BooleanSupplier active) {
@@ -90,6 +94,23 @@ public final class PublisherMetrics implements AutoCloseable {
     waits.increment();
   }
 
+  /**
+   * This instance committed {@code record}: STAGED (tag {@code stage1}, {@code stage2}), REVERTED, FENCE_CUTOVER or
+   * CONVERGED ({@code converged1}, {@code converged3}).
+   */
+  public void transition(EpochRecord record) {
+    String kind = record.getState().name().toLowerCase(Locale.ROOT)
+        + (record.getStage() == null || record.getState() == EpochState.REVERTED ? "" : record.getStage());
+    transitions.computeIfAbsent(kind, k -> add(Counter.builder(TRANSITIONS)
+        .description("transition records this instance wrote, by kind").tag("kind", k).register(registry)))
+        .increment();
+  }
+
+  /** How many live participants the cluster's current barrier waits for (0 when none, or no barrier). */
+  public void stragglers(String clusterId, int count) {
+    clusters.computeIfAbsent(clusterId, this::register).stragglers.set(count);
+  }
+
   /** A PUBLISHED record of the cluster's history, read or written: the cluster's latest if its epoch is higher. */
   public void seen(EpochRecord record) {
     Publication p = clusters.computeIfAbsent(record.getClusterId(), this::register);
@@ -109,6 +130,9 @@ public final class PublisherMetrics implements AutoCloseable {
     add(Gauge.builder(SNAPSHOT_AGE, p, q -> Math.max(0, clock.millis() - q.publishedMillis.get()) / 1000.0)
         .description("time since the cluster's last snapshot was published (its PUBLISHED record's timestamp)")
         .baseUnit("seconds").tags(tags).strongReference(true).register(registry));
+    add(Gauge.builder(STRAGGLERS, p.stragglers, AtomicLong::get)
+        .description("live participants the cluster's current transition barrier waits for")
+        .tags(tags).strongReference(true).register(registry));
     return p;
   }
 
@@ -122,5 +146,6 @@ public final class PublisherMetrics implements AutoCloseable {
   private static final class Publication {
     final AtomicLong epoch = new AtomicLong(-1);
     final AtomicLong publishedMillis = new AtomicLong();
+    final AtomicLong stragglers = new AtomicLong();
   }
 }

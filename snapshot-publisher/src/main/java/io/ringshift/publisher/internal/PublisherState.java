@@ -46,17 +46,30 @@ public final class PublisherState {
     final TreeMap<Long, byte[]> published = new TreeMap<>();
     EpochRecord lastPublished;
     RingSnapshot lastPublishedRing; // built from lastPublished when first needed
-    long highestRejected = -1; // of REJECTED and CANCELLED records: numbers never used again
+    long highestRejected = -1; // of REJECTED, CANCELLED and REVERTED records: numbers never used again
+    long highestReverted = -1; // of REVERTED records: numbers readers saw in a stage
   }
 
   private final Map<String, Cluster> clusters = new HashMap<>();
   private final List<EpochRecord> pending = new ArrayList<>();
   private final TrustedKeys historyKeys;
+  private final Transitions transitions;
   private long ignored;
 
   /** @param historyKeys the keys a PUBLISHED record of the log must be signed by to count as published */
   public PublisherState(TrustedKeys historyKeys) {
+    this(historyKeys, true);
+  }
+
+  /** @param stages whether changes are published in transition stages (false: every change at the fence) */
+  public PublisherState(TrustedKeys historyKeys, boolean stages) {
     this.historyKeys = Objects.requireNonNull(historyKeys, "historyKeys");
+    this.transitions = new Transitions(stages);
+  }
+
+  /** The staged epochs and the participants. */
+  public Transitions transitions() {
+    return transitions;
   }
 
   /**
@@ -65,8 +78,27 @@ public final class PublisherState {
    * orchestrator's business and change nothing.
    */
   public void onRecord(EpochRecord record) {
+    onHistory(record);
+    transitions.onRecord(record);
+  }
+
+  private void onHistory(EpochRecord record) {
     switch (record.getState()) {
-      case READY -> pending.add(record);
+      case PLANNED -> pending.add(record);
+      case STAGED, FENCE_CUTOVER -> pending.removeIf(p -> p.getState() == EpochState.PLANNED
+          && samePlan(p, record));
+      case REVERTED -> {
+        pending.removeIf(p -> p.getState() == EpochState.PLANNED && samePlan(p, record));
+        Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
+        c.highestRejected = Math.max(c.highestRejected, record.getEpoch());
+        c.highestReverted = Math.max(c.highestReverted, record.getEpoch());
+      }
+      case READY -> {
+        // A plan the orchestrator made READY needs no answer of its own any more (its READY gets one).
+        pending.removeIf(p -> p.getState() == EpochState.PLANNED && p.getEpoch() == record.getEpoch()
+            && p.getClusterId().equals(record.getClusterId()));
+        pending.add(record);
+      }
       case PUBLISHED -> {
         try {
           historyKeys.verify(record);
@@ -89,6 +121,8 @@ public final class PublisherState {
       case CANCELLED -> {
         // The orchestrator never uses a cancelled epoch's number again: the next epoch comes after it, as after a
         // rejection. (The chain check still ties the next epoch to the last published one.)
+        pending.removeIf(p -> p.getState() == EpochState.PLANNED && p.getEpoch() == record.getEpoch()
+            && p.getClusterId().equals(record.getClusterId()));
         Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
         c.highestRejected = Math.max(c.highestRejected, record.getEpoch());
       }
@@ -102,6 +136,11 @@ public final class PublisherState {
    * Whether {@code rejected} is the publisher's answer to {@code ready}: the READY record with only the state, the
    * reason and the time changed ({@link EpochCheck} writes it so).
    */
+  private static boolean samePlan(EpochRecord plan, EpochRecord answer) {
+    return plan.getEpoch() == answer.getEpoch() && plan.getClusterId().equals(answer.getClusterId())
+        && Objects.equals(plan.getPlanVersion(), answer.getPlanVersion());
+  }
+
   private static boolean answers(EpochRecord rejected, EpochRecord ready) {
     return ready.getEpoch() == rejected.getEpoch() && ready.getClusterId().equals(rejected.getClusterId())
         && asDecided(ready).equals(asDecided(rejected));
@@ -134,8 +173,18 @@ public final class PublisherState {
    * {@link Verdict.Publish} changes nothing here until its record is written and passed to {@link #onRecord}.
    */
   public Verdict decide(EpochRecord ready, TaskBook tasks, SigningKey key, long nowMillis) {
-    return EpochCheck.decide(ready, history(ready.getClusterId()), tasks.tasksOf(ready.getClusterId(),
-        ready.getEpoch()), key, nowMillis);
+    EpochCheck.History history = history(ready.getClusterId());
+    if (ready.getState() == EpochState.PLANNED) {
+      return transitions.stageDecision(ready, history, key, nowMillis);
+    }
+    Verdict checked = EpochCheck.decide(ready, history, tasks.tasksOf(ready.getClusterId(), ready.getEpoch()), key,
+        nowMillis);
+    return transitions.onReady(ready, checked, key, nowMillis);
+  }
+
+  /** What to write besides the answers to queued records: reverts and barriers reached. */
+  public List<Transitions.Housekeeping> housekeeping(long nowMillis) {
+    return transitions.housekeeping(this::history, nowMillis);
   }
 
   /** The cluster's published history, as {@link EpochCheck} reads it. */
@@ -152,7 +201,7 @@ public final class PublisherState {
             c.lastPublishedRing = EpochRecords.rebuild(c.lastPublished);
           }
           return c.lastPublishedRing;
-        }, c.highestRejected);
+        }, c.highestRejected, c.highestReverted);
   }
 
   /** The last published epoch of the cluster, or -1. */

@@ -11,6 +11,8 @@ import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskStatus;
+import io.ringshift.schemas.avro.ParticipantReport;
+import io.ringshift.schemas.avro.EpochState;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,7 +67,13 @@ public final class PublishingSession implements AutoCloseable {
   /** What a session needs. */
   public record Settings(String bootstrapServers, KafkaProperties kafkaProperties, Topics topics,
       String transactionalId, SigningKey key, Clock clock, Duration timeout, TrustedKeys historyKeys,
-      MeterRegistry registry) {
+      MeterRegistry registry, boolean stages) {
+    public Settings(String bootstrapServers, KafkaProperties kafkaProperties, Topics topics, String transactionalId,
+        SigningKey key, Clock clock, Duration timeout, TrustedKeys historyKeys, MeterRegistry registry) {
+      this(bootstrapServers, kafkaProperties, topics, transactionalId, key, clock, timeout, historyKeys, registry,
+          false);
+    }
+
     public Settings {
       Objects.requireNonNull(bootstrapServers, "bootstrapServers");
       Objects.requireNonNull(kafkaProperties, "kafkaProperties");
@@ -90,6 +98,18 @@ public final class PublishingSession implements AutoCloseable {
 
     /** A PUBLISHED record read from {@code ring.epochs} that the cluster's history now ends with. */
     default void history(EpochRecord published) { }
+
+    /** A transition stage published, or a revert (STAGED, REVERTED), after the commit. */
+    default void staged(EpochRecord record) { }
+
+    /** A record written alone (FENCE_CUTOVER, CONVERGED), after the commit. */
+    default void noted(EpochRecord record) { }
+
+    /** {@code record} waits for the participants to reach a stage. */
+    default void holding(EpochRecord record, String reason) { }
+
+    /** How many live participants the cluster's transition barrier waits for, after each decision round. */
+    default void stragglers(String clusterId, int count) { }
   }
 
   private final Settings settings;
@@ -102,6 +122,7 @@ public final class PublishingSession implements AutoCloseable {
   private final Serializer<EpochRecord> epochEncoder;
   private final Deserializer<RangeCopyTask> taskDecoder;
   private final Deserializer<TaskStatus> statusDecoder;
+  private final Deserializer<ParticipantReport> participantDecoder;
   private KafkaProducer<String, byte[]> producer;
   // Volatile: wakeup() reads them from another thread.
   private volatile KafkaConsumer<String, byte[]> epochs;
@@ -116,8 +137,9 @@ public final class PublishingSession implements AutoCloseable {
     this.epochEncoder = topics.epochs().valueSerde().serializer();
     this.taskDecoder = topics.tasks().valueSerde().deserializer();
     this.statusDecoder = topics.taskStatus().valueSerde().deserializer();
+    this.participantDecoder = topics.participants().valueSerde().deserializer();
     this.core = new io.ringshift.publisher.PublisherCore(settings.key(), settings.historyKeys(),
-        settings.timeout().multipliedBy(PATIENCE_TIMEOUTS));
+        settings.timeout().multipliedBy(PATIENCE_TIMEOUTS), settings.stages());
   }
 
   /**
@@ -138,7 +160,8 @@ public final class PublishingSession implements AutoCloseable {
     control = new KafkaConsumer<>(consumerProperties("tasks"), new StringDeserializer(),
         new ByteArrayDeserializer());
     bind(new KafkaClientMetrics(control));
-    assignFromBeginning(control, List.of(topics.tasks().name(), topics.taskStatus().name()));
+    assignFromBeginning(control, List.of(topics.tasks().name(), topics.taskStatus().name(),
+        topics.participants().name()));
   }
 
   private void bind(KafkaClientMetrics binder) {
@@ -176,19 +199,31 @@ public final class PublishingSession implements AutoCloseable {
 
   private void decidePending() {
     boolean fresh = core.fresh();
-    if (core.queued() == 0 || (!fresh && System.nanoTime() - nextRecheck < 0)) {
+    if ((core.queued() == 0 && !core.inTransition()) || (!fresh && System.nanoTime() - nextRecheck < 0)) {
       return;
     }
     // Every READY record queued was read before this point, and the orchestrator wrote it after the statuses that
     // made it ready: reading the control topics to their end offsets of now normally sees them all. Not always:
     // Kafka commits a transaction partition by partition, hence the queue's patience.
-    readToEnd(control, this::onControlRecord, "ring.tasks and ring.task-status");
-    core.decide(System.nanoTime(), settings.clock().millis(), this::act, (ready, reason, patience) -> {
-      LOG.info("publisher {}: READY epoch {} of cluster {} does not pass yet, {}; the tasks read so far may lag behind "
-          + "it, so they are read again every {} ms for up to {} before it is rejected", settings.transactionalId(),
-          ready.getEpoch(), ready.getClusterId(), reason, RECHECK_MILLIS, patience);
-      outcomes.waiting(ready, reason, patience);
-    });
+    readToEnd(control, this::onControlRecord, "ring.tasks, ring.task-status and ring.participants");
+    core.decide(System.nanoTime(), settings.clock().millis(), this::act,
+        new io.ringshift.publisher.PublisherCore.Waiting() {
+          @Override
+          public void waiting(EpochRecord ready, String reason, Duration patience) {
+            LOG.info("publisher {}: READY epoch {} of cluster {} does not pass yet, {}; the tasks read so far may lag "
+                + "behind it, so they are read again every {} ms for up to {} before it is rejected",
+                settings.transactionalId(), ready.getEpoch(), ready.getClusterId(), reason, RECHECK_MILLIS, patience);
+            outcomes.waiting(ready, reason, patience);
+          }
+
+          @Override
+          public void holding(EpochRecord record, String reason) {
+            LOG.info("publisher {}: epoch {} of cluster {} {}", settings.transactionalId(), record.getEpoch(),
+                record.getClusterId(), reason);
+            outcomes.holding(record, reason);
+          }
+        });
+    core.stragglers(settings.clock().millis()).forEach(outcomes::stragglers);
     nextRecheck = System.nanoTime() + Duration.ofMillis(RECHECK_MILLIS).toNanos();
   }
 
@@ -216,6 +251,24 @@ public final class PublishingSession implements AutoCloseable {
       LOG.warn("publisher {}: rejected epoch {} of cluster {}: {}", settings.transactionalId(), record.getEpoch(),
           record.getClusterId(), record.getReason());
       outcomes.rejected(record);
+    } else if (decision instanceof io.ringshift.publisher.PublisherCore.Stage st) {
+      EpochRecord record = st.record();
+      String cluster = record.getClusterId();
+      commit(List.of(
+          new ProducerRecord<>(topics.snapshots().name(), cluster, st.snapshot()),
+          new ProducerRecord<>(topics.epochs().name(), cluster, epochEncoder.serialize(topics.epochs().name(),
+              record))));
+      LOG.info("publisher {}: {} epoch {} of cluster {}{}", settings.transactionalId(),
+          record.getState() == EpochState.REVERTED ? "reverted" : "published stage " + record.getStage() + " of",
+          record.getEpoch(), cluster, record.getReason() == null ? "" : ": " + record.getReason());
+      outcomes.staged(record);
+    } else if (decision instanceof io.ringshift.publisher.PublisherCore.Note n) {
+      EpochRecord record = n.record();
+      commit(List.of(new ProducerRecord<>(topics.epochs().name(), record.getClusterId(),
+          epochEncoder.serialize(topics.epochs().name(), record))));
+      LOG.info("publisher {}: {} epoch {} of cluster {}: {}", settings.transactionalId(), record.getState(),
+          record.getEpoch(), record.getClusterId(), record.getReason());
+      outcomes.noted(record);
     }
   }
 
@@ -250,6 +303,9 @@ public final class PublishingSession implements AutoCloseable {
     try {
       if (r.topic().equals(settings.topics().tasks().name())) {
         core.onTask(r.key(), r.value() == null ? null : taskDecoder.deserialize(r.topic(), r.value()));
+      } else if (r.topic().equals(settings.topics().participants().name())) {
+        core.onParticipant(r.key(), r.value() == null ? null : participantDecoder.deserialize(r.topic(), r.value()),
+            settings.clock().millis());
       } else {
         core.onStatus(r.key(), r.value() == null ? null : statusDecoder.deserialize(r.topic(), r.value()));
       }

@@ -43,6 +43,36 @@ public sealed interface Verdict {
     }
   }
 
+  /**
+   * Publish a transition stage (docs/protocol.md, "Transition stages"): {@code snapshot} to {@code ring.snapshots} and
+   * {@code record} (STAGED) to {@code ring.epochs}, in one transaction. {@code answers}: whether the record decided
+   * leaves the queue (a PLANNED record, answered by the first stage), or stays to be decided again (a READY record,
+   * whose second stage is published and whose FINAL snapshot follows once every live participant has reached it).
+   */
+  record Stage(PublishedSnapshot snapshot, EpochRecord record, boolean answers) implements Verdict {
+    public Stage {
+      Objects.requireNonNull(snapshot, "snapshot");
+      Objects.requireNonNull(record, "record");
+    }
+  }
+
+  /** Write {@code record} alone (FENCE_CUTOVER: a PLANNED record answered without stages). */
+  record Note(EpochRecord record) implements Verdict {
+    public Note {
+      Objects.requireNonNull(record, "record");
+    }
+  }
+
+  /**
+   * Not yet, and without a deadline: the record waits for the participants to reach a stage (a barrier), which
+   * leases end for those that stop reporting. The cluster's later records wait behind it.
+   */
+  record Hold(String reason) implements Verdict {
+    public Hold {
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
   /** Write nothing: the epoch is already published with this very ring (a replayed or repeated READY). */
   record Ignore(String why) implements Verdict {
     public Ignore {
