@@ -20,9 +20,8 @@ import java.util.List;
  *
  * <p>In a transition stage (docs/protocol.md, "Transition stages") a placement is of a piece of the ring where the
  * replica sets of both rings are constant: the owners are the replicas of both (the new ring's first), the readable
- * ones those of the previous ring ({@code WRITE_BOTH_READ_OLD}) or of the new one ({@code WRITE_BOTH_READ_NEW}), and
- * while reads still go to the previous ring the new ring's replicas that the previous one lacks are
- * {@linkplain #pending() pending}: written, not waited for.
+ * ones those of the previous ring ({@code WRITE_BOTH_READ_OLD}) or of the new one ({@code WRITE_BOTH_READ_NEW}). A
+ * write waits for every owner of both rings: a reader of the neighbouring stage may read any of them.
  */
 public final class Placement {
   private final long epoch;
@@ -30,22 +29,20 @@ public final class Placement {
   private final long rangeEnd;
   private final List<Member> owners;
   private final List<Member> readable;
-  private final List<Member> pending;
   private final boolean moving;
 
   Placement(long epoch, long rangeStart, long rangeEnd, List<Member> owners, List<Member> readable) {
-    this(epoch, rangeStart, rangeEnd, owners, readable, List.of(), false);
+    this(epoch, rangeStart, rangeEnd, owners, readable, false);
   }
 
   Placement(long epoch, long rangeStart, long rangeEnd, List<Member> owners, List<Member> readable,
-      List<Member> pending, boolean moving) {
+      boolean moving) {
     this.moving = moving;
     this.epoch = epoch;
     this.rangeStart = rangeStart;
     this.rangeEnd = rangeEnd;
     this.owners = owners;
     this.readable = readable;
-    this.pending = pending;
   }
 
   /** The epoch of the snapshot this placement was computed from. */
@@ -101,23 +98,9 @@ public final class Placement {
     return readable.get(i);
   }
 
-  /**
-   * The owners a write is sent to but need not wait for: a transition's new replicas while reads still go to the
-   * previous ring (the copy's catch-up brings them what they miss). Empty outside that stage; the same instance on
-   * every call.
-   */
-  public List<Member> pending() {
-    return pending;
-  }
-
   /** Whether a transition moves this piece of the ring: the replica sets of its two rings differ. */
   public boolean moving() {
     return moving;
-  }
-
-  /** The pending owners' ids (a new list: not for the request path). */
-  public List<String> pendingIds() {
-    return ids(pending);
   }
 
   /** The owners' ids in preference order (a new list: not for the request path). */
@@ -142,6 +125,6 @@ public final class Placement {
   public String toString() {
     return "Placement{epoch=" + epoch + ", range=(" + Long.toUnsignedString(rangeStart) + ", "
         + Long.toUnsignedString(rangeEnd) + "], owners=" + ownerIds() + ", readable=" + readableIds()
-        + (pending.isEmpty() ? "" : ", pending=" + pendingIds()) + "}";
+        + (moving ? ", moving" : "") + "}";
   }
 }

@@ -85,12 +85,8 @@ final class RoutingTable {
       ReplicaSet now = next.replicasAt(end);
       ReplicaSet before = previous.replicasAt(end);
       List<Member> owners = new ArrayList<>(now.size() + before.size());
-      List<Member> pending = new ArrayList<>();
       for (int j = 0; j < now.size(); j++) {
         owners.add(now.get(j));
-        if (!readsNew && !before.contains(now.get(j).id())) {
-          pending.add(now.get(j));
-        }
       }
       for (int j = 0; j < before.size(); j++) {
         if (!now.contains(before.get(j).id())) {
@@ -106,8 +102,7 @@ final class RoutingTable {
       }
       boolean moving = owners.size() > now.size() || now.size() != before.size()
           || owners.stream().anyMatch(m -> !before.contains(m.id()));
-      placements[i] = new Placement(next.epoch(), start, end, List.copyOf(owners), List.copyOf(readable),
-          List.copyOf(pending), moving);
+      placements[i] = new Placement(next.epoch(), start, end, List.copyOf(owners), List.copyOf(readable), moving);
     }
     return new RoutingTable(accepted, placements, ends);
   }

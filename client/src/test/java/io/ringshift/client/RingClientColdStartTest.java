@@ -200,7 +200,7 @@ class RingClientColdStartTest {
         .build());
     clients.add(tool);
     tool.start();
-    assertThat(tool.placement(moving).pendingIds()).isNotEmpty();
+    assertThat(tool.placement(moving).moving()).isTrue();
   }
 
   private static String key(java.util.function.Predicate<String> test) {

@@ -27,10 +27,12 @@ class ProtocolSimulationTest {
     List<ProtocolSimulation.Result> failed = new ArrayList<>();
     long events = 0;
     long epochs = 0;
+    java.util.Map<String, Long> totals = new java.util.TreeMap<>();
     for (long seed = first; seed < first + count; seed++) {
       ProtocolSimulation.Result r = ProtocolSimulation.run(seed, false);
       events += r.steps();
       epochs += r.counts().getOrDefault("epochs published", 0L);
+      r.counts().forEach((k, v) -> totals.merge(k, v, Long::sum));
       if (!r.passed()) {
         // Again, keeping its events: the same run. -Dsim.tasks=true adds the task and status records to them.
         failed.add(ProtocolSimulation.run(seed, true, Boolean.getBoolean("sim.tasks")));
@@ -43,6 +45,9 @@ class ProtocolSimulationTest {
     double seconds = (System.nanoTime() - started) / 1e9;
     System.out.printf("protocol simulation: %d scenarios from seed %d in %.1f s (%.0f a minute), %d events, %d epochs "
         + "published, %d failed%n", count, first, seconds, count * 60 / seconds, events, epochs, failed.size());
+    System.out.println("  transitions: " + totals.entrySet().stream()
+        .filter(e -> e.getKey().matches(".*(stage|barrier|fence cutover|revert|muted|lease|acknowledged|refused).*"))
+        .map(e -> e.getKey() + " " + e.getValue()).collect(java.util.stream.Collectors.joining(", ")));
     for (ProtocolSimulation.Result r : failed) {
       System.out.println(report(r));
     }

@@ -153,7 +153,7 @@ public final class PublishedSnapshot {
    * still reads the previous ring. (Whether a later epoch chains to {@code current} is {@link #follows}.)
    */
   public boolean isAfter(PublishedSnapshot current) {
-    if (isRevertOf(current) || replaces(current)) {
+    if (isRevertOf(current)) {
       return true;
     }
     if (ring.epoch() != current.ring.epoch()) {
@@ -170,21 +170,6 @@ public final class PublishedSnapshot {
    * readers read the previous ring, which its writers keep writing. No revert exists from
    * {@code WRITE_BOTH_READ_NEW}: the publisher publishes that stage only once the epoch can no longer be abandoned.
    */
-  /**
-   * Whether this snapshot replaces the transition {@code current} is in with another ring of the same epoch and the
-   * same previous ring, published {@code FINAL} (docs/protocol.md, "The reverse path"): a failure during the first
-   * stage, published at once as the epoch's ring instead (the previous ring without the dead node, its lost replicas
-   * marked filling). Only from {@link TransitionStage#WRITE_BOTH_READ_OLD}, whose readers read the previous ring: the
-   * publisher publishes a replacement only when its readers read replicas the first stage's writers write, and its
-   * writers write every replica of the previous ring but the dead.
-   */
-  public boolean replaces(PublishedSnapshot current) {
-    return ring.epoch() == current.ring.epoch() && stage == TransitionStage.FINAL
-        && current.stage == TransitionStage.WRITE_BOTH_READ_OLD && previousChecksum != null
-        && Arrays.equals(previousChecksum, current.previousChecksum)
-        && !Arrays.equals(ring.checksum(), current.ring.checksum());
-  }
-
   public boolean isRevertOf(PublishedSnapshot current) {
     return stage == TransitionStage.FINAL && current.stage == TransitionStage.WRITE_BOTH_READ_OLD
         && current.previousChecksum != null && Arrays.equals(ring.checksum(), current.previousChecksum);

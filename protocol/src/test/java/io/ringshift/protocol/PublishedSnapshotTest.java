@@ -228,23 +228,6 @@ class PublishedSnapshotTest {
   }
 
   @Test
-  void shouldTakeAnotherFinalRingOfTheEpochOverTheFirstStageOnly() {
-    RingSnapshot before = ring(6, 7);
-    RingSnapshot after = ring(7, 8);
-    PublishedSnapshot readOld = PublishedSnapshot.transition(after, before, TransitionStage.WRITE_BOTH_READ_OLD);
-    PublishedSnapshot readNew = PublishedSnapshot.transition(after, before, TransitionStage.WRITE_BOTH_READ_NEW);
-    PublishedSnapshot failure = PublishedSnapshot.unsigned(without(before, before.members().get(2).id(), 8),
-        before.checksum(), List.of());
-
-    assertThat(failure.replaces(readOld)).isTrue();
-    assertThat(failure.isAfter(readOld)).isTrue();
-    assertThat(failure.isAfter(readNew)).as("not once reads go to the new ring").isFalse();
-    PublishedSnapshot otherPrevious = PublishedSnapshot.unsigned(without(before, before.members().get(2).id(), 8),
-        new byte[32], List.of());
-    assertThat(otherPrevious.isAfter(readOld)).as("a ring that follows another previous ring").isFalse();
-  }
-
-  @Test
   void rejectsTruncatedPublishedBytesAtEveryLength() {
     byte[] bytes = codec.encode(PublishedSnapshot.unsigned(ring(4, 2), new byte[32], List.of()).signedBy(KEY));
     for (int n = 0; n < bytes.length; n++) {

@@ -104,6 +104,14 @@ public final class PublisherCore {
     return state.transitions().participants(clusterId);
   }
 
+  /**
+   * Whether {@code epoch} of the cluster is in stage {@code WRITE_BOTH_READ_NEW}: its READY record passed every check,
+   * and what follows is its FINAL snapshot, never a rejection.
+   */
+  public boolean inSecondStage(String clusterId, long epoch) {
+    return state.transitions().inSecondStage(clusterId, epoch);
+  }
+
   /** Per cluster with a staged epoch, how many live participants its next barrier waits for. */
   public java.util.Map<String, Integer> stragglers(long nowMillis) {
     return state.transitions().stragglerCounts(nowMillis);

@@ -187,31 +187,39 @@ class PublisherCoreStagesTest {
   }
 
   @Test
-  void shouldReplaceAFirstStageWithAFailureEpochOfTheSameNumber() {
+  void shouldRevertAFirstStageThatAFailureSupersedesAndRejectTheFailureUnderItsNumber() {
     Step init = script.init(6);
     publishAtOnce(init);
     Step join = script.join("node-07", "az-1");
     read(join.planned());
     decide();
-    PublishedSnapshot first = lastSnapshot();
+    report("reader", 2, TransitionStage.WRITE_BOTH_READ_OLD);
 
-    // node-03 fails while the join copies: the orchestrator supersedes the plan and publishes the failure at once
-    // under the same number, from the published ring (the join waits to be planned again).
+    // node-03 fails while the join copies: the orchestrator supersedes the plan and makes the failure READY at once
+    // under the same number. Readers saw that number with the join's ring, so it is reverted instead, the failure is
+    // rejected, and the orchestrator's rollback publishes it under the next number.
     script.rollBackTo(init, 1);
     Step failure = script.fail("node-03");
-    assertThat(failure.epoch()).isEqualTo(2);
     read(EpochRecord.newBuilder(join.planned()).setState(EpochState.SUPERSEDED).setReason("FAIL of node-03")
         .build());
     read(failure.ready());
     decide();
 
-    PublishedSnapshot replaced = lastSnapshot();
-    assertThat(written).extracting(d -> recordOf(d).getState()).doesNotContain(EpochState.REVERTED);
-    assertThat(replaced.stage()).isEqualTo(TransitionStage.FINAL);
-    assertThat(replaced.checksum()).isEqualTo(failure.ring().checksum());
-    assertThat(replaced.filling()).isNotEmpty();
-    assertThat(replaced.replaces(first)).isTrue();
-    assertThat(replaced.isAfter(first)).as("readers in the first stage take it").isTrue();
+    assertThat(written).extracting(d -> recordOf(d).getState()).containsSubsequence(EpochState.STAGED,
+        EpochState.REVERTED, EpochState.REJECTED);
+    assertThat(lastRecord().getReason()).startsWith("SEQUENCE: a stage of epoch 2");
+
+    script.rollBackTo(init, 2);
+    Step again = script.fail("node-03");
+    assertThat(again.epoch()).isEqualTo(3);
+    read(again.ready());
+    decide();
+    assertThat(written).as("it waits while a participant still routes by the reverted first stage").last()
+        .isNotInstanceOf(PublisherCore.Publish.class);
+    report("reader", 1, TransitionStage.FINAL);
+    decide();
+    assertThat(lastSnapshot().epoch()).isEqualTo(3);
+    assertThat(lastSnapshot().filling()).isNotEmpty();
   }
 
   @Test

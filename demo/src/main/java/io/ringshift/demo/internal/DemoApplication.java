@@ -119,7 +119,7 @@ public final class DemoApplication implements AutoCloseable {
         }
         // The placement, not the ring alone: in a transition stage it names the replicas of both rings.
         Placement p = client.placement(key);
-        return new Route(p.epoch(), p.ownerIds(), p.pendingIds());
+        return new Route(p.epoch(), p.ownerIds());
       }
 
       @Override

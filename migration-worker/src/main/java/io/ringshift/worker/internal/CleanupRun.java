@@ -21,7 +21,10 @@ import org.slf4j.LoggerFactory;
  *       the epoch whose target is one of them and whose range overlaps this one is VERIFIED, with the store
  *       incarnation the replica still reports (a replica restarted on an empty data dir has another one). A new
  *       replica that a later published epoch no longer has (failed or drained since) is left out; when none is
- *       left, the old copy stays.
+ *       left, the old copy stays, and
+ *   <li>when the epoch is staged (it moved by transition stages: a STAGED record of it was read), every live
+ *       participant routes by its FINAL ring (a CONVERGED record of stage 3): until then a client still in the
+ *       second stage writes the old copies too.
  * </ol>
  * The delete names the task's epoch, and the node refuses it when its own ring, of a later epoch, makes it a
  * replica of the range again (a FAIL published while this cleanup waited or ran): VERIFIED, nothing more deleted.
@@ -346,6 +349,17 @@ final class CleanupRun extends TaskRun {
       waits.add("this worker's view of the control plane is " + Rates.duration(Duration.ofMillis(viewAge))
           + " old (is it cut off from Kafka?); a cleanup deletes only on a view at most "
           + Rates.duration(MAX_VIEW_AGE) + " old");
+    }
+    // A staged epoch's participants write both rings until they route by its FINAL ring: the publisher publishes FINAL
+    // once every live participant is in the second stage, and records when they all have moved on to FINAL. Before
+    // that, a dual write may land on the old copy after the delete passed it (range deletes are not atomic), and a node
+    // whose view is still in the second stage refuses the delete (docs/protocol.md, "Transition stages"), which would
+    // end this cleanup with nothing deleted and the old copy kept for good.
+    if (ctx.control().staged(task.getClusterId(), task.getEpoch())
+        && ctx.control().convergedStage(task.getClusterId(), task.getEpoch()) < 3) {
+      waits.add(CopyRun.CONVERGENCE_WAIT + " to route by the FINAL ring of epoch " + task.getEpoch()
+          + " (no CONVERGED record of stage 3 yet): the epoch moved by transition stages, and clients of its second "
+          + "stage still write the old copies");
     }
     // The new replicas' health matters when the delete happens: asked only once the grace period is over, so a
     // fleet of cleanups waiting out a ten-minute grace does not poll every node every retry interval.

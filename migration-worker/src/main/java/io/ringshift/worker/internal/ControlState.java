@@ -4,7 +4,6 @@ import io.ringshift.protocol.CodecException;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.EpochRecord;
-import io.ringshift.schemas.avro.EpochState;
 import io.ringshift.schemas.avro.MembershipAction;
 import io.ringshift.schemas.avro.RangeCopyTask;
 import io.ringshift.schemas.avro.TaskKind;
@@ -25,10 +24,11 @@ import org.slf4j.LoggerFactory;
  * What a worker knows of the whole control plane, beyond its own partitions of {@code ring.tasks}: the latest
  * status of every task (checkpoints to resume from, VERIFIED checks for cleanups), the COPY and REPAIR tasks of
  * every epoch (whose targets a cleanup waits for), the last record of every task (kept after its tombstone: a
- * dropped task's sources, whose fences the dispatcher lifts), and when each epoch was PUBLISHED. Fed by a reader of all
- * partitions of {@code ring.task-status}, {@code ring.tasks} and {@code ring.epochs}; tests feed it directly.
- * Only PUBLISHED records signed by a trusted publisher key count, timed from when they are first seen.
- * Thread safe.
+ * dropped task's sources, whose fences the dispatcher lifts), when each epoch was PUBLISHED, and how each epoch is cut
+ * over: by transition stages (STAGED), up to which stage every live participant has converged (CONVERGED), or at the
+ * fence (FENCE_CUTOVER). Fed by a reader of all partitions of {@code ring.task-status}, {@code ring.tasks} and
+ * {@code ring.epochs}; tests feed it directly. Only PUBLISHED records signed by a trusted publisher key count, timed
+ * from when they are first seen. Thread safe.
  */
 public final class ControlState {
   private static final Logger LOG = LoggerFactory.getLogger(ControlState.class);
@@ -66,10 +66,111 @@ public final class ControlState {
    */
   private final Set<String> dropped = ConcurrentHashMap.newKeySet();
   /**
-   * Per cluster, the epochs a CANCELLED or REJECTED record names (numbers never used again: no such epoch will be
-   * published), with when this worker first read it; watched by {@link FenceLifts} until their fences are gone.
+   * Per cluster, the epochs a CANCELLED or REJECTED record names (numbers never used again: no such epoch
+   * will be published), with when this worker first read it; watched by {@link FenceLifts} until their fences are gone.
    */
   private final Map<String, Map<Long, Long>> deadEpochs = new ConcurrentHashMap<>();
+
+  /**
+   * How an epoch is cut over, as the publisher recorded it on {@code ring.epochs} (EpochRecord v5; docs/protocol.md,
+   * "Transition stages"; docs/worker.md, "Verification in a transition").
+   *
+   * @param staged the publisher's last word on the epoch is a STAGED record: it publishes the current plan in
+   *     transition stages, so every live client writes both rings, tagged with the epoch
+   * @param converged the highest stage a CONVERGED record of the epoch named (1: every live participant routes by
+   *     the first stage or later; 3: by the FINAL ring), 0 when none was read
+   * @param fenceCutover the publisher's last word on the epoch is FENCE_CUTOVER (a plan cut over at the fence) or
+   *     REVERTED (a staged plan abandoned: what the orchestrator plans again under the number takes the fence, and
+   *     the publisher rejects it, as readers saw the number with another ring)
+   * @param everStaged a STAGED record of the epoch was read at any time: clients in its first stage may still write
+   *     both rings with its tag, so a copy of it verifies without deleting anything (dominance), whatever came after
+   */
+  public record Transition(boolean staged, int converged, boolean fenceCutover, boolean everStaged) {
+    /** An epoch no STAGED, CONVERGED or FENCE_CUTOVER record was read of: cut over at the fence, as before v5. */
+    public static final Transition NONE = new Transition(false, 0, false, false);
+
+    /** The state after {@code later}, read after this: the last STAGED, FENCE_CUTOVER or REVERTED record decides. */
+    Transition merge(Transition later) {
+      boolean decides = later.staged || later.fenceCutover;
+      return new Transition(decides ? later.staged : staged, Math.max(converged, later.converged),
+          decides ? later.fenceCutover : fenceCutover, everStaged || later.everStaged);
+    }
+  }
+
+  /** The transition records read, by epoch key; forgotten once no task of the epoch is held ({@link #sweep}). */
+  private final Map<String, Transition> transitions = new ConcurrentHashMap<>();
+  /**
+   * What runs waiting for the participants to converge on a stage of an epoch wake, by epoch key; each runs once, at
+   * the next CONVERGED record of the epoch or at a record that makes its number dead, and is then forgotten.
+   */
+  private final Map<String, Set<Runnable>> convergenceWaits = new ConcurrentHashMap<>();
+
+  /** How {@code epoch} of {@code clusterId} is cut over, as far as this view has read; {@link Transition#NONE} if not. */
+  public Transition transition(String clusterId, long epoch) {
+    return transitions.getOrDefault(epochKey(clusterId, epoch), Transition.NONE);
+  }
+
+  /** Whether {@code epoch} of {@code clusterId} is staged: the publisher's last word on it is a STAGED record. */
+  public boolean staged(String clusterId, long epoch) {
+    return transition(clusterId, epoch).staged();
+  }
+
+  /** Whether a STAGED record of {@code epoch} of {@code clusterId} was ever read (see {@link Transition#everStaged}). */
+  public boolean everStaged(String clusterId, long epoch) {
+    return transition(clusterId, epoch).everStaged();
+  }
+
+  /** The highest stage a CONVERGED record of {@code epoch} named (1, or 3 for FINAL); 0 when none was read. */
+  public int convergedStage(String clusterId, long epoch) {
+    return transition(clusterId, epoch).converged();
+  }
+
+  /**
+   * Whether every live participant has converged on stage {@code stage} of the epoch or later (a CONVERGED record
+   * naming it or a higher stage was read). When not, {@code wake} runs once, at the next CONVERGED record of the epoch
+   * or at a record that makes its number dead (CANCELLED, REJECTED) or reverts it (REVERTED), so that a run waiting for it moves at
+   * once instead of at its next poll; {@link #cancelConvergenceWait} forgets it earlier.
+   */
+  public boolean awaitConverged(String clusterId, long epoch, int stage, Runnable wake) {
+    String key = epochKey(clusterId, epoch);
+    if (convergedStage(clusterId, epoch) >= stage) {
+      return true;
+    }
+    // An insertion-ordered set: the waits wake in the order they registered, the same order on every run (the
+    // deterministic simulation runs this code), not in the order of the lambdas' identity hashes.
+    convergenceWaits.computeIfAbsent(key, k -> java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>()))
+        .add(wake);
+    // Read again after registering: a record read in between wakes what it found registered, or is seen here.
+    if (convergedStage(clusterId, epoch) >= stage) {
+      cancelConvergenceWait(clusterId, epoch, wake);
+      return true;
+    }
+    return false;
+  }
+
+  /** Forgets a wait of {@link #awaitConverged}; does nothing when there is none. */
+  public void cancelConvergenceWait(String clusterId, long epoch, Runnable wake) {
+    String key = epochKey(clusterId, epoch);
+    Set<Runnable> waits = convergenceWaits.get(key);
+    if (waits != null) {
+      waits.remove(wake);
+      if (waits.isEmpty()) {
+        convergenceWaits.remove(key, waits);
+      }
+    }
+  }
+
+  /** Runs (and forgets) every wait registered for the epoch. */
+  private void wakeConvergenceWaits(String key) {
+    Set<Runnable> waits = convergenceWaits.remove(key);
+    if (waits != null) {
+      List<Runnable> ordered;
+      synchronized (waits) {
+        ordered = List.copyOf(waits);
+      }
+      ordered.forEach(Runnable::run);
+    }
+  }
 
   /**
    * When this state last held everything committed on its topics, by the worker's clock: the time a read-your-writes
@@ -119,7 +220,10 @@ public final class ControlState {
     return copy;
   }
 
-  /** Whether {@code epoch} of {@code clusterId} can no longer be published (a CANCELLED or REJECTED record named it). */
+  /**
+   * Whether {@code epoch} of {@code clusterId} can no longer be published (a CANCELLED or REJECTED record named it;
+   * a REVERTED one does not end its tasks: see {@link #onEpoch}).
+   */
   public boolean dead(String clusterId, long epoch) {
     Map<Long, Long> epochs = deadEpochs.get(clusterId);
     return epochs != null && epochs.containsKey(epoch);
@@ -297,7 +401,9 @@ public final class ControlState {
   /**
    * An epoch record: a PUBLISHED one signed by a trusted publisher key opens its cleanups' grace period, timed from
    * now. A PUBLISHED record that is unsigned, signed by an unknown key or altered is logged and ignored: it could
-   * otherwise make cleanups delete the old owners' copies of an epoch that was never published.
+   * otherwise make cleanups delete the old owners' copies of an epoch that was never published. A CANCELLED, REJECTED
+   * or REVERTED record makes the epoch's number dead; STAGED, CONVERGED and FENCE_CUTOVER records say how the epoch is
+   * cut over ({@link #transition}). Records of a state this version does not know (UNKNOWN) are ignored.
    */
   public void onEpoch(EpochRecord record) {
     if (record == null) {
@@ -306,13 +412,50 @@ public final class ControlState {
     // Zones only shape the group's zone-link budgets, so any epoch record may name them (a node keeps its zone).
     Map<String, String> ofCluster = zones.computeIfAbsent(record.getClusterId(), c -> new ConcurrentHashMap<>());
     record.getMembers().forEach(m -> ofCluster.put(m.getId(), m.getZone()));
-    if (record.getState() == EpochState.CANCELLED || record.getState() == EpochState.REJECTED) {
-      deadEpochs.computeIfAbsent(record.getClusterId(), c -> new ConcurrentHashMap<>())
-          .putIfAbsent(record.getEpoch(), clock.millis());
-      return;
-    }
-    if (record.getState() != EpochState.PUBLISHED) {
-      return;
+    String key = epochKey(record.getClusterId(), record.getEpoch());
+    switch (record.getState()) {
+      case REVERTED -> {
+        // Not a dead number for the worker: the orchestrator may plan again under it (a FAIL re-plans the epoch in
+        // flight), and those tasks must run to a READY record, which the publisher then rejects, which rolls the
+        // cluster back to a fresh number. Their copies take the fence.
+        transitions.merge(key, new Transition(false, 0, true, false), Transition::merge);
+        wakeConvergenceWaits(key); // the runs waiting for its participants go on, at the fence
+        return;
+      }
+      case CANCELLED, REJECTED -> {
+        deadEpochs.computeIfAbsent(record.getClusterId(), c -> new ConcurrentHashMap<>())
+            .putIfAbsent(record.getEpoch(), clock.millis());
+        wakeConvergenceWaits(key); // the runs waiting for its participants end now, as their epoch did
+        return;
+      }
+      // The transition records' signatures are not checked (only STAGED carries one), and need not be: STAGED makes
+      // the worker wait before it fences and verify by dominance, which deletes nothing; CONVERGED only opens gates
+      // that a STAGED record closed, and a cleanup still waits for a signed PUBLISHED record.
+      case STAGED -> {
+        transitions.merge(key, new Transition(true, 0, false, true), Transition::merge);
+        return;
+      }
+      case CONVERGED -> {
+        Integer stage = record.getStage();
+        if (stage == null || stage < 1) {
+          LOG.warn("ignoring a CONVERGED record of epoch {} of cluster {} that names no stage ({})",
+              record.getEpoch(), record.getClusterId(), stage);
+          return;
+        }
+        transitions.merge(key, new Transition(false, stage, false, false), Transition::merge);
+        wakeConvergenceWaits(key);
+        return;
+      }
+      case FENCE_CUTOVER -> {
+        transitions.merge(key, new Transition(false, 0, true, false), Transition::merge);
+        return;
+      }
+      case PUBLISHED -> {
+        // below
+      }
+      default -> {
+        return;
+      }
     }
     if (trusted == null) {
       return;
@@ -414,7 +557,8 @@ public final class ControlState {
    * range handed back ends), and a later epoch of the same cluster is PUBLISHED too (so the latest epoch's tasks
    * stay readable for {@code ringshift status}). A task without a status, BLOCKED, of an unknown kind, or an epoch
    * not yet published keeps its epoch. What is forgotten: the statuses, the task records kept after tombstones, the
-   * epoch's COPY/REPAIR index and its PUBLISHED time. So the worker's state holds the epochs in flight and the last
+   * epoch's COPY/REPAIR index, its PUBLISHED time and its transition records (which also go for an epoch that holds no
+   * task, once a later epoch is published). So the worker's state holds the epochs in flight and the last
    * published one, whatever the history.
    */
   public synchronized List<Finished> sweep() {
@@ -452,6 +596,14 @@ public final class ControlState {
         epochOfTask.remove(id);
       }
     }
+    // The transition records of an epoch are read by its tasks only: they are forgotten once no task of the epoch is
+    // held (it was just swept, or it is history a starting worker reads, or it moved nothing) and a later epoch of the
+    // cluster is published.
+    transitions.keySet().removeIf(key -> {
+      int slash = key.indexOf('/');
+      long epoch = Long.parseLong(key.substring(0, slash));
+      return epoch < highestPublished(key.substring(slash + 1)) && !tasksByEpoch.containsKey(key);
+    });
     return finished;
   }
 
@@ -481,7 +633,8 @@ public final class ControlState {
   public int size() {
     int copies = copyTasksByEpoch.values().stream().mapToInt(Map::size).sum();
     int tasks = tasksByEpoch.values().stream().mapToInt(Map::size).sum();
-    return statuses.size() + lastRecords.size() + epochOfTask.size() + publishedAt.size() + copies + tasks;
+    return statuses.size() + lastRecords.size() + epochOfTask.size() + publishedAt.size() + copies + tasks
+        + transitions.size();
   }
 
   private static String epochKey(String clusterId, long epoch) {

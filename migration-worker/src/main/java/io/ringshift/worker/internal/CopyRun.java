@@ -37,11 +37,17 @@ import org.slf4j.LoggerFactory;
  *       the range on the target: leftovers of an earlier attempt from another source, or of an old ownership,
  *       would otherwise survive the copy and fail the digest.
  *   <li><b>Catch up.</b> Apply the source's change feed of the range after W, in log order, until a pass leaves
- *       little lag; report CAUGHT_UP and keep tailing the feed until the orchestrator requests the fence.
+ *       little lag; report CAUGHT_UP and keep tailing the feed until the orchestrator requests the fence. In a staged
+ *       epoch (the publisher published a transition stage of it) keep tailing after the request too, until every live
+ *       participant routes by the first stage (a CONVERGED record of stage 1 or later): only then does the fence
+ *       refuse nothing but stragglers' writes.
  *   <li><b>Fence and verify.</b> Fence the range at the task's epoch on the target, then on every reachable
  *       source (the target and the copied-from source must succeed), drain the feed up to the source's fence
  *       position, compare range digests. Where they differ, re-copy the differing pieces from the source and
- *       compare again: VERIFIED, or BLOCKED with both digests and a new attempt after a doubling backoff.
+ *       compare again: VERIFIED, or BLOCKED with both digests and a new attempt after a doubling backoff. In a
+ *       staged epoch dual writes keep reaching both sides, so where the digests differ the run verifies by
+ *       dominance instead ({@link RangeDominance}; {@link #verifyByDominance}): it re-applies what the check names,
+ *       never clearing anything, and checks again, in a bounded number of rounds.
  * </ol>
  *
  * <p><b>Why a resumed copy is correct.</b> A worker that resumes a checkpoint (same source) scans the rest of the
@@ -72,6 +78,13 @@ final class CopyRun extends TaskRun {
   private static final int MAX_RECONCILE_DEPTH = 8;
   /** A differing piece with at most this many keys on either side is copied again whole. */
   private static final long RECOPY_KEYS = 1024;
+  /**
+   * Rounds of a verification by dominance that do not work off a backlog (see {@link #dominanceRounds}) before the
+   * attempt ends BLOCKED.
+   */
+  static final int DOMINANCE_ROUNDS = 5;
+  /** Keys of each kind a BLOCKED reason of a verification by dominance names. */
+  private static final int SAMPLE_KEYS_LISTED = 3;
 
   /** Sources this run asked to fence (before the call, as a call that failed may still have fenced). */
   private final Set<String> fenced = new LinkedHashSet<>();
@@ -100,6 +113,8 @@ final class CopyRun extends TaskRun {
   private volatile RingRange followed;
   /** What ended the wait for the fence, set by the tail thread; thrown by the run's own thread. */
   private volatile RuntimeException tailFailure;
+  /** What a CONVERGED record (or the end of the epoch) runs to wake this run while it waits to fence. */
+  private final Runnable convergedWake = control::wake;
 
   CopyRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     super(task, previous, ctx);
@@ -225,17 +240,57 @@ final class CopyRun extends TaskRun {
     return awaitFenceStep();
   }
 
-  /** Waits (without a thread: the fence request and a tail failure wake it) until the fence is requested. */
+  /**
+   * Waits (without a thread: the fence request, a CONVERGED record and a tail failure wake it) until the fence is
+   * requested and, in a staged epoch, until every live participant routes by its first stage; follows the source
+   * meanwhile.
+   */
   private Duration awaitFenceStep() {
     throwTailFailure();
     if (!task().getFenceRequested()) {
       return ctx.tuning().retryInterval();
+    }
+    String gate = fenceGate();
+    if (gate != null) {
+      // A wait, not a block: the run stays CAUGHT_UP (its tail goes on applying the source's writes) and says why.
+      if (!gate.equals(progress.blockedReason)) {
+        LOG.info("task {}: the fence is requested; {}", id(), gate);
+        progress.blockedReason = gate;
+        publish();
+      }
+      return ctx.tuning().retryInterval();
+    }
+    if (progress.blockedReason != null && progress.blockedReason.startsWith(CONVERGENCE_WAIT)) {
+      LOG.info("task {}: every live participant routes by stage 1 of epoch {} or later; fencing", id(),
+          task().getEpoch());
     }
     ctx.tails().unfollow(this);
     phase = Phase.VERIFY;
     verifyAttempt = 1;
     throwTailFailure();
     return verifyStep();
+  }
+
+  /** How a wait for the participants to converge on a stage begins (WorkerMetrics.BlockReason reads it). */
+  static final String CONVERGENCE_WAIT = "waiting for every live participant";
+
+  /**
+   * Null when the run may fence now; otherwise what it waits for: the task's epoch is staged (a STAGED record was
+   * read) and no CONVERGED record of stage 1 or later has been. Until then clients still on the previous ring write
+   * with an older epoch, and the fence would refuse them; from then on every live client writes both rings with the
+   * task's epoch, which the fence lets through. An epoch that is not staged (a FENCE_CUTOVER record, or no record
+   * of how it is cut over) fences at once, as before stages.
+   */
+  private String fenceGate() {
+    ControlState view = ctx.control();
+    String cluster = task().getClusterId();
+    long epoch = task().getEpoch();
+    if (!view.staged(cluster, epoch) || view.awaitConverged(cluster, epoch, 1, convergedWake)) {
+      return null;
+    }
+    return CONVERGENCE_WAIT + " to route by stage 1 of epoch " + epoch + " before fencing (no CONVERGED record "
+        + "yet): the epoch moves by transition stages, and the fence would refuse the writes of clients still on the "
+        + "previous ring; following " + source + " meanwhile";
   }
 
   /**
@@ -253,10 +308,14 @@ final class CopyRun extends TaskRun {
     leaveWaits();
   }
 
-  /** Stops following the source's tail and waiting for a slot; either does nothing when it does not. */
+  /**
+   * Stops following the source's tail, waiting for a slot and waiting for the participants to converge; each does
+   * nothing when it does not.
+   */
   private void leaveWaits() {
     ctx.tails().unfollow(this);
     ctx.slots().cancelWait(this);
+    ctx.control().cancelConvergenceWait(task().getClusterId(), task().getEpoch(), convergedWake);
   }
 
   /**
@@ -475,6 +534,11 @@ final class CopyRun extends TaskRun {
     }
     RangeDigest sourceDigest = call(source, NodeDown.Role.SOURCE, s -> s.digest(range));
     RangeDigest targetDigest = call(target, NodeDown.Role.TARGET, t -> t.digest(range));
+    // Read now, not when the run fenced: an epoch whose STAGED record came after the fence has dual writes too.
+    if (!sourceDigest.sameContentAs(targetDigest)
+        && ctx.control().everStaged(task().getClusterId(), task().getEpoch())) {
+      return verifyByDominance(fence, sourceDigest, targetDigest, attempt);
+    }
     String recopied = "";
     if (!sourceDigest.sameContentAs(targetDigest)) {
       Recopied fixed = new Recopied();
@@ -505,6 +569,217 @@ final class CopyRun extends TaskRun {
     blocked(reason);
     verifyAttempt = attempt + 1;
     return wait;
+  }
+
+  /**
+   * Verification of a staged epoch's copy whose digests differed after the drain: every live client writes both rings
+   * with the task's epoch, which the fences let through, so the two sides move while they are compared, and clearing
+   * a piece of the target to copy it again ({@link #reconcile}) could remove a dual write the source has not taken
+   * yet. Instead: {@link #dominanceRounds} until the target dominates the source (VERIFIED, the source's digest of
+   * the drain kept as {@code digest}) or the rounds run out (BLOCKED with both digests, the last check's outcome and
+   * sample keys, and a new attempt after the same doubling backoff as a digest mismatch).
+   */
+  private Duration verifyByDominance(Fence fence, RangeDigest sourceDigest, RangeDigest targetDigest, int attempt) {
+    RingRange range = range();
+    String target = task().getTarget();
+    long epoch = task().getEpoch();
+    LOG.info("task {}: digests differ at fence position {} of staged epoch {} (source {}, target {}): verifying by "
+        + "dominance while dual writes go on", id(), fence.position(), epoch, sourceDigest, targetDigest);
+    Rounds rounds = new Rounds();
+    RangeDominance.Outcome outcome = dominanceRounds(range, rounds);
+    progress.digest = sourceDigest.digest().clone();
+    if (outcome.holds()) {
+      progress.targetIncarnation = call(target, NodeDown.Role.TARGET, t -> t.info()).incarnation();
+      progress.state = TaskState.VERIFIED;
+      progress.targetDigest = null;
+      progress.blockedReason = null;
+      publish();
+      LOG.info("task {}: VERIFIED by dominance at fence position {} of staged epoch {} after {}: {}", id(),
+          fence.position(), epoch, rounds, outcome);
+      return null;
+    }
+    progress.targetDigest = targetDigest.digest().clone();
+    Duration wait = verifyBackoff(attempt);
+    String reason = "range digests differ after draining to fence position " + fence.position() + " of staged epoch "
+        + epoch + ", and the target does not dominate the source after " + rounds + ": " + outcome
+        + sampleKeys("missing or older on the target", outcome.missing())
+        + sampleKeys("on the target, unexplained by the source", outcome.unexplained())
+        + "; source " + source + " had " + sourceDigest + ", target " + target + " had " + targetDigest
+        + " at the drain; verifying again in " + Rates.duration(wait) + " (attempt " + attempt + ")";
+    LOG.error("task {}: {}", id(), reason);
+    blocked(reason);
+    verifyAttempt = attempt + 1;
+    return wait;
+  }
+
+  /** What the rounds of one verification by dominance did. */
+  private static final class Rounds {
+    int rounds;
+    long toTarget;
+    long toSource;
+
+    @Override
+    public String toString() {
+      return rounds + " round" + (rounds == 1 ? "" : "s") + " (re-applied " + toTarget + " entries to the target and "
+          + toSource + " to the source)";
+    }
+  }
+
+  /**
+   * Checks that the target dominates the source ({@link RangeDominance}); while it does not, applies each entry the
+   * check names, with its version (stores keep the highest, so this is safe while dual writes go on): a missing one
+   * (the source's, at the cut) to the target, an unexplained one (the target's) to the source, where it completes a
+   * write that reached the target alone (not acknowledged, since a write is acknowledged only when every replica it
+   * waits for took it) or lands a write still in flight to the source; then checks again. A check names at most
+   * {@link RangeDominance#SAMPLE} entries of each kind but counts them all, so a round that named a full sample and
+   * found fewer differences than the round before is working off a backlog (a target that missed dual writes while it
+   * was down, say): it does not count, and the next check follows at once. Every other round counts, and waits the
+   * tail interval before the next check, for writes in flight to land; the {@link #DOMINANCE_ROUNDS}th ends the
+   * rounds. The differences fall strictly with every round that does not count, so the rounds end. Returns the last
+   * check's outcome.
+   */
+  private RangeDominance.Outcome dominanceRounds(RingRange range, Rounds done) {
+    long before = Long.MAX_VALUE;
+    int counted = 0;
+    while (true) {
+      control.check();
+      RangeDominance.Outcome outcome = dominance(range);
+      done.rounds++;
+      ctx.metrics().dominanceRound(outcome.holds());
+      if (outcome.holds()) {
+        return outcome;
+      }
+      long differences = outcome.missingCount() + outcome.unexplainedCount();
+      boolean sampled = outcome.missingCount() > outcome.missing().size()
+          || outcome.unexplainedCount() > outcome.unexplained().size();
+      boolean workingOff = sampled && differences < before;
+      before = differences;
+      done.toTarget += reapply(outcome.missing(), task().getTarget(), NodeDown.Role.TARGET);
+      done.toSource += reapply(outcome.unexplained(), source, NodeDown.Role.SOURCE);
+      LOG.debug("task {}: dominance round {}: {}; re-applied {} entries to the target, {} to the source", id(),
+          done.rounds, outcome, outcome.missing().size(), outcome.unexplained().size());
+      if (!workingOff) {
+        if (++counted >= DOMINANCE_ROUNDS) {
+          return outcome;
+        }
+        // An inline run never waits inside a step: its writes in flight land between steps, not during one.
+        if (!ctx.inline()) {
+          control.sleep(ctx.tuning().tailInterval());
+        }
+      }
+    }
+  }
+
+  /** One check of {@link RangeDominance} over the range: scans of the source, the target, the source again. */
+  private RangeDominance.Outcome dominance(RingRange range) {
+    String target = task().getTarget();
+    try (RangeScan s1 = call(source, NodeDown.Role.SOURCE, s -> s.scan(range, null));
+        RangeScan t = call(target, NodeDown.Role.TARGET, s -> s.scan(range, null));
+        RangeScan s2 = call(source, NodeDown.Role.SOURCE, s -> s.scan(range, null))) {
+      return RangeDominance.check(range, new NodeScan(s1, source, NodeDown.Role.SOURCE),
+          new NodeScan(t, target, NodeDown.Role.TARGET), new NodeScan(s2, source, NodeDown.Role.SOURCE));
+    }
+  }
+
+  /**
+   * Applies {@code entries} to {@code node} (the target, or the copied-from source), in batches within the tuning's
+   * sizes, throttled as copies are; returns how many. What goes to the target counts as copied.
+   */
+  private long reapply(List<Entry> entries, String node, NodeDown.Role role) {
+    List<Entry> batch = new ArrayList<>();
+    long bytes = 0;
+    for (int i = 0; i <= entries.size(); i++) {
+      Entry e = i < entries.size() ? entries.get(i) : null;
+      if (!batch.isEmpty() && (e == null || batch.size() >= ctx.tuning().batchEntries()
+          || bytes + e.size() > ctx.tuning().batchBytes())) {
+        List<Entry> full = batch;
+        if (role == NodeDown.Role.TARGET) {
+          long sent = send(source, full);
+          progress.copiedBytes += sent;
+          applied(sent);
+        } else {
+          send(source, full, piece -> {
+            control.checkStopped();
+            checkTargetWritable(); // the same rules: nothing once the epoch is over or on a stale view
+            call(node, role, s -> s.apply(piece));
+          });
+        }
+        batch = new ArrayList<>();
+        bytes = 0;
+      }
+      if (e != null) {
+        batch.add(e);
+        bytes += e.size();
+      }
+    }
+    return entries.size();
+  }
+
+  /** {@code "; <what>: k1, k2, k3 and N more"} for a non-empty sample of entries, else the empty string. */
+  private static String sampleKeys(String what, List<Entry> sample) {
+    if (sample.isEmpty()) {
+      return "";
+    }
+    List<String> keys = new ArrayList<>();
+    for (Entry e : sample.subList(0, Math.min(SAMPLE_KEYS_LISTED, sample.size()))) {
+      keys.add(describeKey(e.key()));
+    }
+    int more = sample.size() - keys.size();
+    return "; " + what + ": " + String.join(", ", keys) + (more > 0 ? " and " + more + " more named" : "");
+  }
+
+  /** A key for a status or a log line: quoted when it is short printable ASCII, else its first bytes in hex. */
+  static String describeKey(byte[] key) {
+    boolean printable = key.length <= 64;
+    for (int i = 0; printable && i < key.length; i++) {
+      printable = key[i] >= 0x20 && key[i] < 0x7f;
+    }
+    if (printable) {
+      return "\"" + new String(key, java.nio.charset.StandardCharsets.US_ASCII) + "\"";
+    }
+    int shown = Math.min(key.length, 16);
+    return "0x" + java.util.HexFormat.of().formatHex(key, 0, shown) + (shown < key.length ? "..." : "");
+  }
+
+  /** A scan of a node whose "unreachable" failures while it is read name the node and its role ({@link NodeDown}). */
+  private static final class NodeScan implements RangeScan {
+    private final RangeScan scan;
+    private final String node;
+    private final NodeDown.Role role;
+
+    NodeScan(RangeScan scan, String node, NodeDown.Role role) {
+      this.scan = scan;
+      this.node = node;
+      this.role = role;
+    }
+
+    @Override
+    public long sequence() {
+      return scan.sequence();
+    }
+
+    @Override
+    public boolean hasNext() {
+      try {
+        return scan.hasNext();
+      } catch (StoreException.Unavailable e) {
+        throw new NodeDown(node, role, e);
+      }
+    }
+
+    @Override
+    public Entry next() {
+      try {
+        return scan.next();
+      } catch (StoreException.Unavailable e) {
+        throw new NodeDown(node, role, e);
+      }
+    }
+
+    @Override
+    public void close() {
+      // The caller closes the scan it opened.
+    }
   }
 
   /**

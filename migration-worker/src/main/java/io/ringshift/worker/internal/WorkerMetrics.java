@@ -25,6 +25,7 @@ public final class WorkerMetrics implements AutoCloseable {
   public static final String CATCHUP_LAG = "ringshift.worker.catchup.lag";
   public static final String BLOCKED = "ringshift.worker.blocked.tasks";
   public static final String FENCES_HELD = "ringshift.worker.fences.held";
+  public static final String DOMINANCE_ROUNDS = "ringshift.worker.dominance.rounds";
 
   /** Why a task waits, classified from its blockedReason. */
   public enum BlockReason {
@@ -44,6 +45,11 @@ public final class WorkerMetrics implements AutoCloseable {
     WAITING_FOR_PUBLICATION("waiting for epoch "),
     /** A cleanup waits for the grace period after publication. */
     GRACE_PERIOD("grace period ends"),
+    /**
+     * A copy of a staged epoch waits to fence, or a cleanup of one to delete, until every live participant routes by
+     * a stage of the epoch (a CONVERGED record; the copy keeps its state).
+     */
+    WAITING_FOR_CONVERGENCE(CopyRun.CONVERGENCE_WAIT),
     /** A cleanup waits for the copies of its range to be VERIFIED. */
     COPIES_NOT_VERIFIED(" not VERIFIED"),
     /** A store failed a call; the task retries. */
@@ -113,6 +119,8 @@ public final class WorkerMetrics implements AutoCloseable {
   private final MeterRegistry registry;
   private final List<Meter> meters = new ArrayList<>();
   private final Counter bytesCopied;
+  private final Counter dominanceHeld;
+  private final Counter dominanceDiffered;
   private volatile View view = EMPTY;
 
   public WorkerMetrics(MeterRegistry registry) {
@@ -122,6 +130,8 @@ public final class WorkerMetrics implements AutoCloseable {
         .description("bytes applied to targets: snapshot copies, catch-up and re-copies after a digest mismatch")
         .register(registry);
     meters.add(bytesCopied);
+    dominanceHeld = dominanceRounds(registry, "holds");
+    dominanceDiffered = dominanceRounds(registry, "differs");
     for (TaskState state : TaskState.values()) {
       gauge(TASKS, "tasks this worker holds by the state of their latest status (finished ones until their "
           + "tombstone)", "state", state.name(), runs -> count(runs, r -> state(r) == state));
@@ -150,6 +160,20 @@ public final class WorkerMetrics implements AutoCloseable {
 
   void copied(long bytes) {
     bytesCopied.increment(bytes);
+  }
+
+  /** One round of a verification by dominance (a staged epoch's copy whose digests differed) ended; whether it held. */
+  void dominanceRound(boolean held) {
+    (held ? dominanceHeld : dominanceDiffered).increment();
+  }
+
+  private Counter dominanceRounds(MeterRegistry registry, String outcome) {
+    Counter c = Counter.builder(DOMINANCE_ROUNDS)
+        .description("rounds of verification by dominance (a copy of a staged epoch whose digests differed under dual "
+            + "writes), by outcome: holds (verified) or differs (entries re-applied, checked again or BLOCKED)")
+        .tag("outcome", outcome).register(registry);
+    meters.add(c);
+    return c;
   }
 
   private void gauge(String name, String description, String tag, String value,

@@ -176,6 +176,50 @@ class CleanupRunTest {
     assertThat(h.statuses(id)).filteredOn(s -> s.getState() == TaskState.VERIFIED).hasSize(1);
   }
 
+  /**
+   * An epoch that moved by transition stages: clients of its second stage still write the old copies, so its cleanup
+   * waits, besides everything else, until every live participant routes by the FINAL ring (CONVERGED 3), and says so;
+   * CONVERGED 1 is not enough. It then deletes.
+   */
+  @Test
+  void shouldWaitForAStagedEpochsParticipantsToRouteByItsFinalRing() {
+    h.control.onEpoch(Harness.epochRecord(EPOCH, EpochState.STAGED, 1));
+    h.control.onEpoch(Harness.epochRecord(EPOCH, EpochState.CONVERGED, 1));
+    verify(copyTo4, copyTo5);
+    publish();
+    String waiting = "waiting for every live participant to route by the FINAL ring of epoch 7 (no CONVERGED record "
+        + "of stage 3 yet): the epoch moved by transition stages, and clients of its second stage still write the old "
+        + "copies";
+    assertThat(gate()).as("during the grace period, both").isEqualTo("grace period ends in 10 min 1 s; " + waiting);
+    clock.advance(GRACE.plusMinutes(1));
+    var before = old.contents(HALF);
+    TaskRun run = h.run(cleanup);
+    String id = cleanup.getTaskId();
+
+    TaskStatus blocked = h.awaitState(id, TaskState.BLOCKED);
+    assertThat(blocked.getBlockedReason()).isEqualTo(waiting);
+    assertThat(WorkerMetrics.BlockReason.of(blocked.getBlockedReason()))
+        .isEqualTo(WorkerMetrics.BlockReason.WAITING_FOR_CONVERGENCE);
+    assertThat(old.contents(HALF)).as("nothing deleted").isEqualTo(before);
+
+    h.control.onEpoch(Harness.epochRecord(EPOCH, EpochState.CONVERGED, 3));
+    h.awaitState(id, TaskState.VERIFIED);
+    h.awaitFinished(run);
+    assertThat(old.contents(HALF)).isEmpty();
+  }
+
+  /** An epoch cut over at the fence (or not known to be staged) does not wait for any CONVERGED record. */
+  @Test
+  void shouldNotWaitForConvergenceWhenTheEpochIsNotStaged() {
+    h.control.onEpoch(Harness.epochRecord(EPOCH, EpochState.FENCE_CUTOVER, null));
+    h.control.onEpoch(Harness.epochRecord(EPOCH + 1, EpochState.STAGED, 1)); // another epoch's stages
+    verify(copyTo4, copyTo5);
+    publish();
+    clock.advance(GRACE.plusMinutes(1));
+
+    assertThat(gate()).isNull();
+  }
+
   /** A join followed within the grace period by the drain of the same node hands the ranges back. */
   /**
    * node-5 restarted on an empty data dir under the same id after its copy verified: it answers, but it is another

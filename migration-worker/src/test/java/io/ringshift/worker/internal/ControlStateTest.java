@@ -34,7 +34,17 @@ class ControlStateTest {
       List<RangeCopyTask> tasks = epochTasks(epoch);
       tasks.forEach(t -> state.onTask(t.getTaskId(), t));
       tasks.forEach(t -> state.onStatus(t.getTaskId(), status(t, TaskState.VERIFIED)));
+      // Every other epoch moves by transition stages: its records are forgotten with it.
+      if (epoch % 2 == 0) {
+        state.onEpoch(Harness.epochRecord(epoch, EpochState.STAGED, 1));
+        state.onEpoch(Harness.epochRecord(epoch, EpochState.CONVERGED, 1));
+      } else {
+        state.onEpoch(Harness.epochRecord(epoch, EpochState.FENCE_CUTOVER, null));
+      }
       state.onEpoch(published(epoch));
+      if (epoch % 2 == 0) {
+        state.onEpoch(Harness.epochRecord(epoch, EpochState.CONVERGED, 3));
+      }
       for (ControlState.Finished f : state.sweep()) {
         tombstoned += f.taskIds().size();
         assertThat(f.epoch()).as("never the latest published epoch").isLessThan(epoch);
@@ -103,6 +113,98 @@ class ControlStateTest {
 
     state.onTask(waiting.getTaskId(), null); // a re-plan dropped the waiting cleanup
     assertThat(state.sweep()).extracting(ControlState.Finished::epoch).containsExactly(1L, 2L);
+  }
+
+  /**
+   * The history a starting worker reads: epochs whose tasks were tombstoned long ago (or that moved nothing) have
+   * transition records only, forgotten once a later epoch is published; those of an epoch with tasks held stay.
+   */
+  @Test
+  void shouldForgetTheTransitionRecordsOfEpochsWithoutTasksOnceALaterOneIsPublished() {
+    RangeCopyTask held = epochTasks(3).get(2); // a cleanup of epoch 3, still waiting
+    state.onTask(held.getTaskId(), held);
+    for (long epoch = 1; epoch <= 1000; epoch++) {
+      state.onEpoch(Harness.epochRecord(epoch, EpochState.STAGED, 1));
+      state.onEpoch(Harness.epochRecord(epoch, EpochState.CONVERGED, 1));
+      state.onEpoch(published(epoch));
+      state.sweep();
+    }
+
+    List<Long> kept = new ArrayList<>();
+    for (long epoch = 1; epoch <= 1000; epoch++) {
+      if (!state.transition(Harness.CLUSTER, epoch).equals(ControlState.Transition.NONE)) {
+        kept.add(epoch);
+      }
+    }
+    assertThat(kept).as("epoch 3, whose cleanup still reads it, and the latest").containsExactly(3L, 1000L);
+  }
+
+  @Test
+  void shouldTrackHowEachEpochIsCutOver() {
+    assertThat(state.transition(Harness.CLUSTER, 4)).isEqualTo(ControlState.Transition.NONE);
+    state.onEpoch(Harness.epochRecord(4, EpochState.STAGED, 1));
+    state.onEpoch(Harness.epochRecord(4, EpochState.STAGED, 2));
+    assertThat(state.transition(Harness.CLUSTER, 4)).isEqualTo(new ControlState.Transition(true, 0, false, true));
+
+    state.onEpoch(Harness.epochRecord(4, EpochState.CONVERGED, 1));
+    assertThat(state.convergedStage(Harness.CLUSTER, 4)).isEqualTo(1);
+    state.onEpoch(Harness.epochRecord(4, EpochState.CONVERGED, 3));
+    state.onEpoch(Harness.epochRecord(4, EpochState.CONVERGED, 1)); // never back down
+    state.onEpoch(Harness.epochRecord(4, EpochState.CONVERGED, null)); // names no stage: ignored
+    assertThat(state.transition(Harness.CLUSTER, 4)).isEqualTo(new ControlState.Transition(true, 3, false, true));
+
+    state.onEpoch(Harness.epochRecord(5, EpochState.FENCE_CUTOVER, null));
+    assertThat(state.transition(Harness.CLUSTER, 5)).isEqualTo(new ControlState.Transition(false, 0, true, false));
+    assertThat(state.staged(Harness.CLUSTER, 5)).isFalse();
+    assertThat(state.staged("another-cluster", 4)).isFalse();
+    assertThat(state.dead(Harness.CLUSTER, 4)).isFalse();
+  }
+
+  /** A run waiting for the participants to converge is woken once, by a CONVERGED record or by the end of its epoch. */
+  @Test
+  void shouldWakeWhatWaitsForConvergenceOnceAtTheRecordThatEndsTheWait() {
+    java.util.concurrent.atomic.AtomicInteger woken = new java.util.concurrent.atomic.AtomicInteger();
+    Runnable wake = woken::incrementAndGet;
+    state.onEpoch(Harness.epochRecord(4, EpochState.STAGED, 1));
+    assertThat(state.awaitConverged(Harness.CLUSTER, 4, 1, wake)).isFalse();
+    state.onEpoch(Harness.epochRecord(5, EpochState.CONVERGED, 1)); // another epoch
+    assertThat(woken).hasValue(0);
+
+    state.onEpoch(Harness.epochRecord(4, EpochState.CONVERGED, 1));
+    state.onEpoch(Harness.epochRecord(4, EpochState.CONVERGED, 3));
+    assertThat(woken).as("once").hasValue(1);
+    assertThat(state.awaitConverged(Harness.CLUSTER, 4, 1, wake)).isTrue();
+    assertThat(state.awaitConverged(Harness.CLUSTER, 4, 3, wake)).isTrue();
+
+    assertThat(state.awaitConverged(Harness.CLUSTER, 6, 1, wake)).isFalse();
+    state.onEpoch(Harness.epochRecord(6, EpochState.REVERTED, null));
+    assertThat(woken).as("the revert ends the wait too").hasValue(2);
+
+    assertThat(state.awaitConverged(Harness.CLUSTER, 7, 1, wake)).isFalse();
+    state.cancelConvergenceWait(Harness.CLUSTER, 7, wake);
+    state.onEpoch(Harness.epochRecord(7, EpochState.CONVERGED, 1));
+    assertThat(woken).as("a cancelled wait").hasValue(2);
+  }
+
+  /**
+   * REVERTED (an abandoned staged plan) does not end the epoch's tasks: the orchestrator may plan again under the
+   * number (a FAIL re-plans the epoch in flight), and those copies must run to a READY record that the publisher
+   * rejects, which rolls the cluster back. They take the fence; a copy of the number still verifies without deleting
+   * anything, as clients of its first stage may still write both rings.
+   */
+  @Test
+  void shouldCutARevertedNumberOverAtTheFenceWithoutEndingItsTasks() {
+    state.onEpoch(published(3));
+    state.onEpoch(Harness.epochRecord(4, EpochState.STAGED, 1));
+    state.onEpoch(Harness.epochRecord(4, EpochState.REVERTED, null));
+
+    assertThat(state.dead(Harness.CLUSTER, 4)).isFalse();
+    assertThat(state.staged(Harness.CLUSTER, 4)).isFalse();
+    assertThat(state.everStaged(Harness.CLUSTER, 4)).isTrue();
+    assertThat(state.transition(Harness.CLUSTER, 4)).isEqualTo(new ControlState.Transition(false, 0, true, true));
+
+    state.onEpoch(Harness.epochRecord(4, EpochState.STAGED, 1)); // the publisher's last word decides
+    assertThat(state.staged(Harness.CLUSTER, 4)).isTrue();
   }
 
   /** Two copies and two cleanups of an epoch. */

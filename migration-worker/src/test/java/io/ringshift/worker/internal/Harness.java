@@ -92,6 +92,22 @@ final class Harness implements AutoCloseable {
         .build();
   }
 
+  /**
+   * An epoch record of cluster {@link #CLUSTER} in {@code state} (STAGED, CONVERGED, FENCE_CUTOVER, REVERTED, ...),
+   * with {@code stage} (null for none), unsigned as the publisher writes every state but PUBLISHED.
+   */
+  static io.ringshift.schemas.avro.EpochRecord epochRecord(long epoch, io.ringshift.schemas.avro.EpochState state,
+      Integer stage) {
+    return io.ringshift.schemas.avro.EpochRecord.newBuilder()
+        .setClusterId(CLUSTER).setEpoch(epoch).setState(state).setStage(stage)
+        .setCause(io.ringshift.schemas.avro.MembershipEvent.newBuilder().setClusterId(CLUSTER).setNodeId("node-t")
+            .setAction(io.ringshift.schemas.avro.MembershipAction.JOIN).setZone("az-1").setRequestId("r")
+            .setRequestedBy("test").setTimestampMillis(0).build())
+        .setMembers(List.of()).setVnodes(1).setReplicas(1).setHashId("h").setPolicyId("p")
+        .setMembershipDigest(java.nio.ByteBuffer.allocate(32)).setTargetChecksum(java.nio.ByteBuffer.allocate(32))
+        .setTimestampMillis(0).build();
+  }
+
   static RangeCopyTask fenceRequested(RangeCopyTask task) {
     return RangeCopyTask.newBuilder(task).setFenceRequested(true).build();
   }

@@ -90,6 +90,7 @@ public final class StoreFixture implements AutoCloseable {
     private volatile java.util.function.Predicate<String> losesApplied = k -> false;
     private volatile boolean digestsFail;
     private volatile java.util.function.Consumer<List<Entry>> onApplied = e -> { };
+    private volatile java.util.function.Consumer<String> beforeCall = c -> { };
 
     Node(String id, Store delegate) {
       this.id = id;
@@ -222,8 +223,17 @@ public final class StoreFixture implements AutoCloseable {
       return reach(() -> delegate.get(key));
     }
 
+    /**
+     * Calls {@code listener} right before this node opens a scan ({@code "scan"}) or computes a digest ({@code
+     * "digest"}): a test's writes then land exactly between two reads of the worker.
+     */
+    public void beforeCall(java.util.function.Consumer<String> listener) {
+      beforeCall = listener;
+    }
+
     @Override
     public RangeScan scan(RingRange range, Cursor after) {
+      beforeCall.accept("scan");
       RangeScan scan = reach(() -> delegate.scan(range, after));
       return new RangeScan() {
         @Override
@@ -337,6 +347,7 @@ public final class StoreFixture implements AutoCloseable {
       if (digestsFail) {
         throw new StoreException.Unavailable(id + ": connection refused (digest)", null);
       }
+      beforeCall.accept("digest");
       return reach(() -> delegate.digest(range));
     }
 

@@ -329,14 +329,17 @@ class TaskDispatcherTest {
 
   /**
    * A fence whose task's tombstone this worker never saw (it reached another worker; or the worker restarted after it):
-   * once the epoch can no longer be published (CANCELLED) and no task of it is live, the sweep lifts it, on every node
-   * of the cluster; while a task of the epoch is live, its fence stays.
+   * once the epoch can no longer be published (CANCELLED, or REJECTED) and no task of it is
+   * live, the sweep lifts it, on every node of the cluster; while a task of the epoch is live, its fence stays.
    */
-  @Test
-  void shouldLiftTheFencesOfAnEpochThatCanNoLongerBePublishedAtTheNextSweep() {
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.EnumSource(value = io.ringshift.schemas.avro.EpochState.class,
+      names = {"CANCELLED", "REJECTED"})
+  void shouldLiftTheFencesOfAnEpochThatCanNoLongerBePublishedAtTheNextSweep(
+      io.ringshift.schemas.avro.EpochState end) {
     byte[] key = CopyRunTest.keysIn(HALF, "client", 1).get(0);
     RangeCopyTask task = endedFenced(List.of("node-a"), false);
-    h.control.onEpoch(epochRecord(task.getEpoch(), io.ringshift.schemas.avro.EpochState.CANCELLED, "node-a", "node-t"));
+    h.control.onEpoch(epochRecord(task.getEpoch(), end, "node-a", "node-t"));
 
     dispatcher.retryFenceLifts();
     await("the pass done").atMost(Harness.WAIT).until(() -> !dispatcher.lifting());
@@ -348,7 +351,7 @@ class TaskDispatcherTest {
     h.control.onEpoch(CleanupRunTest.signedPublished(Harness.CLUSTER, task.getEpoch() + 2));
     dispatcher.retryFenceLifts();
 
-    await("the fences of cancelled epoch 3 lifted").atMost(Harness.WAIT)
+    await("the fences of " + end + " epoch 3 lifted").atMost(Harness.WAIT)
         .until(() -> a.fences().isEmpty() && nodes.node("node-t").fences().isEmpty());
     assertThat(a.put(key, StoreFixture.bytes("old-epoch"), 1)).isInstanceOf(WriteResult.Applied.class);
   }

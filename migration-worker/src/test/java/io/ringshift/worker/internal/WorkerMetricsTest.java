@@ -112,6 +112,10 @@ class WorkerMetricsTest {
     assertThat(BlockReason.of("grace period ends in 8 min 20 s")).isEqualTo(BlockReason.GRACE_PERIOD);
     assertThat(BlockReason.of("task c1/4/COPY/1/2/node-t not VERIFIED (COPYING)"))
         .isEqualTo(BlockReason.COPIES_NOT_VERIFIED);
+    assertThat(BlockReason.of("waiting for every live participant to route by stage 1 of epoch 2 before fencing "
+        + "(no CONVERGED record yet): ...")).isEqualTo(BlockReason.WAITING_FOR_CONVERGENCE);
+    assertThat(BlockReason.of("waiting for every live participant to route by the FINAL ring of epoch 7 (no "
+        + "CONVERGED record of stage 3 yet): ...")).isEqualTo(BlockReason.WAITING_FOR_CONVERGENCE);
     assertThat(BlockReason.of(UnknownKindRun.REASON)).isEqualTo(BlockReason.UNKNOWN_KIND);
     assertThat(BlockReason.of("something new")).isEqualTo(BlockReason.OTHER);
     assertThat(BlockReason.of(null)).isEqualTo(BlockReason.OTHER);

@@ -169,6 +169,17 @@ final class Invariants {
     return last;
   }
 
+  /** The last value number of {@code key} acknowledged before {@code time}, at any epoch. */
+  private long lastAckedBefore(String key, long time) {
+    long last = 0;
+    for (long[] a : acks.getOrDefault(key, List.of())) {
+      if (a[2] < time) {
+        last = Math.max(last, a[0]);
+      }
+    }
+    return last;
+  }
+
   static long indexOf(String value) {
     if (value == null) {
       return 0;
@@ -180,8 +191,20 @@ final class Invariants {
    * A read of {@code key} from {@code replica}, which the client's ring of {@code epoch} offers as readable: it must
    * return every write acknowledged at that epoch or an earlier one (docs/architecture.md, invariant 8).
    */
-  void read(String client, String key, String replica, long epoch, long startedAt, String value) {
+  void read(String client, String key, String replica, long epoch, long startedAt, String value, boolean inStage) {
     long got = indexOf(value);
+    if (inStage) {
+      // In a transition stage, with its lease held, the reader is within one stage of every live writer, and neighbouring
+      // stages are safe together: it sees every write acknowledged before it started, at any epoch.
+      long before = lastAckedBefore(key, startedAt);
+      if (got < before) {
+        violation("stale read in a transition stage: " + client + " routing by epoch " + epoch + " read " + key
+            + " from " + replica + " as value #" + got + ", but #" + before + " was acknowledged before the read, at "
+            + "epoch " + ackEpoch(key, before));
+        return;
+      }
+      w.count("reads in a transition stage");
+    }
     long want = lastAcked(key, epoch);
     if (got < want) {
       violation("stale read: " + client + " routing by epoch " + epoch + " read " + key + " from " + replica

@@ -58,6 +58,7 @@ final class Operator {
       case CUT_OFF -> cutOff();
       case PARTITION -> partition();
       case FORCE_REJECT -> forceReject();
+      case MUTE -> mute();
       case BURST -> {
         join();
         if (w.random.chance(0.5)) {
@@ -275,6 +276,42 @@ final class Operator {
       }
     });
     w.loop.after(duration, role + " reconnects", () -> reconnect(role));
+  }
+
+  /**
+   * A client or a node stops getting its reports to ring.participants through for a while (its Kafka producer is cut
+   * off while it keeps serving): its lease lapses, the publisher's barriers go on without it once the readers count it
+   * lapsed, and a client stops serving the ranges a transition moves.
+   */
+  private void mute() {
+    List<SimParticipant> candidates = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (SimClient c : w.clients) {
+      if (c.participant != null && !c.participant.muted) {
+        candidates.add(c.participant);
+        names.add(c.id);
+      }
+    }
+    for (SimNode n : w.nodes.values()) {
+      if (n.participant != null && !n.participant.muted && !n.lost) {
+        candidates.add(n.participant);
+        names.add("node/" + n.id);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return;
+    }
+    int i = w.random.nextInt(candidates.size());
+    SimParticipant muted = candidates.get(i);
+    long duration = w.random.between(5_000, 40_000);
+    muted.muted = true;
+    w.muted.add(muted);
+    w.trace.note(w.loop.now(), names.get(i) + " stops reporting to ring.participants for " + duration + " ms");
+    w.count("participants muted");
+    w.loop.after(duration, names.get(i) + " reports again", () -> {
+      muted.muted = false;
+      w.muted.remove(muted);
+    });
   }
 
   void reconnect(String role) {

@@ -14,7 +14,7 @@ import java.util.List;
  */
 public record Scenario(long seed, int initialNodes, int spareNodes, int zones, int replicas, int vnodes,
     boolean balanced, int keys, int writers, int readers, int workers, int publishers, int healthManagers,
-    long graceMillis, long activeMillis, long quietMillis, List<Op> ops) {
+    long graceMillis, long activeMillis, long quietMillis, List<Op> ops, boolean stages) {
 
   /** What can happen in a scenario. */
   public enum Kind {
@@ -41,7 +41,9 @@ public record Scenario(long seed, int initialNodes, int spareNodes, int zones, i
     /** The publisher rejects the next epoch it would publish. */
     FORCE_REJECT,
     /** Two membership changes at once. */
-    BURST
+    BURST,
+    /** A client or node stops reporting to ring.participants for a while: its lease in the barrier lapses. */
+    MUTE
   }
 
   /** One operation or fault, at {@code at} milliseconds. */
@@ -55,7 +57,7 @@ public record Scenario(long seed, int initialNodes, int spareNodes, int zones, i
   private static final Kind[] WEIGHTED = {
       Kind.JOIN, Kind.JOIN, Kind.JOIN, Kind.DRAIN, Kind.DRAIN, Kind.SET_WEIGHT, Kind.CANCEL, Kind.CANCEL,
       Kind.FAIL, Kind.LOSE_NODE, Kind.CRASH_NODE, Kind.CRASH_NODE, Kind.CRASH_ROLE, Kind.CRASH_ROLE, Kind.CRASH_ROLE,
-      Kind.CUT_OFF, Kind.CUT_OFF, Kind.PARTITION, Kind.PARTITION, Kind.FORCE_REJECT, Kind.BURST};
+      Kind.CUT_OFF, Kind.CUT_OFF, Kind.PARTITION, Kind.PARTITION, Kind.FORCE_REJECT, Kind.BURST, Kind.MUTE};
 
   /** The scenario of {@code seed}. */
   public static Scenario of(long seed) {
@@ -74,15 +76,20 @@ public record Scenario(long seed, int initialNodes, int spareNodes, int zones, i
       ops.add(new Op(r.between(15_000, active), WEIGHTED[r.nextInt(WEIGHTED.length)]));
     }
     ops.sort(java.util.Comparator.comparingLong(Op::at).thenComparing(Op::kind));
-    return new Scenario(seed, initial, spares, zones, replicas, vnodes, balanced, keys, 2, 2,
-        (int) r.between(1, 2), (int) r.between(1, 2), r.chance(0.8) ? 1 : 2, 120_000, active, 420_000,
-        List.copyOf(ops));
+    int workers = (int) r.between(1, 2);
+    int publishers = (int) r.between(1, 2);
+    int healths = r.chance(0.8) ? 1 : 2;
+    // Most scenarios publish their changes in transition stages; some at the fence, as a publisher with stages off.
+    boolean stages = r.chance(0.85);
+    return new Scenario(seed, initial, spares, zones, replicas, vnodes, balanced, keys, 2, 2, workers, publishers,
+        healths, 120_000, active, 420_000, List.copyOf(ops), stages);
   }
 
   @Override
   public String toString() {
     return "scenario " + seed + ": " + initialNodes + " nodes + " + spareNodes + " spares in " + zones + " zones, R="
         + replicas + ", " + vnodes + " vnodes" + (balanced ? " (balanced)" : "") + ", " + keys + " keys, " + workers
-        + " worker(s), " + publishers + " publisher(s), " + healthManagers + " health manager(s); ops " + ops;
+        + " worker(s), " + publishers + " publisher(s), " + healthManagers + " health manager(s), "
+        + (stages ? "transition stages" : "fence cutovers") + "; ops " + ops;
   }
 }

@@ -27,6 +27,7 @@ final class SimClient {
   private final List<String> keys;
   private final boolean writer;
   SnapshotRouter router;
+  SimParticipant participant;
   private SimKafka.Reader snapshots;
   private RoutedWriter routed;
   private final Set<String> writing = new HashSet<>();
@@ -52,8 +53,8 @@ final class SimClient {
     Routing routing = new Routing() {
       @Override
       public Route route(byte[] key) {
-        Placement p = view.placement(key);
-        return new Route(p.epoch(), p.ownerIds(), p.pendingIds());
+        Placement p = serving(view.placement(key));
+        return new Route(p.epoch(), p.ownerIds());
       }
 
       @Override
@@ -66,8 +67,22 @@ final class SimClient {
     SimClock clock = w.newClock();
     routed = RoutedWriter.create(routing, node -> w.storeFor(id, node)).sequential()
         .withClock(HybridClock.of("client/" + id, clock::millis));
+    participant = new SimParticipant(w, id, false, view::current);
+    participant.start();
     schedulePoll();
     scheduleNext();
+  }
+
+  /**
+   * {@code p}, unless a transition moves it and this client's lease in the barrier lapsed: then, as the production
+   * client, it does not serve the range (the publisher may have moved on without it).
+   */
+  private Placement serving(Placement p) {
+    if (p.moving() && !participant.leaseHeld()) {
+      w.count("client operations refused: lease lapsed on a moving range");
+      throw new IllegalStateException("client " + id + ": lease lapsed on a moving range");
+    }
+    return p;
   }
 
   private void schedulePoll() {
@@ -84,7 +99,9 @@ final class SimClient {
           return;
         }
         SnapshotRouter.Outcome o = router.offer(r.value, r.timestamp);
-        if (o instanceof SnapshotRouter.Refused refused) {
+        if (o instanceof SnapshotRouter.Swapped) {
+          participant.swapped();
+        } else if (o instanceof SnapshotRouter.Refused refused) {
           w.checks.violation("client " + id + " refused published snapshot of epoch " + refused.epoch() + ": "
               + refused.reason() + " " + refused.message());
         }
@@ -142,12 +159,19 @@ final class SimClient {
     if (p.readable().isEmpty()) {
       return;
     }
+    try {
+      serving(p);
+    } catch (IllegalStateException e) {
+      return;
+    }
+    // A reader in a transition stage whose lease holds: the barrier keeps every writer within one stage of it.
+    boolean inStage = router.current() != null && router.current().stage().writesBoth() && participant.leaseHeld();
     Member replica = p.readable().get(w.random.nextInt(p.readable().size()));
     long startedAt = w.loop.now();
     try {
       Optional<byte[]> value = w.storeFor(id, replica.id()).get(key.getBytes(StandardCharsets.UTF_8));
       w.checks.read(id, key, replica.id(), p.epoch(), startedAt,
-          value.map(v -> new String(v, StandardCharsets.UTF_8)).orElse(null));
+          value.map(v -> new String(v, StandardCharsets.UTF_8)).orElse(null), inStage);
       w.count("reads");
     } catch (StoreException e) {
       w.count("reads failed");

@@ -23,6 +23,7 @@ final class SimNode {
   OwnershipCheckedStore checked;
   SnapshotRouter router;
   SimKafka.Reader snapshots;
+  SimParticipant participant;
   boolean up;
   boolean lost;
   /** Bumped at every start and crash: events of an earlier life of the process do nothing. */
@@ -70,6 +71,10 @@ final class SimNode {
       }
     });
     snapshots = w.kafka.reader().assignAll(World.SNAPSHOTS);
+    boolean muted = participant != null && participant.muted;
+    participant = new SimParticipant(w, "node/" + id, true, view::current);
+    participant.muted = muted;
+    participant.start();
     up = true;
     pollScheduled = false;
     schedulePoll();
@@ -81,6 +86,7 @@ final class SimNode {
     }
     up = false;
     life++;
+    participant.stop();
     store.close();
   }
 
@@ -113,6 +119,7 @@ final class SimNode {
       SnapshotRouter.Outcome outcome = router.offer(r.value, r.timestamp);
       if (outcome instanceof SnapshotRouter.Swapped) {
         checked.pruneFences();
+        participant.swapped();
       } else if (outcome instanceof SnapshotRouter.Refused refused) {
         w.checks.violation("node " + id + " refused published snapshot of epoch " + refused.epoch() + ": "
             + refused.reason() + " " + refused.message());

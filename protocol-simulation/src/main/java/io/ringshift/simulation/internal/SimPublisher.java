@@ -114,9 +114,9 @@ final class SimPublisher implements LeaseMember {
       return;
     }
     producerEpoch = w.kafka.initTransactions(TRANSACTIONAL_ID);
-    core = new PublisherCore(w.publisherKey, w.trusted, PATIENCE);
+    core = new PublisherCore(w.publisherKey, w.trusted, PATIENCE, w.scenario.stages());
     epochs = w.kafka.reader().assignAll(World.EPOCHS);
-    control = w.kafka.reader().assignAll(World.TASKS, World.STATUS);
+    control = w.kafka.reader().assignAll(World.TASKS, World.STATUS, World.PARTICIPANTS);
     session = true;
     pollScheduled = false;
     schedulePoll();
@@ -157,24 +157,36 @@ final class SimPublisher implements LeaseMember {
         core.onEpochRecord(World.epochOf(r));
       }
     });
-    if (core.queued() == 0) {
+    if (core.queued() == 0 && !core.inTransition()) {
       return;
     }
     control.readToEnd(r -> {
       if (r.topic.equals(World.TASKS)) {
         core.onTask(r.key, r.value == null ? null : task(r));
+      } else if (r.topic.equals(World.PARTICIPANTS)) {
+        core.onParticipant(r.key, r.value == null ? null
+            : RecordSerdes.participantReport().deserialize(r.value), clock.millis());
       } else {
         core.onStatus(r.key, r.value == null ? null : status(r));
       }
     });
     try {
-      core.decide(w.loop.now() * 1_000_000L, clock.millis(), this::commit, (ready, reason, patience) ->
-          w.trace.note(w.loop.now(), id + " READY epoch " + ready.getEpoch() + " waits: " + reason));
+      core.decide(w.loop.now() * 1_000_000L, clock.millis(), this::commit, new PublisherCore.Waiting() {
+        @Override
+        public void waiting(EpochRecord ready, String reason, Duration patience) {
+          w.trace.note(w.loop.now(), id + " READY epoch " + ready.getEpoch() + " waits: " + reason);
+        }
+
+        @Override
+        public void holding(EpochRecord record, String reason) {
+          w.trace.note(w.loop.now(), id + " epoch " + record.getEpoch() + " " + reason);
+        }
+      });
     } catch (SessionEnds e) {
       endSession(e.getMessage());
       return;
     }
-    if (core.queued() > 0) {
+    if (core.queued() > 0 || core.inTransition()) {
       int at = life;
       w.loop.after(RECHECK, id + " rechecks", () -> {
         if (up && life == at && session) {
@@ -190,7 +202,10 @@ final class SimPublisher implements LeaseMember {
     }
     try {
       SimKafka.Txn txn = w.kafka.begin(TRANSACTIONAL_ID, producerEpoch);
-      if (decision instanceof PublisherCore.Publish p && forcedRejections > 0) {
+      // A forced rejection stands for a check that fails; the FINAL snapshot after a second stage follows checks that
+      // passed already, and a real publisher never rejects it.
+      if (decision instanceof PublisherCore.Publish p && forcedRejections > 0
+          && !core.inSecondStage(p.record().getClusterId(), p.record().getEpoch())) {
         forcedRejections--;
         EpochRecord rejected = EpochRecord.newBuilder(p.ready()).setState(EpochState.REJECTED)
             .setReason("TASKS: rejected by the simulation (a forced rejection)").setTimestampMillis(clock.millis())
@@ -205,6 +220,17 @@ final class SimPublisher implements LeaseMember {
         String cluster = p.record().getClusterId();
         w.kafka.send(txn, World.SNAPSHOTS, cluster, p.snapshot(), clock.millis());
         w.kafka.send(txn, World.EPOCHS, cluster, RecordSerdes.epochRecord().serialize(p.record()), clock.millis());
+      } else if (decision instanceof PublisherCore.Stage st) {
+        String cluster = st.record().getClusterId();
+        w.kafka.send(txn, World.SNAPSHOTS, cluster, st.snapshot(), clock.millis());
+        w.kafka.send(txn, World.EPOCHS, cluster, RecordSerdes.epochRecord().serialize(st.record()), clock.millis());
+        w.count(st.record().getState() == EpochState.REVERTED ? "first stages reverted"
+            : "stages published (" + st.record().getStage() + ")");
+      } else if (decision instanceof PublisherCore.Note n) {
+        w.kafka.send(txn, World.EPOCHS, n.record().getClusterId(), RecordSerdes.epochRecord().serialize(n.record()),
+            clock.millis());
+        w.count(n.record().getState() == EpochState.FENCE_CUTOVER ? "fence cutovers"
+            : "barriers reached (" + n.record().getStage() + ")");
       } else if (decision instanceof PublisherCore.Reject r) {
         w.kafka.send(txn, World.EPOCHS, r.record().getClusterId(), RecordSerdes.epochRecord().serialize(r.record()),
             clock.millis());

@@ -37,6 +37,7 @@ public final class World {
   static final String STATUS = "ring.task-status";
   static final String REJECTED = "ring.rejected";
   static final String SNAPSHOTS = "ring.snapshots";
+  static final String PARTICIPANTS = "ring.participants";
   static final int PARTITIONS = 3;
   /** Tombstones on compacted topics outlive this (Kafka's delete.retention.ms is a day; shorter here, so it matters). */
   static final long TOMBSTONE_RETENTION = 300_000;
@@ -52,6 +53,8 @@ public final class World {
   final TrustedKeys trusted = TrustedKeys.of(PUBLISHER_KEY.publicKey()).remembering(4096);
   final Invariants checks;
   final Map<String, SimNode> nodes = new TreeMap<>();
+  /** Participants whose reports do not get through (a fault), until healed. */
+  final java.util.Set<SimParticipant> muted = new java.util.HashSet<>();
   final List<String> initialMembers = new ArrayList<>();
   final List<String> spares = new ArrayList<>();
   final Map<String, String> zones = new TreeMap<>();
@@ -82,7 +85,7 @@ public final class World {
     this.loop = new EventLoop(trace);
     this.random = new SimRandom(scenario.seed());
     this.kafka = new SimKafka(loop, random, trace, 40);
-    for (String t : List.of(MEMBERSHIP, EPOCHS, TASKS, STATUS, REJECTED, SNAPSHOTS)) {
+    for (String t : List.of(MEMBERSHIP, EPOCHS, TASKS, STATUS, REJECTED, SNAPSHOTS, PARTICIPANTS)) {
       kafka.create(t, PARTITIONS, !t.equals(EPOCHS) && !t.equals(REJECTED));
     }
     this.checks = new Invariants(this);
@@ -180,7 +183,7 @@ public final class World {
 
   private void scheduleCompaction() {
     loop.after(random.between(20_000, 60_000), "compaction", () -> {
-      for (String t : List.of(MEMBERSHIP, TASKS, STATUS, SNAPSHOTS)) {
+      for (String t : List.of(MEMBERSHIP, TASKS, STATUS, SNAPSHOTS, PARTICIPANTS)) {
         kafka.compact(t, TOMBSTONE_RETENTION);
       }
       scheduleCompaction();
@@ -194,6 +197,8 @@ public final class World {
       operator.reconnect(role);
     }
     blocked.clear();
+    muted.forEach(p -> p.muted = false);
+    muted.clear();
     publishers.forEach(p -> p.forcedRejections = 0);
     nodes.values().forEach(n -> {
       if (!n.lost && !n.up) {

@@ -75,13 +75,26 @@ public final class EpochCheck {
    *     the orchestrator rolls back and plans again under numbers above it, which are never the rejected ones
    * @param highestReverted the highest epoch of the cluster a REVERTED record names, -1 if none: clients saw a stage
    *     of it, so its number is never published with any ring
+   * @param dead the numbers REJECTED, CANCELLED and REVERTED records name: an epoch after the last published one
+   *     follows it when every number between them is dead (a staged epoch waits for its barrier while a later plan is
+   *     cancelled)
    */
   public record History(Map<Long, byte[]> publishedChecksums, long lastEpoch, byte[] lastChecksum,
       EpochRecord lastPublished, Supplier<RingSnapshot> lastPublishedRing, long highestRejected,
-      long highestReverted) {
+      long highestReverted, java.util.function.LongPredicate dead) {
     /** A cluster that has published nothing. */
     public static History none() {
-      return new History(Map.of(), -1, null, null, () -> null, -1, -1);
+      return new History(Map.of(), -1, null, null, () -> null, -1, -1, n -> false);
+    }
+
+    /** Whether every number strictly between the last published epoch and {@code epoch} is dead. */
+    boolean onlyDeadBefore(long epoch) {
+      for (long n = lastEpoch + 1; n < epoch; n++) {
+        if (!dead.test(n)) {
+          return false;
+        }
+      }
+      return true;
     }
 
     boolean any() {
@@ -179,7 +192,8 @@ public final class EpochCheck {
             + "(the highest reverted epoch is %d); readers saw that number with another ring, so it is never published, "
             + "and only an epoch above it can be", epoch, cluster, history.highestReverted());
       }
-      boolean afterRollback = history.highestRejected() > last && epoch > history.highestRejected();
+      boolean afterRollback = (history.highestRejected() > last && epoch > history.highestRejected())
+          || history.onlyDeadBefore(epoch);
       if (epoch != last + 1 && !afterRollback) {
         return failed(ready, nowMillis, Check.SEQUENCE, "epoch %d does not follow the last published epoch %d of "
             + "cluster %s; published epochs are consecutive (numbers of rejected and cancelled epochs aside), so only "

@@ -48,6 +48,7 @@ public final class PublisherState {
     RingSnapshot lastPublishedRing; // built from lastPublished when first needed
     long highestRejected = -1; // of REJECTED, CANCELLED and REVERTED records: numbers never used again
     long highestReverted = -1; // of REVERTED records: numbers readers saw in a stage
+    final java.util.Set<Long> dead = new java.util.HashSet<>(); // numbers of REJECTED, CANCELLED, REVERTED records
   }
 
   private final Map<String, Cluster> clusters = new HashMap<>();
@@ -92,6 +93,7 @@ public final class PublisherState {
         Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
         c.highestRejected = Math.max(c.highestRejected, record.getEpoch());
         c.highestReverted = Math.max(c.highestReverted, record.getEpoch());
+        c.dead.add(record.getEpoch());
       }
       case READY -> {
         // A plan the orchestrator made READY needs no answer of its own any more (its READY gets one).
@@ -117,6 +119,7 @@ public final class PublisherState {
         pending.removeIf(p -> answers(record, p));
         Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
         c.highestRejected = Math.max(c.highestRejected, record.getEpoch());
+        c.dead.add(record.getEpoch());
       }
       case CANCELLED -> {
         // The orchestrator never uses a cancelled epoch's number again: the next epoch comes after it, as after a
@@ -125,6 +128,7 @@ public final class PublisherState {
             && p.getClusterId().equals(record.getClusterId()));
         Cluster c = clusters.computeIfAbsent(record.getClusterId(), id -> new Cluster());
         c.highestRejected = Math.max(c.highestRejected, record.getEpoch());
+        c.dead.add(record.getEpoch());
       }
       default -> {
         // PLANNED, SUPERSEDED and states of newer writers: nothing to publish.
@@ -201,7 +205,7 @@ public final class PublisherState {
             c.lastPublishedRing = EpochRecords.rebuild(c.lastPublished);
           }
           return c.lastPublishedRing;
-        }, c.highestRejected, c.highestReverted);
+        }, c.highestRejected, c.highestReverted, c.dead::contains);
   }
 
   /** The last published epoch of the cluster, or -1. */

@@ -58,7 +58,6 @@ public final class Transitions {
     int stage; // the last stage published: 1, 2, or 3 once FINAL is published
     boolean converged1;
     String abandoned; // why it is reverted, while the revert is not written yet
-    byte[] replacement; // the checksum of a failure epoch that replaces it under its number, published FINAL
     long stagedAtMillis;
     long stage2AtMillis;
     long finalAtMillis;
@@ -88,6 +87,8 @@ public final class Transitions {
   private final Map<String, Transition> byCluster = new HashMap<>();
   /** Epochs published FINAL after stages whose participants have not all reached FINAL yet. */
   private final Map<String, List<Transition>> finals = new HashMap<>();
+  /** Reverted epochs that a live participant may still route by (its first stage). */
+  private final Map<String, List<Long>> reverted = new HashMap<>();
   private final Map<String, Participants> participants = new HashMap<>();
   /** Per cluster, the latest plan read that is still live (not cancelled, superseded or rejected). */
   private final Map<String, EpochRecord> latestPlan = new HashMap<>();
@@ -161,8 +162,7 @@ public final class Transitions {
         }
       }
       case PUBLISHED -> {
-        if (t != null && t.epoch() == epoch && (Arrays.equals(t.checksum, AvroBytes.toArray(r.getTargetChecksum()))
-            || Arrays.equals(t.replacement, AvroBytes.toArray(r.getTargetChecksum())))) {
+        if (t != null && t.epoch() == epoch && Arrays.equals(t.checksum, AvroBytes.toArray(r.getTargetChecksum()))) {
           t.stage = TransitionStage.FINAL.order();
           t.finalAtMillis = r.getTimestampMillis();
           byCluster.remove(cluster);
@@ -173,6 +173,7 @@ public final class Transitions {
         if (t != null && t.epoch() == epoch) {
           byCluster.remove(cluster);
         }
+        reverted.computeIfAbsent(cluster, c -> new ArrayList<>()).add(epoch);
       }
       case CANCELLED -> abandon(t, epoch, "its plan was cancelled (" + reasonOf(r) + ")");
       case SUPERSEDED -> abandon(t, epoch, "its plan was superseded (" + reasonOf(r) + ")");
@@ -187,15 +188,8 @@ public final class Transitions {
       case READY -> {
         if (t != null && t.epoch() == epoch
             && !Arrays.equals(t.checksum, AvroBytes.toArray(r.getTargetChecksum()))) {
-          if (t.stage == 1 && isFailureReplacement(t, r)) {
-            // A failure during the first stage, published at once under the epoch's number (its SUPERSEDED record
-            // came just before): it replaces the stage instead of a revert, unless the revert was written already.
-            t.abandoned = null;
-            t.replacement = AvroBytes.toArray(r.getTargetChecksum());
-          } else {
-            abandon(t, epoch, "a READY record of another ring (checksum " + AvroBytes.hex(r.getTargetChecksum())
-                + ") came under the staged epoch's number");
-          }
+          abandon(t, epoch, "a READY record of another ring (checksum " + AvroBytes.hex(r.getTargetChecksum())
+              + ") came under the staged epoch's number");
         }
       }
       default -> {
@@ -225,24 +219,6 @@ public final class Transitions {
     return a.getEpoch() == b.getEpoch() && Objects.equals(a.getPlanVersion(), b.getPlanVersion());
   }
 
-  /**
-   * Whether {@code ready} is a failure epoch that may replace the first stage of {@code t} (docs/protocol.md, "The
-   * reverse path"): caused by a FAIL, its members are exactly the previous ring's without the failed node, and it
-   * follows the same previous ring. Its readers read replicas of the previous ring (its additions are marked filling,
-   * which the checks of a READY record verify), which the first stage's writers write; its writers write every
-   * replica of the previous ring but the dead one, which the first stage's readers read.
-   */
-  private static boolean isFailureReplacement(Transition t, EpochRecord ready) {
-    if (ready.getCause() == null || ready.getCause().getAction() != MembershipAction.FAIL
-        || !Objects.equals(ready.getPreviousChecksum(), t.staged.getPreviousChecksum())) {
-      return false;
-    }
-    String dead = ready.getCause().getNodeId();
-    List<io.ringshift.schemas.avro.MemberSpec> expected = t.staged.getPreviousMembers().stream()
-        .filter(m -> !m.getId().equals(dead)).toList();
-    return expected.size() == t.staged.getPreviousMembers().size() - 1 && expected.equals(ready.getMembers());
-  }
-
   private static String reasonOf(EpochRecord r) {
     return r.getReason() == null ? "no reason given" : r.getReason();
   }
@@ -268,9 +244,15 @@ public final class Transitions {
     return Optional.ofNullable(byCluster.get(clusterId));
   }
 
+  /** Whether {@code epoch} of the cluster is in stage 2 (see {@code PublisherCore.inSecondStage}). */
+  public boolean inSecondStage(String clusterId, long epoch) {
+    Transition t = byCluster.get(clusterId);
+    return t != null && t.epoch() == epoch && t.stage == TransitionStage.WRITE_BOTH_READ_NEW.order();
+  }
+
   /** Whether a staged epoch waits for participants to reach a stage: the publisher should look again soon. */
   public boolean waiting() {
-    return !byCluster.isEmpty() || !finals.isEmpty();
+    return !byCluster.isEmpty() || !finals.isEmpty() || !reverted.isEmpty();
   }
 
   /**
@@ -280,6 +262,9 @@ public final class Transitions {
   Verdict stageDecision(EpochRecord planned, EpochCheck.History history, SigningKey key, long nowMillis) {
     if (!enabled) {
       return new Verdict.Ignore("transition stages are turned off in this publisher");
+    }
+    if (planned.getDiffSummary() == null || planned.getDiffSummary().getTasks() == 0) {
+      return new Verdict.Ignore("it moves no range: nothing to fence or to stage");
     }
     EpochRecord latest = latestPlan.get(planned.getClusterId());
     if (latest == null || !samePlan(latest, planned)) {
@@ -313,9 +298,6 @@ public final class Transitions {
 
   /** Why a planned change is not published in stages, or null when it is. */
   private String noStagesReason(EpochRecord planned, EpochCheck.History history, long nowMillis) {
-    if (planned.getDiffSummary() == null || planned.getDiffSummary().getTasks() == 0) {
-      return "it moves no range";
-    }
     if (!history.any() || history.lastPublished() == null) {
       return "the cluster has published no epoch yet";
     }
@@ -349,8 +331,9 @@ public final class Transitions {
    */
   Verdict onReady(EpochRecord ready, Verdict checked, SigningKey key, long nowMillis) {
     Transition t = byCluster.get(ready.getClusterId());
-    if (t != null && t.replacement != null && t.epoch() == ready.getEpoch()) {
-      return checked; // a failure epoch replacing the first stage: published FINAL as any failure epoch
+    Verdict behind = behindAFinalBarrier(ready, checked, nowMillis);
+    if (behind != null) {
+      return behind;
     }
     if (t == null || t.epoch() != ready.getEpoch() || t.abandoned != null
         || !Arrays.equals(t.checksum, AvroBytes.toArray(ready.getTargetChecksum()))) {
@@ -390,6 +373,54 @@ public final class Transitions {
       return new Verdict.Hold("in stage WRITE_BOTH_READ_NEW, its READY record no longer passes: " + checked);
     }
     return checked;
+  }
+
+  /**
+   * A later epoch published FINAL without stages (at its fence, or a failure at once) must wait until every live
+   * participant routes by the FINAL ring of a staged epoch before it: a participant still in that epoch's second stage
+   * reads its new ring, which the later epoch's writers may no longer write. That includes a failure epoch: a node
+   * declared failed may still answer reads. The wait is short (the participants swap to FINAL as they read it) and
+   * bounded by the lease of one that stops reporting. Null when it need not wait.
+   */
+  private Verdict behindAFinalBarrier(EpochRecord ready, Verdict checked, long nowMillis) {
+    if (!(checked instanceof Verdict.Publish)) {
+      return null;
+    }
+    Participants ps = participants(ready.getClusterId());
+    List<Long> revertedEpochs = reverted.get(ready.getClusterId());
+    if (revertedEpochs != null) {
+      for (long e : List.copyOf(revertedEpochs)) {
+        List<Participants.Participant> still = inRevertedEpoch(ps, e, nowMillis);
+        if (!still.isEmpty()) {
+          return new Verdict.Hold("waits for every live participant to leave the first stage of the reverted epoch "
+              + e + " before a change published without stages: " + still.size() + " still in it: "
+              + still.stream().limit(EpochCheck.NAMED).map(Object::toString).toList());
+        }
+        revertedEpochs.remove(e);
+      }
+      if (revertedEpochs.isEmpty()) {
+        reverted.remove(ready.getClusterId());
+      }
+    }
+    List<Transition> waiting = finals.get(ready.getClusterId());
+    if (waiting == null) {
+      return null;
+    }
+    for (Transition f : waiting) {
+      if (f.epoch() < ready.getEpoch()) {
+        if (!ps.allReached(f.epoch(), TransitionStage.FINAL, nowMillis)) {
+          return new Verdict.Hold("waits for every live participant to reach FINAL of the staged epoch " + f.epoch()
+              + " before a change cut over at its fence: " + stragglers(ps, f.epoch(), TransitionStage.FINAL,
+                  nowMillis));
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The live participants that still route by a stage of the reverted epoch {@code epoch}. */
+  private static List<Participants.Participant> inRevertedEpoch(Participants ps, long epoch, long nowMillis) {
+    return ps.live(nowMillis).stream().filter(p -> p.epoch() == epoch).toList();
   }
 
   private static RingSnapshot previousRing(Transition t) {
@@ -477,6 +508,12 @@ public final class Transitions {
     for (List<Transition> waiting : finals.values()) {
       waiting.forEach(t -> count(out, t, TransitionStage.FINAL, nowMillis));
     }
+    reverted.forEach((cluster, epochs) -> {
+      for (long e : epochs) {
+        out.merge(cluster, inRevertedEpoch(participants(cluster), e, nowMillis).size(), Math::max);
+        reported.add(cluster);
+      }
+    });
     return out;
   }
 
