@@ -248,6 +248,10 @@ public final class AuditReplay {
      * number of a rolled-back or cancelled epoch again, so the next published epoch comes after it.
      */
     private long highestRejected = -1;
+    /** The numbers REJECTED, CANCELLED and REVERTED records name: never published. */
+    private final Set<Long> dead = new HashSet<>();
+    /** The transition stage snapshots STAGED records rebuild to, verified, by epoch. */
+    private final Map<Long, List<byte[]>> stages = new TreeMap<>();
     /** The last published epoch and its ring; null before the first. */
     private RingSnapshot previous;
     /** The last published ring without filling marks: the ring whose replicas all hold their data. */
@@ -278,8 +282,17 @@ public final class AuditReplay {
     Failure run(List<EpochRecord> records) {
       Map<Long, EpochRecord> publishedAt = new LinkedHashMap<>();
       for (EpochRecord e : records) {
-        if (e.getState() == EpochState.REJECTED || e.getState() == EpochState.CANCELLED) {
+        if (e.getState() == EpochState.REJECTED || e.getState() == EpochState.CANCELLED
+            || e.getState() == EpochState.REVERTED) {
           highestRejected = Math.max(highestRejected, e.getEpoch());
+          dead.add(e.getEpoch());
+        }
+        if (e.getState() == EpochState.STAGED) {
+          Failure stage = verifyStage(e);
+          if (stage != null) {
+            return stage;
+          }
+          continue;
         }
         if (e.getState() != EpochState.PUBLISHED) {
           continue;
@@ -303,6 +316,10 @@ public final class AuditReplay {
       }
       for (var entry : snapshotsByEpoch.entrySet()) {
         if (!publishedAt.containsKey(entry.getKey())) {
+          List<byte[]> verified = stages.getOrDefault(entry.getKey(), List.of());
+          if (entry.getValue().stream().allMatch(s -> verified.stream().anyMatch(v -> Arrays.equals(v, s.value())))) {
+            continue; // the stages of a transition in flight, or of one reverted
+          }
           SnapshotRecord s = entry.getValue().get(0);
           return new Failure(cluster, entry.getKey(), Check.UNPUBLISHED_SNAPSHOT,
               "a PUBLISHED record on ring.epochs for every snapshot on ring.snapshots",
@@ -317,7 +334,8 @@ public final class AuditReplay {
       long epoch = e.getEpoch();
       // After a rejection the orchestrator rolls back and plans again under numbers above the rejected ones; after a
       // cancel the next epoch comes after the cancelled one.
-      boolean afterRollback = previous != null && highestRejected > previous.epoch() && epoch > highestRejected;
+      boolean afterRollback = previous != null && ((highestRejected > previous.epoch() && epoch > highestRejected)
+          || onlyDeadBetween(previous.epoch(), epoch));
       if (previous != null && epoch != previous.epoch() + 1 && !afterRollback) {
         return new Failure(cluster, epoch, Check.EPOCH_SEQUENCE,
             "epoch " + (previous.epoch() + 1) + " (the previous published epoch " + previous.epoch() + " + 1)"
@@ -457,6 +475,59 @@ public final class AuditReplay {
       return null;
     }
 
+    /** Whether every number strictly between {@code last} and {@code epoch} is dead. */
+    private boolean onlyDeadBetween(long last, long epoch) {
+      for (long n = last + 1; n < epoch; n++) {
+        if (!dead.contains(n)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /**
+     * A STAGED record (docs/protocol.md, "Transition stages"): its ring and the previous one rebuild, the previous one
+     * is the last published ring (the chain), and the signature verifies over the stage snapshot; that snapshot is
+     * then one the epoch's snapshots on ring.snapshots may be.
+     */
+    private Failure verifyStage(EpochRecord e) {
+      long epoch = e.getEpoch();
+      RingSnapshot ring;
+      RingSnapshot before;
+      try {
+        ring = EpochRecords.rebuild(e);
+        before = EpochRecords.rebuild(EpochRecord.newBuilder(e).setEpoch(e.getPreviousEpoch() == null ? -1
+            : e.getPreviousEpoch()).setMembers(e.getPreviousMembers()).build());
+      } catch (RuntimeException ex) {
+        return new Failure(cluster, epoch, Check.REBUILD, "a STAGED record whose ring and previous ring build",
+            ex.getMessage());
+      }
+      Failure chain = chain(epoch, before.checksum());
+      if (chain != null) {
+        return chain;
+      }
+      io.ringshift.protocol.TransitionStage stage = null;
+      for (io.ringshift.protocol.TransitionStage s : io.ringshift.protocol.TransitionStage.values()) {
+        if (e.getStage() != null && s.order() == e.getStage() && s.writesBoth()) {
+          stage = s;
+        }
+      }
+      if (stage == null || e.getSignature() == null || e.getSigningKeyId() == null) {
+        return new Failure(cluster, epoch, Check.SIGNATURE, "a STAGED record with a transition stage (1 or 2), a "
+            + "signature and its key id", "stage " + e.getStage() + ", key id " + e.getSigningKeyId());
+      }
+      PublishedSnapshot signed = PublishedSnapshot.transition(ring, before, stage)
+          .withSignature(AvroBytes.toArray(e.getSignature()), e.getSigningKeyId());
+      try {
+        trusted.verify(signed);
+      } catch (CodecException ex) {
+        return new Failure(cluster, epoch, Check.SIGNATURE, "a signature by " + e.getSigningKeyId()
+            + " over the rebuilt stage " + stage + " that verifies", ex.reason() + ": " + ex.getMessage());
+      }
+      stages.computeIfAbsent(epoch, k -> new ArrayList<>()).add(CODEC.encode(signed));
+      return null;
+    }
+
     /** Distinct nodes in every replica set, and distinct zones when the ring has at least R zones. */
     private Failure replicas(RingSnapshot ring) {
       boolean zonesSuffice = ring.zones().size() >= ring.replicas();
@@ -512,8 +583,9 @@ public final class AuditReplay {
     }
 
     private Failure snapshotBytes(long epoch, byte[] rebuilt, String checksumHex) {
+      List<byte[]> staged = stages.getOrDefault(epoch, List.of());
       for (SnapshotRecord s : snapshotsByEpoch.getOrDefault(epoch, List.of())) {
-        if (!Arrays.equals(rebuilt, s.value())) {
+        if (!Arrays.equals(rebuilt, s.value()) && staged.stream().noneMatch(v -> Arrays.equals(v, s.value()))) {
           return new Failure(cluster, epoch, Check.SNAPSHOT_BYTES,
               rebuilt.length + " bytes of the snapshot rebuilt from ring.epochs (checksum " + checksumHex
                   + ") and encoded",

@@ -234,7 +234,7 @@ public record RingClientConfig(
     private String participantId;
     private boolean participantIsNode;
     private Duration participantLease = DEFAULT_PARTICIPANT_LEASE;
-    private String participantsTopic = DEFAULT_PARTICIPANTS_TOPIC;
+    private String participantsTopic; // null: beside the snapshots topic, with the same prefix
 
     private Builder() {}
 
@@ -385,7 +385,10 @@ public record RingClientConfig(
       return this;
     }
 
-    /** The topic participant reports go to (default {@value #DEFAULT_PARTICIPANTS_TOPIC}). */
+    /**
+     * The topic participant reports go to. Default: beside the snapshots topic, with its prefix ({@code
+     * x.ring.snapshots} reports to {@code x.ring.participants}), else {@value #DEFAULT_PARTICIPANTS_TOPIC}.
+     */
     public Builder participantsTopic(String topic) {
       this.participantsTopic = topic;
       return this;
@@ -421,7 +424,17 @@ public record RingClientConfig(
               : "client-" + java.util.HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(6)
                   .putShort((short) java.util.concurrent.ThreadLocalRandom.current().nextInt())
                   .putInt(java.util.concurrent.ThreadLocalRandom.current().nextInt()).array()),
-              participantIsNode, participantLease, participantsTopic));
+              participantIsNode, participantLease, participantsTopic != null ? participantsTopic
+                  : besideSnapshots(topic)));
+    }
+
+    /** The participants topic beside a snapshots topic: the same prefix. */
+    static String besideSnapshots(String snapshotsTopic) {
+      String suffix = DEFAULT_TOPIC;
+      if (snapshotsTopic != null && snapshotsTopic.endsWith(suffix)) {
+        return snapshotsTopic.substring(0, snapshotsTopic.length() - suffix.length()) + DEFAULT_PARTICIPANTS_TOPIC;
+      }
+      return DEFAULT_PARTICIPANTS_TOPIC;
     }
 
     private static TrustedKeys readKeys(List<Path> files) {

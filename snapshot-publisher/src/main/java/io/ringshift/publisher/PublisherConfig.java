@@ -37,8 +37,8 @@ import java.util.Objects;
  *     when it stops cleanly). {@link Duration#ZERO} turns the election off: every instance publishes, and a new
  *     one fences the one before, which stops
  * @param transitionStages whether a change that moves ranges is published in transition stages, with no write pause
- *     (docs/protocol.md, "Transition stages"); false publishes every change at the fence, as before stages. Off by
- *     default while the workers and the simulation learn the stages
+ *     (docs/protocol.md, "Transition stages"); false publishes every change at the fence, as before stages. On by
+ *     default
  */
 public record PublisherConfig(
     String bootstrapServers,
@@ -102,7 +102,7 @@ public record PublisherConfig(
   public PublisherConfig(String bootstrapServers, Topics topics, SigningKey signingKey, String transactionalId,
       Clock clock, int partitions, short replicationFactor, Duration timeout, List<PublicKey> previousKeys) {
     this(bootstrapServers, topics, signingKey, transactionalId, clock, partitions, replicationFactor, timeout,
-        previousKeys, KafkaProperties.none(), DEFAULT_LEASE_TIMEOUT, false);
+        previousKeys, KafkaProperties.none(), DEFAULT_LEASE_TIMEOUT, true);
   }
 
   /** With transition stages on. */
@@ -110,7 +110,7 @@ public record PublisherConfig(
       Clock clock, int partitions, short replicationFactor, Duration timeout, List<PublicKey> previousKeys,
       KafkaProperties kafkaProperties, Duration leaseTimeout) {
     this(bootstrapServers, topics, signingKey, transactionalId, clock, partitions, replicationFactor, timeout,
-        previousKeys, kafkaProperties, leaseTimeout, false);
+        previousKeys, kafkaProperties, leaseTimeout, true);
   }
 
   /** Whether changes that move ranges are published in transition stages (see {@code transitionStages}). */

@@ -84,7 +84,7 @@ public final class PublisherCore {
    * @param patience how long a READY record whose tasks do not add up yet may wait before it is rejected
    */
   public PublisherCore(SigningKey key, TrustedKeys historyKeys, Duration patience) {
-    this(key, historyKeys, patience, false);
+    this(key, historyKeys, patience, true);
   }
 
   /** @param stages whether changes that move ranges are published in transition stages */

@@ -157,11 +157,10 @@ public final class RoutedWriter {
   }
 
   /**
-   * An acknowledged write: every required replica of the route applied it.
+   * An acknowledged write: every replica of the route applied it.
    *
    * @param epoch the epoch the write landed at (the route's)
-   * @param replicas the replicas that applied it, in preference order (an optional replica that failed or refused is
-   *     not among them)
+   * @param replicas the replicas that applied it, in preference order
    * @param retried whether the first route was refused and the write landed on the retry
    */
   public record Written(long epoch, List<String> replicas, boolean retried) {
@@ -231,12 +230,8 @@ public final class RoutedWriter {
         answers[i] = writeOne(targets.get(i), key, value, route.epoch(), version);
       }
     } else {
-      // The first required replica on the calling thread, the others on the executor; optional ones are not waited
-      // for: what they answered by the time the required ones did counts, the rest is missed.
+      // The first replica on the calling thread, the others on the executor.
       int local = 0;
-      while (!route.requires(route.replicas().get(local))) {
-        local++;
-      }
       List<CompletableFuture<Object>> others = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         Store target = targets.get(i);
@@ -250,7 +245,7 @@ public final class RoutedWriter {
           continue;
         }
         try {
-          answers[i] = route.requires(route.replicas().get(i)) ? others.get(i).join() : others.get(i).getNow(null);
+          answers[i] = others.get(i).join();
         } catch (CompletionException e) {
           RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
           unexpected = unexpected == null ? cause : unexpected;
@@ -263,14 +258,7 @@ public final class RoutedWriter {
     // In preference order, as if written one after another.
     for (int i = 0; i < n; i++) {
       String id = route.replicas().get(i);
-      if (!route.requires(id)) {
-        // A pending replica of a transition: sent, not waited for; the copy's catch-up brings it what it misses.
-        if (answers[i] instanceof WriteResult.Applied) {
-          attempt.applied.add(id);
-        } else {
-          attempt.missedOptional.add(id);
-        }
-      } else if (answers[i] instanceof StoreException e) {
+      if (answers[i] instanceof StoreException e) {
         attempt.failures.put(id, e);
       } else if (answers[i] instanceof WriteResult.RetryWithEpoch refused) {
         attempt.refused(id, refused);
@@ -295,8 +283,6 @@ public final class RoutedWriter {
     final Routing.Route route;
     final List<String> applied = new ArrayList<>();
     final Map<String, StoreException> failures = new LinkedHashMap<>();
-    /** Optional replicas that failed or refused: the write does not wait for them. */
-    final List<String> missedOptional = new ArrayList<>();
     /** The refusal asking for the newest epoch, and who gave it. */
     WriteResult.RetryWithEpoch refusal;
     String refusedBy;

@@ -37,17 +37,9 @@ public interface Routing {
    * @param epoch the ring's epoch: the epoch every write of the route is tagged with
    * @param replicas the node ids of the key's replicas in preference order (the primary first), every one of them,
    *     filling ones included (they take writes, not reads); distinct, at least one. In a transition stage that
-   *     writes both rings, the replicas of both (docs/protocol.md, "Transition stages")
-   * @param optional the replicas a write is sent to but does not wait for: a transition's pending replicas while
-   *     reads still go to the previous ring (what they miss, the copy's catch-up brings them from a replica of the
-   *     previous ring); a subset of {@code replicas}, empty outside that stage
+   *     writes both rings, the replicas of both (docs/protocol.md, "Transition stages"); a write waits for every one
    */
-  record Route(long epoch, List<String> replicas, List<String> optional) {
-    /** A route whose every replica is required. */
-    public Route(long epoch, List<String> replicas) {
-      this(epoch, replicas, List.of());
-    }
-
+  record Route(long epoch, List<String> replicas) {
     public Route {
       if (epoch < 0) {
         throw new IllegalArgumentException("route epoch " + epoch + " is negative; an epoch must be >= 0");
@@ -67,22 +59,6 @@ public interface Routing {
         }
       }
       replicas = List.copyOf(replicas);
-      optional = optional == null ? List.of() : List.copyOf(optional);
-      for (String id : optional) {
-        if (!seen.contains(id)) {
-          throw new IllegalArgumentException("route at epoch " + epoch + " names optional node '" + id + "', which is "
-              + "not one of its replicas " + replicas);
-        }
-      }
-      if (optional.size() >= replicas.size()) {
-        throw new IllegalArgumentException("route at epoch " + epoch + " makes every replica optional " + replicas
-            + "; a write must wait for at least one");
-      }
-    }
-
-    /** Whether a write waits for node {@code id}'s answer. */
-    public boolean requires(String id) {
-      return !optional.contains(id);
     }
 
     /** The route of {@code key} in {@code ring}: its epoch and the key's replica set, in preference order. */

@@ -262,10 +262,12 @@ class PublishedRingIT {
 
   // ---- what the clients and the log say ----
 
+  /** Every client routes by {@code epoch}'s FINAL ring, or a later epoch (a join goes through transition stages). */
   private void awaitClientsAt(long epoch) {
     for (RingClient client : clients) {
       await("a client at epoch " + epoch).atMost(TIMEOUT).pollInterval(Duration.ofMillis(20))
-          .until(() -> client.epoch() >= epoch);
+          .until(() -> client.epoch() > epoch || (client.epoch() == epoch && client.current()
+              .map(s -> s.stage() == io.ringshift.protocol.TransitionStage.FINAL).orElse(false)));
     }
   }
 

@@ -71,7 +71,7 @@ public final class PublishingSession implements AutoCloseable {
     public Settings(String bootstrapServers, KafkaProperties kafkaProperties, Topics topics, String transactionalId,
         SigningKey key, Clock clock, Duration timeout, TrustedKeys historyKeys, MeterRegistry registry) {
       this(bootstrapServers, kafkaProperties, topics, transactionalId, key, clock, timeout, historyKeys, registry,
-          false);
+          true);
     }
 
     public Settings {

@@ -2,6 +2,7 @@ package io.ringshift.publisher.internal;
 
 import io.ringshift.protocol.AvroBytes;
 import io.ringshift.protocol.CodecException;
+import io.ringshift.protocol.Cutover;
 import io.ringshift.protocol.EpochRecords;
 import io.ringshift.protocol.Participants;
 import io.ringshift.protocol.PublishedSnapshot;
@@ -48,8 +49,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Transitions {
   private static final Logger LOG = LoggerFactory.getLogger(Transitions.class);
-  /** A node that took a write without a version this recently holds changes to the fence. */
-  public static final Duration LEGACY_WINDOW = Duration.ofMinutes(10);
 
   /** One cluster's staged epoch. */
   static final class Transition {
@@ -298,21 +297,15 @@ public final class Transitions {
 
   /** Why a planned change is not published in stages, or null when it is. */
   private String noStagesReason(EpochRecord planned, EpochCheck.History history, long nowMillis) {
-    if (!history.any() || history.lastPublished() == null) {
-      return "the cluster has published no epoch yet";
-    }
-    if (planned.getCause() != null && planned.getCause().getAction() == MembershipAction.FAIL) {
-      return "it repairs a failure, whose dead node is still a replica of the ring it starts from";
-    }
-    if (!history.lastPublished().getFilling().isEmpty()) {
-      return "the epoch it starts from (" + history.lastPublished().getEpoch() + ") has filling marks";
-    }
     Transition t = byCluster.get(planned.getClusterId());
     if (t != null) {
       return t.epoch() == planned.getEpoch() ? "an earlier plan of epoch " + t.epoch() + " was staged and is reverted"
           : "epoch " + t.epoch() + " is still in transition";
     }
-    return participants(planned.getClusterId()).fenceOnlyReason(nowMillis, LEGACY_WINDOW).orElse(null);
+    return Cutover.fenceReason(planned.getCause() == null ? null : planned.getCause().getAction(),
+        planned.getDiffSummary() == null ? 0 : planned.getDiffSummary().getTasks(),
+        history.any() ? history.lastPublished() : null, participants(planned.getClusterId()), nowMillis)
+        .orElse(null);
   }
 
   private static EpochRecord stagedRecord(EpochRecord plan, PublishedSnapshot snapshot, EpochRecord previous,

@@ -99,6 +99,7 @@ class ChaosIT {
     Random seeds = new Random(seed);
     List<ChaosScenario.Result> results = new ArrayList<>();
     Map<String, Integer> faults = new TreeMap<>();
+    Map<String, Long> transitions = new TreeMap<>();
     List<String> failures = new ArrayList<>();
     Long only = Long.getLong("chaos.scenarioSeed");
     for (int i = 0; i < scenarios; i++) {
@@ -118,10 +119,12 @@ class ChaosIT {
         failures.add(scenarioSeed + ": " + e.getMessage());
         continue;
       }
+      Map<String, Long> cutovers = cutovers(r.epochs());
+      cutovers.forEach((k, v) -> transitions.merge(k, v, Long::sum));
       System.out.printf(Locale.ROOT, "  scenario %d (seed %d%s): %s; faults %s; %d writes acknowledged (%.0f/s), %d "
-          + "lost; %d reads checked, %d stale; %d epochs published; %.1f s%n", i, r.seed(),
+          + "lost; %d reads checked, %d stale; %d epochs published; cutovers %s; %.1f s%n", i, r.seed(),
           extras ? "" : ", without extras: -Dchaos.extras=false", r.operations(), r.faults(),
-          r.acknowledged(), r.writesPerSecond(), r.lost(), r.reads(), r.staleReads(), r.published(),
+          r.acknowledged(), r.writesPerSecond(), r.lost(), r.reads(), r.staleReads(), r.published(), cutovers,
           r.millis() / 1000.0);
       r.faults().forEach((k, v) -> faults.merge(k, v, Integer::sum));
       results.add(r);
@@ -140,9 +143,28 @@ class ChaosIT {
         + "%d/s), %d stale, %.1f s per passing scenario (seed %d)%n", scenarios, failures.size(), faults,
         acknowledged, rate, ChaosScenario.WRITER_THREADS, ChaosScenario.WRITE_RATE, lost, reads, Readers.THREADS,
         Readers.RATE, stale, seconds / Math.max(1, results.size()), seed);
+    System.out.println("ChaosIT: cutovers " + transitions);
     assertThat(lost).isZero();
     assertThat(stale).isZero();
     assertThat(failures).as("failed scenarios (seed: reason)").isEmpty();
+    if (results.size() == scenarios && scenarios >= 3) {
+      assertThat(transitions.getOrDefault("stage 2", 0L)).as("changes went through the transition stages, with no "
+          + "write pause (the publisher's default)").isPositive();
+    }
+  }
+
+  /** How the scenario's changes were cut over: transition records on ring.epochs, by kind. */
+  private static Map<String, Long> cutovers(List<io.ringshift.schemas.avro.EpochRecord> epochs) {
+    Map<String, Long> out = new TreeMap<>();
+    for (io.ringshift.schemas.avro.EpochRecord e : epochs) {
+      switch (e.getState()) {
+        case STAGED -> out.merge("stage " + e.getStage(), 1L, Long::sum);
+        case FENCE_CUTOVER -> out.merge("at the fence", 1L, Long::sum);
+        case REVERTED -> out.merge("reverted", 1L, Long::sum);
+        default -> { }
+      }
+    }
+    return out;
   }
 
   private static void deleteRecursively(Path root) throws IOException {

@@ -1384,9 +1384,16 @@ final class ChaosScenario {
       Routing routing = new Routing() {
         @Override
         public Route route(byte[] key) {
-          PublishedSnapshot s = client.current().orElseThrow(() -> new io.ringshift.storage.StoreException.Unavailable(
-              "no ring yet", null));
-          return Route.of(s.ring(), key);
+          client.current().orElseThrow(() -> new io.ringshift.storage.StoreException.Unavailable("no ring yet",
+              null));
+          // By the placement, which in a transition stage names the replicas of both rings (docs/client.md).
+          io.ringshift.client.Placement p;
+          try {
+            p = client.placement(key);
+          } catch (io.ringshift.client.RingClientException e) { // its lease lapsed on a moving range
+            throw new io.ringshift.storage.StoreException.Unavailable(e.getMessage(), e);
+          }
+          return new Route(p.epoch(), p.ownerIds());
         }
 
         @Override

@@ -21,7 +21,7 @@ final class ParticipantsSection {
   /** Stragglers listed by name. */
   static final int SHOWN = 10;
   /** How far back a node's write without a version keeps the cluster to the fence. */
-  static final Duration LEGACY_WINDOW = Duration.ofMinutes(10);
+  static final Duration LEGACY_WINDOW = io.ringshift.protocol.Cutover.LEGACY_WINDOW;
 
   private ParticipantsSection() {}
 

@@ -120,7 +120,7 @@ public final class PlanCommand implements Callable<Integer> {
     } else if (nodeSecretFile != null) {
       throw new BadInputException("--node-secret-file applies with --nodes or --node only");
     }
-    KafkaOptions.Read read = kafka.read(EnumSet.of(Part.EPOCHS, Part.TASKS, Part.TASK_STATUS),
+    KafkaOptions.Read read = kafka.read(EnumSet.of(Part.EPOCHS, Part.TASKS, Part.TASK_STATUS, Part.PARTICIPANTS),
         spec.commandLine().getErr());
     ClusterView view = KafkaOptions.view(clusterId, read, 0);
     PlanReport report;
@@ -139,7 +139,14 @@ public final class PlanCommand implements Callable<Integer> {
     }
     PlanCost cost = new PlanCost(measured, unreachable, copyRate == null ? -1 : copyRate[0],
         copyRate == null ? -1 : (long) copyRate[1], rate, PlanCost.risk(preview, dead));
-    report = new PlanReport(change, preview, cost);
+    // The publisher's rule for this change, on the participants read now (docs/protocol.md, "Fallback").
+    io.ringshift.protocol.Participants participants = io.ringshift.protocol.Participants.none(clusterId);
+    for (io.ringshift.protocol.Participants.Participant p : read.contents().participants()) {
+      participants = participants.with(p.key(), p.report(), p.seenAtMillis());
+    }
+    String fenceReason = io.ringshift.protocol.Cutover.fenceReason(change.action(), preview.plan().tasks().size(),
+        view.published(), participants, System.currentTimeMillis()).orElse(null);
+    report = new PlanReport(change, preview, cost, fenceReason);
     PrintWriter out = spec.commandLine().getOut();
     if (json.on()) {
       JsonOutput.print(out, report.json());

@@ -13,7 +13,13 @@ import java.util.List;
 import java.util.Locale;
 
 /** {@code ringshift plan}'s text and JSON of a {@link PlanPreview}. */
-record PlanReport(ChangeSpec change, PlanPreview preview, PlanCost cost) {
+record PlanReport(ChangeSpec change, PlanPreview preview, PlanCost cost, String fenceReason) {
+  /** How the change would be cut over, for the text: in transition stages, or at the fence and why. */
+  String cutover() {
+    return fenceReason == null ? "in transition stages: writes go on through the cutover (docs/protocol.md)"
+        : "at the fence, without transition stages: " + fenceReason;
+  }
+
   /** The text: a summary, the zone totals, and the first {@code taskLimit} tasks (0: all). */
   List<String> text(int taskLimit) {
     String clusterId = preview.clusterId();
@@ -70,6 +76,7 @@ record PlanReport(ChangeSpec change, PlanPreview preview, PlanCost cost) {
       rows.add(row);
     }
     Text.table(rows).forEach(line -> lines.add("  " + line));
+    lines.add("cutover    " + cutover());
     lines.addAll(cost.text(preview));
     if (plan.tasks().isEmpty()) {
       return lines;
@@ -99,7 +106,8 @@ record PlanReport(ChangeSpec change, PlanPreview preview, PlanCost cost) {
   record PlanJson(String cluster, String action, String node, String basis, long fromEpoch, Long inFlightEpoch,
       long toEpoch, int planVersion, String fromChecksum, String toChecksum, int tasks, int alreadyVerified,
       double changedFraction, double movedReplicaFraction, double idealMovedFraction, double primaryMovedFraction,
-      long clusterBytes, List<ZoneFlowJson> byZone, PlanCost.CostJson cost, List<PlannedTaskJson> taskList) {}
+      long clusterBytes, List<ZoneFlowJson> byZone, String cutover, String fenceReason, PlanCost.CostJson cost,
+      List<PlannedTaskJson> taskList) {}
 
   record ZoneFlowJson(String sourceZone, String targetZone, int tasks, double keyspaceFraction, long bytes) {}
 
@@ -116,6 +124,7 @@ record PlanReport(ChangeSpec change, PlanPreview preview, PlanCost cost) {
         preview.clusterBytes(),
         preview.flows().stream().map(f -> new ZoneFlowJson(f.sourceZone(), f.targetZone(), f.tasks(),
             f.keyspaceFraction(), f.bytes())).toList(),
+        fenceReason == null ? "stages" : "fence", fenceReason,
         cost.json(preview),
         preview.sortedTasks().stream().map(t -> new PlannedTaskJson(t.taskId(), t.kind().name(),
             HexFormat.of().toHexDigits(t.rangeStart()), HexFormat.of().toHexDigits(t.rangeEnd()),

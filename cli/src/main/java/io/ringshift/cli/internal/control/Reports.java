@@ -133,6 +133,10 @@ final class Reports {
         + (refused == null ? "" : String.format(Locale.ROOT, "; epoch %d was REJECTED by the publisher at %s: %s",
             refused.getEpoch(), Text.time(refused.getTimestampMillis()), refused.getReason())
             + rollback(view, refused, p)));
+    EpochRecord c = view.cutover();
+    if (c != null) {
+      lines.add("cutover    " + cutoverText(c));
+    }
     EpochRecord f = view.inFlight();
     if (f == null) {
       lines.add("in flight  none");
@@ -277,18 +281,19 @@ final class Reports {
   record StatusJson(String cluster, EpochJson active, EpochJson published, EpochJson publisherRejection,
       EpochJson inFlight, List<EpochJson> superseded, Map<String, Integer> taskCounts, ProgressJson progress,
       List<TaskJson> tasks, List<TaskJson> cleanups, int rejectedTotal, List<RejectedJson> rejected,
-      HotKeysSection.HotKeysJson hotKeys, ParticipantsSection.ParticipantsJson participants) {
+      HotKeysSection.HotKeysJson hotKeys, ParticipantsSection.ParticipantsJson participants, EpochJson cutover,
+      Integer cutoverStage) {
 
     /** With the cluster's hot keys (the reports of its clients on ring.hot-keys, merged). */
     StatusJson withHotKeys(HotKeysSection.HotKeysJson keys) {
       return new StatusJson(cluster, active, published, publisherRejection, inFlight, superseded, taskCounts, progress,
-          tasks, cleanups, rejectedTotal, rejected, keys, participants);
+          tasks, cleanups, rejectedTotal, rejected, keys, participants, cutover, cutoverStage);
     }
 
     /** With the cluster's participants (the reports on ring.participants). */
     StatusJson withParticipants(ParticipantsSection.ParticipantsJson reported) {
       return new StatusJson(cluster, active, published, publisherRejection, inFlight, superseded, taskCounts, progress,
-          tasks, cleanups, rejectedTotal, rejected, hotKeys, reported);
+          tasks, cleanups, rejectedTotal, rejected, hotKeys, reported, cutover, cutoverStage);
     }
   }
 
@@ -327,7 +332,22 @@ final class Reports {
         view.tasks().stream().map(TaskJson::of).toList(), view.cleanups().stream().map(TaskJson::of).toList(),
         view.rejectedTotal(), view.rejected().stream().map(r -> new RejectedJson(Text.time(r.getTimestampMillis()),
             r.getRequestId(), r.getKey(), r.getReason())).toList(), HotKeysSection.HotKeysJson.NONE,
-        ParticipantsSection.ParticipantsJson.NONE);
+        ParticipantsSection.ParticipantsJson.NONE, EpochJson.of(view.cutover()),
+        view.cutover() == null ? null : view.cutover().getStage());
+  }
+
+  /** The publisher's last transition record of the latest epoch: where its cutover stands. */
+  static String cutoverText(EpochRecord c) {
+    String at = Text.time(c.getTimestampMillis());
+    return switch (c.getState()) {
+      case STAGED -> String.format(Locale.ROOT, "epoch %d in stage %s since %s: writes go to both rings, reads to the "
+          + "%s one", c.getEpoch(), c.getStage() != null && c.getStage() == 1 ? "WRITE_BOTH_READ_OLD"
+              : "WRITE_BOTH_READ_NEW", at, c.getStage() != null && c.getStage() == 1 ? "previous" : "new");
+      case CONVERGED -> String.format(Locale.ROOT, "epoch %d: %s (at %s)", c.getEpoch(), c.getReason(), at);
+      case FENCE_CUTOVER -> String.format(Locale.ROOT, "epoch %d %s (at %s)", c.getEpoch(), c.getReason(), at);
+      case REVERTED -> String.format(Locale.ROOT, "epoch %d REVERTED at %s: %s", c.getEpoch(), at, c.getReason());
+      default -> c.getState() + " epoch " + c.getEpoch();
+    };
   }
 
   private static String requestOf(EpochRecord e) {

@@ -215,6 +215,34 @@ final class RequestFollower {
               out.flush();
             }
           }
+          case STAGED -> {
+            if (ours && e.getEpoch() == following) {
+              out.printf(Locale.ROOT, "epoch %d stage %s published at %s: clients write both rings and read the %s "
+                  + "one, with no write pause%n", e.getEpoch(), e.getStage() != null && e.getStage() == 1
+                      ? "WRITE_BOTH_READ_OLD" : "WRITE_BOTH_READ_NEW", Text.time(e.getTimestampMillis()),
+                  e.getStage() != null && e.getStage() == 1 ? "previous" : "new");
+              out.flush();
+            }
+          }
+          case CONVERGED -> {
+            if (ours && e.getEpoch() == following) {
+              out.printf(Locale.ROOT, "epoch %d barrier: %s%n", e.getEpoch(), e.getReason());
+              out.flush();
+            }
+          }
+          case FENCE_CUTOVER -> {
+            if (ours && e.getEpoch() == following) {
+              out.printf(Locale.ROOT, "epoch %d is %s: writes to its moving ranges wait at the cutover%n",
+                  e.getEpoch(), e.getReason());
+              out.flush();
+            }
+          }
+          case REVERTED -> {
+            if (e.getEpoch() == following) {
+              out.printf(Locale.ROOT, "epoch %d REVERTED: %s%n", e.getEpoch(), e.getReason());
+              out.flush();
+            }
+          }
           case SUPERSEDED -> {
             if (e.getEpoch() == following) {
               out.printf(Locale.ROOT, "epoch %d plan %s SUPERSEDED: %s%n", e.getEpoch(), e.getPlanVersion(),

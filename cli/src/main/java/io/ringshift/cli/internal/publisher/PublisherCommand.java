@@ -18,6 +18,7 @@ import io.ringshift.publisher.PublisherListener;
 import io.ringshift.publisher.SnapshotPublisher;
 import io.ringshift.protocol.SigningKey;
 import io.ringshift.schemas.avro.EpochRecord;
+import io.ringshift.schemas.avro.EpochState;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -85,6 +86,12 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
           + "a key rotation; repeat for several. PUBLISHED records signed by any other key are ignored.")
   private List<Path> previousKeys = new ArrayList<>();
 
+  @Option(names = "--no-transition-stages",
+      description = "Publish every change at its fence, as before transition stages: writes to the moving ranges "
+          + "pause at each cutover. By default a change that moves ranges is published in stages, with no pause, "
+          + "unless a participant cannot follow them (docs/protocol.md).")
+  private boolean noStages;
+
   public PublisherCommand() {}
 
   PublisherCommand(CountDownLatch stopRequested, boolean onSignals) {
@@ -111,6 +118,14 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
       public void rejected(EpochRecord r) {
         out.printf(Locale.ROOT, "REJECTED epoch %d of cluster %s: %s%n", r.getEpoch(), r.getClusterId(),
             r.getReason());
+        out.flush();
+      }
+
+      @Override
+      public void transition(EpochRecord r) {
+        out.printf(Locale.ROOT, "%s epoch %d of cluster %s%s%n", r.getState() == EpochState.STAGED
+            ? "published stage " + r.getStage() + " of" : r.getState().name(), r.getEpoch(), r.getClusterId(),
+            r.getReason() == null ? "" : ": " + r.getReason());
         out.flush();
       }
 
@@ -189,7 +204,8 @@ public final class PublisherCommand extends LongRunningCommand implements Callab
         .withTransactionalId(transactionalId)
         .withTopicCreation(partitions, replicationFactor)
         .withTimeout(kafka.timeout())
-        .withLeaseTimeout(leaseTimeout());
+        .withLeaseTimeout(leaseTimeout())
+        .withTransitionStages(!noStages);
   }
 
   private Duration leaseTimeout() {

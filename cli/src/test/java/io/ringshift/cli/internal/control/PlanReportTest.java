@@ -25,7 +25,7 @@ class PlanReportTest {
     var plan = EpochPlanner.plan(ACTIVE, JOIN.applyTo("shop", ACTIVE.members()), 5, 0, Set.of(), clusterBytes);
     PlanPreview preview = new PlanPreview("shop", ACTIVE, basis, basis == PlanPreview.Basis.ACTIVE ? null : 5L, plan,
         0, clusterBytes);
-    return new PlanReport(JOIN, preview, PlanCost.unmeasured(preview, Set.of()));
+    return new PlanReport(JOIN, preview, PlanCost.unmeasured(preview, Set.of()), null);
   }
 
   @Test
@@ -98,7 +98,8 @@ class PlanReportTest {
     ChangeSpec fail = new ChangeSpec(MembershipAction.FAIL, "node-002", null, null);
     var plan = EpochPlanner.plan(ACTIVE, fail.applyTo("shop", ACTIVE.members()), 7, 0, Set.of("node-002"), 0);
     PlanPreview preview = new PlanPreview("shop", ACTIVE, PlanPreview.Basis.FAILURE, 5L, plan, 2, 0);
-    PlanReport r = new PlanReport(fail, preview, PlanCost.unmeasured(preview, Set.of("node-002")));
+    PlanReport r = new PlanReport(fail, preview, PlanCost.unmeasured(preview, Set.of("node-002")),
+        "it repairs a failure, whose dead node is still a replica of the ring it starts from");
 
     Golden.assertMatches("plan-failure.json", Golden.printed(out -> JsonOutput.print(out, r.json())));
   }

@@ -104,6 +104,26 @@ class ReportsTest {
   }
 
   @Test
+  void shouldSayHowTheLatestChangeIsCutOver() {
+    EpochRecord published = EpochRecord.newBuilder(READY).setState(EpochState.PUBLISHED)
+        .setSigningKeyId("ed25519:0011223344556677").setSignature(java.nio.ByteBuffer.wrap(new byte[64]))
+        .setTimestampMillis(T0 + 1_000).build();
+    EpochRecord staged = EpochRecord.newBuilder(PLANNED).setState(EpochState.STAGED).setStage(1)
+        .setTimestampMillis(T0 + 2_000).build();
+    ClusterView view = ClusterView.of(C, List.of(READY, published, PLANNED, staged), List.of(), List.of(),
+        List.of(), 5);
+    assertThat(Reports.statusText(view, 20, NOW)).contains("cutover    epoch 2 in stage WRITE_BOTH_READ_OLD since "
+        + "2026-01-02T03:04:07Z: writes go to both rings, reads to the previous one");
+
+    EpochRecord fenced = EpochRecord.newBuilder(PLANNED).setState(EpochState.FENCE_CUTOVER)
+        .setReason("published at the fence, without transition stages: participant old-app does not route by "
+            + "transition stages").setTimestampMillis(T0 + 2_000).build();
+    view = ClusterView.of(C, List.of(READY, published, PLANNED, fenced), List.of(), List.of(), List.of(), 5);
+    assertThat(Reports.statusText(view, 20, NOW)).contains("cutover    epoch 2 published at the fence, without "
+        + "transition stages: participant old-app does not route by transition stages (at 2026-01-02T03:04:07Z)");
+  }
+
+  @Test
   void shouldSayWhatClientsRouteByAndWhenThePublisherRefusedAnEpoch() {
     EpochRecord published = EpochRecord.newBuilder(READY).setState(EpochState.PUBLISHED)
         .setSigningKeyId("ed25519:0011223344556677").setSignature(java.nio.ByteBuffer.wrap(new byte[64]))
