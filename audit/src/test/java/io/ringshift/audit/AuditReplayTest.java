@@ -286,6 +286,21 @@ class AuditReplayTest {
     assertThat(failureOf(noRejection, rolledBack.snapshots()).check()).isEqualTo(Check.EPOCH_SEQUENCE);
   }
 
+  /** A change published in stages: every STAGED record is proved, and its stage snapshots are accepted. */
+  @Test
+  void shouldProveAChangePublishedInStagesAndOneRevertedAfterItsFirstStage() {
+    History staged = new History(CLUSTER, key, 16, 3).init(9, 3).stagedJoin("node-010", "az-1", false)
+        .stagedJoin("node-011", "az-2", true).join("node-011", "az-2");
+
+    assertThat(verify(staged.epochs(), staged.snapshots()).failure()).isNull();
+    assertThat(staged.epochs().stream().filter(r -> r.getState() == EpochState.PUBLISHED).map(EpochRecord::getEpoch))
+        .as("epoch 3 was reverted: its number is skipped").containsExactly(1L, 2L, 4L);
+
+    List<EpochRecord> forged = staged.epochs().stream().map(r -> r.getState() != EpochState.STAGED ? r
+        : EpochRecord.newBuilder(r).setSignature(java.nio.ByteBuffer.wrap(new byte[64])).build()).toList();
+    assertThat(failureOf(forged, staged.snapshots()).check()).isEqualTo(Check.SIGNATURE);
+  }
+
   /** A cancelled epoch's number is never used again either: the next published epoch comes after it. */
   @Test
   void shouldAcceptTheGapACancelledEpochLeaves() {

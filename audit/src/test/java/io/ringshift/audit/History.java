@@ -137,6 +137,57 @@ public final class History {
     return this;
   }
 
+  /**
+   * A join published in transition stages (docs/protocol.md): PLANNED, STAGED 1 (its snapshot on ring.snapshots),
+   * CONVERGED 1, READY, STAGED 2 (its snapshot), PUBLISHED (the FINAL snapshot), CONVERGED 3; or, when
+   * {@code cancelled}, CANCELLED and REVERTED after the first stage, the previous snapshot published again, and the
+   * number never used again.
+   */
+  public History stagedJoin(String node, String zone, boolean cancelled) {
+    epoch++;
+    List<Member> next = new ArrayList<>(members);
+    next.add(Member.of(node, zone));
+    RingSnapshot ring = previous.toBuilder().epoch(epoch).members(next).build();
+    MembershipEvent cause = MembershipEvent.newBuilder().setClusterId(cluster).setNodeId(node)
+        .setAction(MembershipAction.JOIN).setRequestId("staged-" + epoch).setRequestedBy("test")
+        .setTimestampMillis(T0 + epoch * 1000).build();
+    PublishedSnapshot unsigned = PublishedSnapshot.unsigned(ring, previous.checksum(), List.of());
+    EpochRecord planned = record(unsigned, EpochState.PLANNED, cause, previous,
+        RingDiff.between(previous, ring).changes().size());
+    records.add(planned);
+    EpochRecord last = records.stream().filter(r -> r.getState() == EpochState.PUBLISHED)
+        .reduce((a, b) -> b).orElseThrow();
+    for (io.ringshift.protocol.TransitionStage stage : List.of(io.ringshift.protocol.TransitionStage.WRITE_BOTH_READ_OLD,
+        io.ringshift.protocol.TransitionStage.WRITE_BOTH_READ_NEW)) {
+      PublishedSnapshot staged = PublishedSnapshot.transition(ring, previous, stage).signedBy(key);
+      records.add(EpochRecord.newBuilder(planned).setState(EpochState.STAGED).setStage(stage.order())
+          .setSignature(ByteBuffer.wrap(staged.signature())).setSigningKeyId(staged.signingKeyId())
+          .setPreviousEpoch(last.getEpoch()).setPreviousMembers(last.getMembers()).build());
+      snapshots.add(new SnapshotRecord(cluster, codec.encode(staged), 0, snapshots.size()));
+      if (stage == io.ringshift.protocol.TransitionStage.WRITE_BOTH_READ_OLD) {
+        records.add(EpochRecord.newBuilder(planned).setState(EpochState.CONVERGED).setStage(1).build());
+        if (cancelled) {
+          records.add(EpochRecord.newBuilder(planned).setState(EpochState.CANCELLED).setReason("by alice").build());
+          records.add(EpochRecord.newBuilder(planned).setState(EpochState.REVERTED).setReason("cancelled").build());
+          snapshots.add(new SnapshotRecord(cluster, codec.encode(published.get(last.getEpoch())), 0,
+              snapshots.size()));
+          return this;
+        }
+        records.add(EpochRecord.newBuilder(planned).setState(EpochState.READY).build());
+      }
+    }
+    PublishedSnapshot signed = unsigned.signedBy(key);
+    records.add(EpochRecord.newBuilder(planned).setState(EpochState.PUBLISHED)
+        .setSignature(ByteBuffer.wrap(signed.signature())).setSigningKeyId(signed.signingKeyId()).build());
+    records.add(EpochRecord.newBuilder(planned).setState(EpochState.CONVERGED).setStage(3).build());
+    snapshots.add(new SnapshotRecord(cluster, codec.encode(signed), 0, snapshots.size()));
+    published.put(epoch, signed);
+    members = next;
+    previous = ring;
+    lastComplete = ring;
+    return this;
+  }
+
   public History repair() {
     return publish(MembershipAction.FAIL, records.get(records.size() - 1).getCause().getNodeId(), members,
         UnaryOperator.identity(), false);

@@ -33,11 +33,25 @@ import java.util.Map;
  * @param auditPassed whether it proved every published snapshot
  * @param elapsedMillis from the start of the plane to the end of the checks
  * @param failures every check that failed, described; empty when the run passed
+ * @param steadyWriteP99Millis the p99 latency of the writes acknowledged while no change was in progress (from a
+ *     request to its publication, plus a second), or -1 when there were none
  */
 public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> changes, int loaded, long loadedBytes,
     long loadMillis, long workloadMillis, long writes, long refusedAttempts, long failedAttempts, long abandonedWrites, long reads,
     long readsBehind, long staleReads, long fillingReads, long replicaReads, long lostWrites, List<String> examples,
-    int auditEpochs, String audit, boolean auditPassed, long elapsedMillis, List<String> failures) {
+    int auditEpochs, String audit, boolean auditPassed, long elapsedMillis, List<String> failures,
+    double steadyWriteP99Millis) {
+
+  /** Without the steady-state latency. */
+  public DemoResult(long seed, DemoSettings settings, List<ChangeReport> changes, int loaded, long loadedBytes,
+      long loadMillis, long workloadMillis, long writes, long refusedAttempts, long failedAttempts,
+      long abandonedWrites, long reads, long readsBehind, long staleReads, long fillingReads, long replicaReads,
+      long lostWrites, List<String> examples, int auditEpochs, String audit, boolean auditPassed, long elapsedMillis,
+      List<String> failures) {
+    this(seed, settings, changes, loaded, loadedBytes, loadMillis, workloadMillis, writes, refusedAttempts,
+        failedAttempts, abandonedWrites, reads, readsBehind, staleReads, fillingReads, replicaReads, lostWrites,
+        examples, auditEpochs, audit, auditPassed, elapsedMillis, failures, -1);
+  }
 
   public DemoResult {
     changes = List.copyOf(changes);
@@ -86,14 +100,35 @@ public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> ch
    * @param fenceWindows writes refused at this change's fences, from their first attempt to their acknowledgement
    * @param downWindows writes that failed on a replica that was down, until its failure was published
    * @param swapDelayMillis how long after publication the demo's client routed by the change's last epoch, or -1
+   * @param cutover how the change was cut over: {@code stages}, {@code fence: <reason>}, {@code reverted}, or
+   *     {@code -} (it moved nothing, or was not planned)
+   * @param transition when the publisher wrote each transition record of its last epoch (docs/protocol.md):
+   *     {@code stage 1}, {@code barrier 1} (every live participant at stage 1), {@code stage 2}, {@code final}
+   *     (published after every live participant reached stage 2), {@code barrier 3} (every one at FINAL)
+   * @param writeP99Millis the p99 latency of the writes acknowledged from its request to its publication, or -1
    */
   public record ChangeReport(String label, List<Long> epochs, String outcome, int tasks, long bytesMoved,
       long idealBytes, double movedFraction, double idealFraction, List<Mark> marks, Spread fenceWindows,
-      Spread downWindows, long swapDelayMillis) {
+      Spread downWindows, long swapDelayMillis, String cutover, List<Mark> transition, double writeP99Millis) {
 
     public ChangeReport {
       epochs = List.copyOf(epochs);
       marks = List.copyOf(marks);
+      transition = List.copyOf(transition);
+    }
+
+    /** Without transition figures (a change cut over before stages, or not measured). */
+    public ChangeReport(String label, List<Long> epochs, String outcome, int tasks, long bytesMoved, long idealBytes,
+        double movedFraction, double idealFraction, List<Mark> marks, Spread fenceWindows, Spread downWindows,
+        long swapDelayMillis) {
+      this(label, epochs, outcome, tasks, bytesMoved, idealBytes, movedFraction, idealFraction, marks, fenceWindows,
+          downWindows, swapDelayMillis, "-", List.of(), -1);
+    }
+
+    /** When a transition record was written, or -1. */
+    public long transitionAt(String step) {
+      return transition.stream().filter(m -> m.stage().equals(step)).mapToLong(Mark::millis).findFirst()
+          .orElse(-1);
     }
 
     /** When a stage was reached, or -1 when it was not. */

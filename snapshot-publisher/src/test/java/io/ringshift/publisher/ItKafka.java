@@ -110,6 +110,12 @@ final class ItKafka implements AutoCloseable {
     send(topics.epochs(), record.getClusterId(), record);
   }
 
+  /** A participant's report on ring.participants, as a client's reporter writes it. */
+  void participant(io.ringshift.schemas.avro.ParticipantReport report) {
+    send(topics.participants(), report.getClusterId() + "/" + report.getParticipantId(), report);
+    producer.flush();
+  }
+
   private <V> void send(Topic<String, V> topic, String key, V value) {
     producer.send(new ProducerRecord<>(topic.name(), key, topic.valueSerde().serializer().serialize(topic.name(),
         value)));

@@ -11,6 +11,7 @@ import io.ringshift.protocol.FillingRange;
 import io.ringshift.protocol.PublishedSnapshot;
 import io.ringshift.protocol.RingSnapshotCodec;
 import io.ringshift.protocol.SigningKey;
+import io.ringshift.protocol.TransitionStage;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.schemas.avro.EpochRecord;
 import io.ringshift.schemas.avro.EpochState;
@@ -61,6 +62,57 @@ class SnapshotPublisherIT {
   void tearDown() {
     publishers.forEach(SnapshotPublisher::close);
     kafka.close();
+  }
+
+  /**
+   * A join in transition stages on a real broker: its first stage at once, the second stage only once the one
+   * participant (a client reporting on ring.participants) routes by the first, FINAL once it routes by the second,
+   * CONVERGED 3 once by FINAL; every record and snapshot signed and chained.
+   */
+  @Test
+  void shouldPublishAJoinInTransitionStagesAsTheParticipantFollows() throws Exception {
+    kafka.createTopics(true);
+    start(PublisherListener.NONE, PublisherConfig.of(KAFKA.bootstrapServers(), KEY).timeout(),
+        PublisherConfig.DEFAULT_LEASE_TIMEOUT, true);
+    Step init = script.init(6);
+    kafka.write(init);
+    awaitPublished(1);
+    kafka.participant(report(1, TransitionStage.FINAL));
+    Step join = script.join("node-07", "az-2");
+
+    kafka.write(join);
+    await("the first stage").atMost(WAIT).pollInterval(Duration.ofMillis(50))
+        .until(() -> kafka.epochs(EpochState.STAGED).size() == 1);
+    Thread.sleep(1_000); // the publisher goes on reading: the participant still routes by epoch 1
+    assertThat(kafka.epochs(EpochState.CONVERGED)).isEmpty();
+    assertThat(kafka.epochs(EpochState.PUBLISHED)).extracting(EpochRecord::getEpoch).containsExactly(1L);
+
+    kafka.participant(report(2, TransitionStage.WRITE_BOTH_READ_OLD));
+    await("the second stage").atMost(WAIT).pollInterval(Duration.ofMillis(50))
+        .until(() -> kafka.epochs(EpochState.STAGED).size() == 2);
+    assertThat(kafka.epochs(EpochState.PUBLISHED)).extracting(EpochRecord::getEpoch).containsExactly(1L);
+    kafka.participant(report(2, TransitionStage.WRITE_BOTH_READ_NEW));
+    awaitPublished(2);
+    kafka.participant(report(2, TransitionStage.FINAL));
+    await("every participant at FINAL").atMost(WAIT).pollInterval(Duration.ofMillis(50))
+        .until(() -> kafka.epochs(EpochState.CONVERGED).size() == 2);
+
+    List<PublishedSnapshot> snapshots = snapshots();
+    assertThat(snapshots).extracting(PublishedSnapshot::stage).containsExactly(TransitionStage.FINAL,
+        TransitionStage.WRITE_BOTH_READ_OLD, TransitionStage.WRITE_BOTH_READ_NEW, TransitionStage.FINAL);
+    TrustedKeys trusted = TrustedKeys.of(KEY.publicKey());
+    snapshots.forEach(trusted::verify);
+    for (int i = 1; i < snapshots.size(); i++) {
+      assertThat(snapshots.get(i).isAfter(snapshots.get(i - 1))).as("snapshot %d after %d", i, i - 1).isTrue();
+    }
+    assertThat(kafka.epochs(EpochState.CONVERGED)).extracting(EpochRecord::getStage).containsExactly(1, 3);
+  }
+
+  private io.ringshift.schemas.avro.ParticipantReport report(long epoch, TransitionStage stage) {
+    return io.ringshift.schemas.avro.ParticipantReport.newBuilder().setClusterId("cache").setParticipantId("app-1")
+        .setKind(io.ringshift.schemas.avro.ParticipantKind.CLIENT).setEpoch(epoch).setStage(stage.order())
+        .setChecksum(null).setStagesSupported(true).setLeaseMillis(60_000)
+        .setReportedAtMillis(System.currentTimeMillis()).setUnversionedWritesAtMillis(null).build();
   }
 
   @Test
@@ -228,7 +280,7 @@ class SnapshotPublisherIT {
     // Written while no publisher runs; the restarted one publishes it, and nothing it published before.
     kafka.write(script.join("node-08", "az-2"));
     SnapshotPublisher second = start(PublisherListener.NONE, PublisherConfig.of(KAFKA.bootstrapServers(), KEY)
-        .timeout(), Duration.ZERO);
+        .timeout(), Duration.ZERO, false);
     awaitPublished(3);
     assertThat(second.publishedCount()).isEqualTo(1);
 
@@ -237,7 +289,7 @@ class SnapshotPublisherIT {
     // record; another epoch is then written.) This is what still protects the log when a publisher that lost the
     // lease without noticing (a long pause) tries to publish.
     SnapshotPublisher third = start(PublisherListener.NONE, PublisherConfig.of(KAFKA.bootstrapServers(), KEY).timeout(),
-        Duration.ZERO);
+        Duration.ZERO, false);
     CompletableFuture<Void> fenced = second.terminated().toCompletableFuture();
     long epoch = 3;
     while (!fenced.isDone() && epoch < 8) {
@@ -302,15 +354,21 @@ class SnapshotPublisherIT {
   }
 
   private SnapshotPublisher start(PublisherListener listener, Duration timeout) {
-    return start(listener, timeout, PublisherConfig.DEFAULT_LEASE_TIMEOUT);
+    return start(listener, timeout, PublisherConfig.DEFAULT_LEASE_TIMEOUT, false);
   }
 
-  private SnapshotPublisher start(PublisherListener listener, Duration timeout, Duration leaseTimeout) {
+  /**
+   * A publisher of this test's Kafka. {@code stages}: whether it publishes changes in transition stages; the tests of
+   * the checks, the waiting and the crash safety count one snapshot per epoch, and take the fence.
+   */
+  private SnapshotPublisher start(PublisherListener listener, Duration timeout, Duration leaseTimeout,
+      boolean stages) {
     PublisherConfig config = PublisherConfig.of(KAFKA.bootstrapServers(), KEY)
         .withTopics(kafka.topics())
         .withTransactionalId(KAFKA.applicationId())
         .withTimeout(timeout)
-        .withLeaseTimeout(leaseTimeout);
+        .withLeaseTimeout(leaseTimeout)
+        .withTransitionStages(stages);
     SnapshotPublisher publisher = new SnapshotPublisher(config, listener);
     publishers.add(publisher);
     return publisher.start();

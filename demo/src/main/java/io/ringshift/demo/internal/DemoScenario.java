@@ -453,7 +453,7 @@ public final class DemoScenario implements AutoCloseable {
     return new DemoResult(settings.seed(), settings, changes, keys.size(), keys.logicalBytes(), loaded.millis(), workloadMillis, acked,
         refused, failed, workload.abandoned(), workload.reads(), workload.readsBehind(), workload.staleReads(),
         filling.count(), replicas.pairs(), replicas.missing(), examples, audit.verified(), auditLine, audit.passed(),
-        System.currentTimeMillis() - begin, failures);
+        System.currentTimeMillis() - begin, failures, steadyWriteP99(changes));
   }
 
   /** Keys a node holds, read whole through its admin listener. */
@@ -519,8 +519,84 @@ public final class DemoScenario implements AutoCloseable {
     long swap = workload.swaps().stream().filter(s -> s.epoch() == last).mapToLong(DemoApplication.Swap::delayMillis)
         .findFirst().orElse(-1);
     long idealBytes = "PUBLISHED".equals(run.outcome) ? Math.round(idealFraction * run.replicaBytes) : 0;
+    List<Mark> transition = new ArrayList<>();
+    String cutover = "-";
+    if (last >= 0) {
+      for (EpochRecord r : watch.records(last, EpochState.STAGED)) {
+        transition.add(new Mark("stage " + r.getStage(), r.getTimestampMillis()));
+        cutover = "stages";
+      }
+      for (EpochRecord r : watch.records(last, EpochState.CONVERGED)) {
+        transition.add(new Mark("barrier " + r.getStage(), r.getTimestampMillis()));
+      }
+      if (!transition.isEmpty()) {
+        watch.record(last, EpochState.PUBLISHED).ifPresent(r -> transition.add(new Mark("final",
+            r.getTimestampMillis())));
+      }
+      for (EpochRecord r : watch.records(last, EpochState.FENCE_CUTOVER)) {
+        cutover = "fence: " + r.getReason();
+      }
+      for (EpochRecord r : watch.records(last, EpochState.REVERTED)) {
+        transition.add(new Mark("reverted", r.getTimestampMillis()));
+        cutover = "reverted";
+      }
+    }
+    transition.sort(java.util.Comparator.comparingLong(Mark::millis));
+    long from = run.marks.isEmpty() ? -1 : run.marks.get(0).millis();
+    long to = Math.max(marks.stream().filter(m -> m.stage().equals("published") || m.stage().equals("cancelled"))
+        .mapToLong(Mark::millis).max().orElse(-1), from);
+    double p99 = from < 0 ? -1 : writeP99(from, to);
     return new ChangeReport(run.label, run.epochs, run.outcome, tasks.size(), moved, idealBytes, movedFraction,
-        idealFraction, marks, Spread.of(fenced), Spread.of(down), swap);
+        idealFraction, marks, Spread.of(fenced), Spread.of(down), swap, cutover, transition, p99);
+  }
+
+  /** The p99 latency of the writes acknowledged in the workload's seconds that overlap [fromMillis, toMillis]. */
+  private double writeP99(long fromMillis, long toMillis) {
+    List<float[]> parts = new ArrayList<>();
+    List<Timeline.Second> seconds = timeline.seconds();
+    for (int i = 0; i < seconds.size(); i++) {
+      long start = timeline.startMillis() + i * 1000L;
+      if (start + 1000 > fromMillis && start <= toMillis) {
+        parts.add(seconds.get(i).latencies());
+      }
+    }
+    return p99(parts);
+  }
+
+  /** The p99 latency of the writes acknowledged in seconds that overlap no change (request to publication + 1 s). */
+  private double steadyWriteP99(List<ChangeReport> changes) {
+    List<float[]> parts = new ArrayList<>();
+    List<Timeline.Second> seconds = timeline.seconds();
+    for (int i = 0; i < seconds.size(); i++) {
+      long start = timeline.startMillis() + i * 1000L;
+      boolean quiet = true;
+      for (ChangeReport c : changes) {
+        long from = c.marks().isEmpty() ? -1 : c.marks().get(0).millis();
+        long to = Math.max(Math.max(c.at("published"), c.at("cancelled")), from) + 1000;
+        if (from >= 0 && start + 1000 > from && start <= to) {
+          quiet = false;
+        }
+      }
+      if (quiet) {
+        parts.add(seconds.get(i).latencies());
+      }
+    }
+    return p99(parts);
+  }
+
+  private static double p99(List<float[]> parts) {
+    int n = parts.stream().mapToInt(a -> a.length).sum();
+    if (n == 0) {
+      return -1;
+    }
+    float[] all = new float[n];
+    int at = 0;
+    for (float[] a : parts) {
+      System.arraycopy(a, 0, all, at, a.length);
+      at += a.length;
+    }
+    java.util.Arrays.sort(all);
+    return all[(int) Math.min(n - 1, Math.ceil(0.99 * n) - 1)];
   }
 
   /** The epoch the application's RingClient routes by, under its name; empty before it runs. */

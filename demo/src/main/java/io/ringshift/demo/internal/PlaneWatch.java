@@ -194,6 +194,15 @@ public final class PlaneWatch implements AutoCloseable {
     return v.history().stream().filter(e -> e.getEpoch() == epoch && e.getState() == state).findFirst();
   }
 
+  /** Every record of {@code epoch} in {@code state}, in log order. */
+  public List<EpochRecord> records(long epoch, EpochState state) {
+    ClusterView v = view;
+    if (v == null) {
+      return List.of();
+    }
+    return v.history().stream().filter(e -> e.getEpoch() == epoch && e.getState() == state).toList();
+  }
+
   /** The orchestrator's refusal of request {@code requestId}, if there is one. */
   public Optional<RejectedEvent> rejection(String requestId) {
     return rejected.stream().filter(r -> requestId.equals(r.getRequestId())).findFirst();

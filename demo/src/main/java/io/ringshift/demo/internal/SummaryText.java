@@ -42,6 +42,17 @@ public final class SummaryText {
     lines.addAll(table(rows));
     lines.add("  moved: bytes the tasks copied; ideal: the weight share that changes hands times the replica bytes; "
         + "phases from the request; swap: publication to the application's client routing by it");
+    lines.add("cutover per change (docs/protocol.md, \"Transition stages\"; barrier: until every live participant "
+        + "routes by the stage):");
+    for (ChangeReport c : r.changes()) {
+      lines.add("  " + c.label() + ": " + cutover(c) + (c.writeP99Millis() < 0 ? ""
+          : String.format(Locale.ROOT, "; write p99 %.1f ms", c.writeP99Millis()))
+          + "; " + c.fenceWindows().count() + " writes refused at its fences");
+    }
+    if (r.steadyWriteP99Millis() >= 0) {
+      lines.add(String.format(Locale.ROOT, "  write p99 while no change was in progress: %.1f ms",
+          r.steadyWriteP99Millis()));
+    }
     double seconds = Math.max(1, r.workloadMillis()) / 1e3;
     int askedWrites = r.settings().rate() / 2;
     int askedReads = r.settings().rate() - askedWrites;
@@ -69,6 +80,40 @@ public final class SummaryText {
       lines.add("FAILED: " + String.join("; ", r.failures()));
     }
     return lines;
+  }
+
+  /** How a change was cut over, with its stages' timings and barrier waits. */
+  static String cutover(ChangeReport c) {
+    if (c.transition().isEmpty()) {
+      return c.cutover();
+    }
+    List<String> parts = new ArrayList<>();
+    long planned = c.at("planned");
+    long s1 = c.transitionAt("stage 1");
+    long b1 = c.transitionAt("barrier 1");
+    long s2 = c.transitionAt("stage 2");
+    long fin = c.transitionAt("final");
+    long b3 = c.transitionAt("barrier 3");
+    long reverted = c.transitionAt("reverted");
+    if (s1 >= 0) {
+      parts.add("stage 1 " + (planned > 0 ? seconds(Math.max(0, s1 - planned)) + " after the plan" : "published"));
+    }
+    if (b1 >= 0 && s1 >= 0) {
+      parts.add("barrier 1 " + Math.max(0, b1 - s1) + " ms");
+    }
+    if (s2 >= 0) {
+      parts.add("stage 2 at READY" + (s1 >= 0 ? ", " + seconds(Math.max(0, s2 - s1)) + " after stage 1" : ""));
+    }
+    if (fin >= 0 && s2 >= 0) {
+      parts.add("barrier 2 " + Math.max(0, fin - s2) + " ms to FINAL");
+    }
+    if (b3 >= 0 && fin >= 0) {
+      parts.add("barrier 3 " + Math.max(0, b3 - fin) + " ms");
+    }
+    if (reverted >= 0) {
+      parts.add("reverted " + (s1 >= 0 ? seconds(Math.max(0, reverted - s1)) + " after stage 1" : ""));
+    }
+    return "stages: " + String.join(", ", parts);
   }
 
   static String spread(Spread s) {

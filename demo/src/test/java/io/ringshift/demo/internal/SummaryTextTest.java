@@ -38,6 +38,24 @@ class SummaryTextTest {
   }
 
   @Test
+  void shouldPrintEachChangesStagesAndBarrierWaits() {
+    ChangeReport join = new ChangeReport("scale-out: join node-13 (az-1)", List.of(2L), "PUBLISHED", 66,
+        14_000_000, 19_000_000, 0.07, 0.077, List.of(new Mark("requested", 1_000), new Mark("planned", 1_020),
+            new Mark("copied", 8_700), new Mark("ready", 20_300), new Mark("published", 20_900)), Spread.NONE,
+        Spread.NONE, 106, "stages", List.of(new Mark("stage 1", 1_070), new Mark("barrier 1", 1_190),
+            new Mark("stage 2", 20_350), new Mark("final", 20_900), new Mark("barrier 3", 21_010)), 18.5);
+    DemoResult r = new DemoResult(9, DemoSettings.defaults().withSeed(9), List.of(join), 200_000, 87_000_000,
+        9_100, 60_000, 37_000, 0, 0, 0, 32_337, 0, 0, 0, 600_000, 0, List.of(), 6, "passed: 6 published", true,
+        79_000, List.of(), 12.25);
+
+    List<String> lines = SummaryText.lines(r);
+
+    assertThat(lines).contains("  scale-out: join node-13 (az-1): stages: stage 1 0.1 s after the plan, barrier 1 "
+        + "120 ms, stage 2 at READY, 19.3 s after stage 1, barrier 2 550 ms to FINAL, barrier 3 110 ms; write p99 "
+        + "18.5 ms; 0 writes refused at its fences", "  write p99 while no change was in progress: 12.3 ms");
+  }
+
+  @Test
   void shouldNameEveryFailedCheck() {
     List<String> lines = SummaryText.lines(result(List.of("3 stale reads", "audit FAILED: x")));
     assertThat(lines.get(lines.size() - 1)).isEqualTo("FAILED: 3 stale reads; audit FAILED: x");
