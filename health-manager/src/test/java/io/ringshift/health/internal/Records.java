@@ -25,7 +25,7 @@ final class Records {
             .toList())
         .setVnodes(16).setReplicas(3).setHashId("xxh3-64/seed=0/utf-8").setPolicyId("vnode-ring/zone-aware-walk/v1")
         .setMembershipDigest(ByteBuffer.wrap(new byte[32])).setTargetChecksum(ByteBuffer.wrap(new byte[32]))
-        .setPlanVersion(0).setTimestampMillis(0).setFilling(List.of())
+        .setPlanVersion(0).setTimestampMillis(0).setFilling(List.of()).setPreviousMembers(List.of())
         .build();
   }
 

@@ -172,6 +172,7 @@ public final class AvroMapping {
         .setSupersedes(e.supersedes())
         .setReason(e.reason())
         .setFilling(RingSnapshotCodec.toAvro(e.filling()))
+        .setPreviousMembers(List.of()) // set, not defaulted: a default array of records needs the Avro class trust
         .setTimestampMillis(timestampMillis)
         .build();
   }
