@@ -94,6 +94,12 @@ final class ItKafka implements AutoCloseable {
     producer.flush();
   }
 
+  /** Writes a task status on ring.task-status, as a worker does. */
+  void status(TaskStatus status) {
+    send(topics.taskStatus(), status.getTaskId(), status);
+    producer.flush();
+  }
+
   /** Writes tasks on ring.tasks, as the orchestrator writes a plan, and no status. */
   void tasks(List<RangeCopyTask> tasks) {
     tasks.forEach(t -> send(topics.tasks(), t.getTaskId(), t));
@@ -108,6 +114,7 @@ final class ItKafka implements AutoCloseable {
 
   void epoch(EpochRecord record) {
     send(topics.epochs(), record.getClusterId(), record);
+    producer.flush();
   }
 
   /** A participant's report on ring.participants, as a client's reporter writes it. */

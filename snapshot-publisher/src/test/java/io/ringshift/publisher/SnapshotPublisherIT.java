@@ -80,9 +80,14 @@ class SnapshotPublisherIT {
     kafka.participant(report(1, TransitionStage.FINAL));
     Step join = script.join("node-07", "az-2");
 
-    kafka.write(join);
+    // As the orchestrator and the workers write them: the plan first, the copies' statuses and READY seconds later. (A
+    // publisher that reads the plan and its READY together publishes it at the fence: it is READY already.)
+    kafka.epoch(join.planned());
     await("the first stage").atMost(WAIT).pollInterval(Duration.ofMillis(50))
         .until(() -> kafka.epochs(EpochState.STAGED).size() == 1);
+    kafka.tasks(join.tasks());
+    join.verified().forEach(s -> kafka.status(s));
+    kafka.epoch(join.ready());
     Thread.sleep(1_000); // the publisher goes on reading: the participant still routes by epoch 1
     assertThat(kafka.epochs(EpochState.CONVERGED)).isEmpty();
     assertThat(kafka.epochs(EpochState.PUBLISHED)).extracting(EpochRecord::getEpoch).containsExactly(1L);
