@@ -99,7 +99,9 @@ public record ClusterView(
       long epoch = inFlight.getEpoch();
       EpochRecord last = null;
       for (EpochRecord e : history) {
-        if (e.getEpoch() == epoch) {
+        // The publisher's transition records (STAGED, CONVERGED, FENCE_CUTOVER, REVERTED) say how the plan is cut
+        // over, not whether it is still in flight: the orchestrator's own last word decides.
+        if (e.getEpoch() == epoch && !isTransitionState(e.getState())) {
           last = e;
         }
       }
@@ -138,6 +140,16 @@ public record ClusterView(
    * epoch at or after the published one: where the latest change's cutover stands. Null when there is none.
    */
   public EpochRecord cutover() {
+    return lastTransition();
+  }
+
+  /** Whether {@code state} is one of the publisher's transition records (EpochRecord v5). */
+  public static boolean isTransitionState(EpochState state) {
+    return state == EpochState.STAGED || state == EpochState.CONVERGED || state == EpochState.FENCE_CUTOVER
+        || state == EpochState.REVERTED;
+  }
+
+  private EpochRecord lastTransition() {
     EpochRecord p = published();
     long from = p == null ? Long.MIN_VALUE : p.getEpoch();
     EpochRecord last = null;

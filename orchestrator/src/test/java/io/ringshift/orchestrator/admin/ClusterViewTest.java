@@ -45,6 +45,25 @@ class ClusterViewTest {
     assertThat(view.tasks()).isEmpty();
   }
 
+  /** The publisher's transition records after a CANCELLED plan (its revert) do not bring the plan back in flight. */
+  @Test
+  void shouldTakeNoCancelledPlanInFlightWhateverThePublisherWroteOfItsStagesAfter() {
+    var join = cause(C, MembershipAction.JOIN, "node-007", "r1");
+    EpochRecord plan = epoch(E2, EpochState.PLANNED, 0, join, 2, T0);
+    EpochRecord staged = EpochRecord.newBuilder(plan).setState(EpochState.STAGED).setStage(1).build();
+    EpochRecord cancelled = epoch(E2, EpochState.CANCELLED, 0, join, 2, T0 + 1);
+    EpochRecord reverted = EpochRecord.newBuilder(plan).setState(EpochState.REVERTED).setReason("cancelled").build();
+
+    ClusterView view = ClusterView.of(C, List.of(INIT_PLANNED, INIT_READY, plan, staged, cancelled, reverted),
+        List.of(), List.of(), List.of(), 5);
+
+    assertThat(view.inFlight()).isNull();
+    assertThat(view.cutover()).isEqualTo(reverted);
+    ClusterView staging = ClusterView.of(C, List.of(INIT_PLANNED, INIT_READY, plan, staged), List.of(), List.of(),
+        List.of(), 5);
+    assertThat(staging.inFlight()).as("a staged plan is in flight until READY").isEqualTo(plan);
+  }
+
   @Test
   void shouldShowTheLatestPlanOfTheEpochInFlightWithItsSupersededPlans() {
     var join = cause(C, MembershipAction.JOIN, "node-007", "r1");
