@@ -178,8 +178,11 @@ class DataCommandsIT {
     List<String> stages = joined.stdout().lines().skip(1).toList();
     assertThat(stages.get(0)).startsWith("epoch 3 PLANNED (plan 0, 7 members");
     assertThat(stages).anySatisfy(l -> assertThat(l).startsWith("epoch 3 copying "));
-    assertThat(stages.get(stages.size() - 2)).isEqualTo("epoch 3 READY: every task verified; waiting for the "
-        + "publisher");
+    // In transition stages (the publisher's default): the first at the plan, the second at READY, then FINAL.
+    assertThat(stages).contains("epoch 3 READY: every task verified; waiting for the publisher");
+    assertThat(stages).anySatisfy(l -> assertThat(l).startsWith("epoch 3 stage WRITE_BOTH_READ_OLD published at "));
+    assertThat(stages).anySatisfy(l -> assertThat(l).startsWith("epoch 3 stage WRITE_BOTH_READ_NEW published at "));
+    assertThat(stages).anySatisfy(l -> assertThat(l).startsWith("epoch 3 barrier: every live participant"));
     assertThat(stages.get(stages.size() - 1)).startsWith("epoch 3 PUBLISHED at ").endsWith(": clients route by it");
     Cli.Result get = data("get", "user:42");
     assertThat(get.stderr()).as(get.toString()).startsWith("epoch 3; ");
