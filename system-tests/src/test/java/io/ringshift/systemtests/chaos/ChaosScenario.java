@@ -893,7 +893,10 @@ final class ChaosScenario {
    * are quiet when every epoch after the last published one has ended so (CANCELLED, REJECTED or SUPERSEDED).
    */
   private String waitingFor(ControlPlaneTail tail) {
-    List<EpochRecord> records = tail.epochRecords();
+    // The publisher's transition records (STAGED, CONVERGED, FENCE_CUTOVER, REVERTED) say how a change was cut over,
+    // not whether it ended: the orchestrator's and the publisher's decisions do.
+    List<EpochRecord> records = tail.epochRecords().stream()
+        .filter(r -> !io.ringshift.orchestrator.admin.ClusterView.isTransitionState(r.getState())).toList();
     EpochRecord latest = records.isEmpty() ? null : records.get(records.size() - 1);
     boolean quiet;
     if (script == null) {
