@@ -496,8 +496,7 @@ public final class AuditReplay {
       RingSnapshot before;
       try {
         ring = EpochRecords.rebuild(e);
-        before = EpochRecords.rebuild(EpochRecord.newBuilder(e).setEpoch(e.getPreviousEpoch() == null ? -1
-            : e.getPreviousEpoch()).setMembers(e.getPreviousMembers()).build());
+        before = EpochRecords.rebuildPrevious(e);
       } catch (RuntimeException ex) {
         return new Failure(cluster, epoch, Check.REBUILD, "a STAGED record whose ring and previous ring build",
             ex.getMessage());

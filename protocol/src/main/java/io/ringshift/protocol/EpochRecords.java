@@ -59,6 +59,21 @@ public final class EpochRecords {
    *     this version does not implement, {@link Reason#INVALID_CONTENT} when a member state is unknown or the ring
    *     refuses the membership or parameters; the message names the epoch, the cluster and the problem
    */
+  /**
+   * The ring a STAGED record's transition starts from: its {@code previousEpoch} and {@code previousMembers} with the
+   * record's parameters (docs/protocol.md, "Transition stages").
+   *
+   * @throws CodecException as {@link #rebuild(EpochRecord)}, or when the record names no previous epoch
+   */
+  public static RingSnapshot rebuildPrevious(EpochRecord staged) {
+    if (staged.getPreviousEpoch() == null) {
+      throw CodecException.of(Reason.INVALID_CONTENT, "epoch %d of cluster %s names no previous epoch, so it is no "
+          + "transition stage", staged.getEpoch(), staged.getClusterId());
+    }
+    return rebuild(EpochRecord.newBuilder(staged).setEpoch(staged.getPreviousEpoch())
+        .setMembers(staged.getPreviousMembers()).build());
+  }
+
   public static RingSnapshot rebuild(EpochRecord record) {
     return rebuild(record, record.getVnodes(), record.getReplicas());
   }

@@ -120,6 +120,15 @@ public final class Participants {
     return new Participants(clusterId, java.util.Collections.unmodifiableMap(next));
   }
 
+  /** The participants of {@code clusterId} among {@code reports}, each as its reader saw it. */
+  public static Participants of(String clusterId, List<Participant> reports) {
+    Participants all = none(clusterId);
+    for (Participant p : reports) {
+      all = all.with(p.key(), p.report(), p.seenAtMillis());
+    }
+    return all;
+  }
+
   /** Every participant with a report, live or not, by key. */
   public List<Participant> all() {
     return List.copyOf(byKey.values());

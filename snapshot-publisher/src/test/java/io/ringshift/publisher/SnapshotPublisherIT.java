@@ -88,8 +88,10 @@ class SnapshotPublisherIT {
     kafka.tasks(join.tasks());
     join.verified().forEach(s -> kafka.status(s));
     kafka.epoch(join.ready());
-    Thread.sleep(1_000); // the publisher goes on reading: the participant still routes by epoch 1
-    assertThat(kafka.epochs(EpochState.CONVERGED)).isEmpty();
+    // The publisher goes on reading, and reaches no barrier: the participant still routes by epoch 1.
+    await("no barrier while the participant routes by epoch 1").during(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+        .until(() -> kafka.epochs(EpochState.CONVERGED).isEmpty());
     assertThat(kafka.epochs(EpochState.PUBLISHED)).extracting(EpochRecord::getEpoch).containsExactly(1L);
 
     kafka.participant(report(2, TransitionStage.WRITE_BOTH_READ_OLD));

@@ -90,10 +90,7 @@ public final class StateModel {
    * must.
    */
   static Map<String, Object> participants(String cluster, List<Participants.Participant> reports, long nowMillis) {
-    Participants all = Participants.none(cluster);
-    for (Participants.Participant p : reports) {
-      all = all.with(p.key(), p.report(), p.seenAtMillis());
-    }
+    Participants all = Participants.of(cluster, reports);
     Participants.Participant newest = all.newest(nowMillis).orElse(null);
     Set<String> behind = new java.util.HashSet<>();
     if (newest != null) {

@@ -135,28 +135,22 @@ public record ClusterView(
     return new ClusterView(clusterId, history, active, inFlight, superseded, tasks, cleanups, latest, total);
   }
 
-  /**
-   * The publisher's last transition record (STAGED, CONVERGED, FENCE_CUTOVER or REVERTED, docs/protocol.md) of an
-   * epoch at or after the published one: where the latest change's cutover stands. Null when there is none.
-   */
-  public EpochRecord cutover() {
-    return lastTransition();
-  }
-
   /** Whether {@code state} is one of the publisher's transition records (EpochRecord v5). */
   public static boolean isTransitionState(EpochState state) {
     return state == EpochState.STAGED || state == EpochState.CONVERGED || state == EpochState.FENCE_CUTOVER
         || state == EpochState.REVERTED;
   }
 
-  private EpochRecord lastTransition() {
+  /**
+   * The publisher's last transition record (STAGED, CONVERGED, FENCE_CUTOVER or REVERTED, docs/protocol.md) of an
+   * epoch at or after the published one: where the latest change's cutover stands. Null when there is none.
+   */
+  public EpochRecord cutover() {
     EpochRecord p = published();
     long from = p == null ? Long.MIN_VALUE : p.getEpoch();
     EpochRecord last = null;
     for (EpochRecord e : history) {
-      EpochState s = e.getState();
-      if ((s == EpochState.STAGED || s == EpochState.CONVERGED || s == EpochState.FENCE_CUTOVER
-          || s == EpochState.REVERTED) && e.getEpoch() >= from) {
+      if (isTransitionState(e.getState()) && e.getEpoch() >= from) {
         last = e;
       }
     }

@@ -417,9 +417,7 @@ public final class Transitions {
   }
 
   private static RingSnapshot previousRing(Transition t) {
-    EpochRecord previous = EpochRecord.newBuilder(t.staged).setEpoch(t.staged.getPreviousEpoch())
-        .setMembers(t.staged.getPreviousMembers()).build();
-    return EpochRecords.rebuild(previous);
+    return EpochRecords.rebuildPrevious(t.staged);
   }
 
   /** The records to write that answer no queued record, in order: reverts first, then barriers reached. */

@@ -140,10 +140,8 @@ public final class PlanCommand implements Callable<Integer> {
     PlanCost cost = new PlanCost(measured, unreachable, copyRate == null ? -1 : copyRate[0],
         copyRate == null ? -1 : (long) copyRate[1], rate, PlanCost.risk(preview, dead));
     // The publisher's rule for this change, on the participants read now (docs/protocol.md, "Fallback").
-    io.ringshift.protocol.Participants participants = io.ringshift.protocol.Participants.none(clusterId);
-    for (io.ringshift.protocol.Participants.Participant p : read.contents().participants()) {
-      participants = participants.with(p.key(), p.report(), p.seenAtMillis());
-    }
+    io.ringshift.protocol.Participants participants =
+        io.ringshift.protocol.Participants.of(clusterId, read.contents().participants());
     String fenceReason = io.ringshift.protocol.Cutover.fenceReason(change.action(), preview.plan().tasks().size(),
         view.published(), participants, System.currentTimeMillis()).orElse(null);
     report = new PlanReport(change, preview, cost, fenceReason);
