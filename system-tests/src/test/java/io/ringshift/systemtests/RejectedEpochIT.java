@@ -116,12 +116,23 @@ class RejectedEpochIT {
     assertThat(failure.getMembers()).extracting(m -> m.getId()).doesNotContain("node-05");
 
     // Then the JOIN, planned again, and the repair: an epoch with node-13, without node-05, nothing filling.
-    EpochRecord last = await("the join and the repair published").atMost(TIMEOUT.multipliedBy(2))
-        .pollInterval(Duration.ofMillis(100))
-        .until(() -> published(tail).stream().filter(r -> r.getFilling().isEmpty()
-            && r.getMembers().stream().anyMatch(m -> m.getId().equals("node-13"))
-            && r.getMembers().stream().noneMatch(m -> m.getId().equals("node-05"))).findFirst().orElse(null),
-            r -> r != null);
+    EpochRecord last;
+    try {
+      last = await("the join and the repair published").atMost(TIMEOUT.multipliedBy(2))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> published(tail).stream().filter(r -> r.getFilling().isEmpty()
+              && r.getMembers().stream().anyMatch(m -> m.getId().equals("node-13"))
+              && r.getMembers().stream().noneMatch(m -> m.getId().equals("node-05"))).findFirst().orElse(null),
+              r -> r != null);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      for (EpochRecord r : tail.epochRecords()) {
+        System.out.printf("  %s@%d stage %s prev %s cause %s filling %d members %d reason %s%n", r.getState(),
+            r.getEpoch(), r.getStage(), r.getPreviousEpoch(),
+            r.getCause() == null ? null : r.getCause().getAction() + " " + r.getCause().getNodeId(),
+            r.getFilling().size(), r.getMembers().size(), r.getReason());
+      }
+      throw e;
+    }
     List<Long> publishedEpochs = published(tail).stream().map(EpochRecord::getEpoch).toList();
     System.out.printf("  epochs: %s%n  published: %s%n", tail.epochSummary(), publishedEpochs);
     assertThat(publishedEpochs).doesNotContain(2L).isSorted().doesNotHaveDuplicates().contains(last.getEpoch());

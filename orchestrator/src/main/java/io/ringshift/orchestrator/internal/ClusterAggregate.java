@@ -806,7 +806,48 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       return unchanged();
     }
     int attempt = publication.rejections() + 1;
-    String why = "epoch " + epoch + " was rejected by the publisher (" + reason + ")";
+    return rollBack(hit, "epoch " + epoch + " was rejected by the publisher (" + reason + ")", attempt, attempt,
+        clusterBytes);
+  }
+
+  /**
+   * A REVERTED record of ring.epochs: the publisher published the previous snapshot again over the first transition
+   * stage of {@code epoch} (docs/protocol.md, "The reverse path"), and never publishes that number again. When this
+   * aggregate has since planned another ring under the same number (a FAIL re-plans or supersedes the plan in flight
+   * under its number), that epoch can never be published: the cluster rolls back at once, as for a rejection, but the
+   * revert is no failure of the changes, so it does not count as one: the same membership is planned again, every
+   * change kept, and the run of rejections stays as it was (found by RejectedEpochIT: a FAIL that superseded a staged
+   * plan after one rejection was rejected under the reverted number, counted as the second rejection in a row, and the
+   * JOIN it carried was withdrawn). Anything else (the revert of a cancelled, rolled-back or rejected plan, whose
+   * number is never used again anyway) changes nothing.
+   */
+  public Transition onReverted(long epoch, byte[] revertedChecksum, String reason, long clusterBytes) {
+    if (!initialised()) {
+      return unchanged();
+    }
+    Unpublished hit = publication.unpublished().stream()
+        .filter(u -> u.epoch() == epoch && !Arrays.equals(u.checksum(), revertedChecksum)).findFirst().orElse(null);
+    if (hit == null && inFlight != null && inFlight.plan().target().epoch() == epoch
+        && !Arrays.equals(inFlight.plan().target().checksum(), revertedChecksum)) {
+      hit = new Unpublished(epoch, inFlight.plan().target().checksum(), inFlight.cause(), List.of());
+    }
+    if (hit == null) {
+      return unchanged();
+    }
+    return rollBack(hit, "the publisher reverted the first stage of epoch " + epoch + " (" + reason + "), and epoch "
+        + epoch + " was planned again with another ring; the number is never published again", 1,
+        publication.rejections(), clusterBytes);
+  }
+
+  /**
+   * Rolls the cluster back to its last published epoch and plans the changes again (see {@link #onRejected}).
+   *
+   * @param attempt what is planned again: 1 the same membership, 2 the failures only, 3 the repair of the published
+   *     failures only
+   * @param counted the rejections in a row to remember (a revert is not counted)
+   */
+  private Transition rollBack(Unpublished hit, String why, int attempt, int counted, long clusterBytes) {
+    long epoch = hit.epoch();
     List<Effect> effects = new ArrayList<>();
     // Every number used so far: the skipped ones too (a cancelled epoch's number is never used again: workers take it
     // for dead for good).
@@ -863,7 +904,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
       }
       RingSnapshot base = published != null ? published : active;
       ClusterAggregate stay = new ClusterAggregate(base, null, List.of(), (int) (lastUsed - base.epoch()),
-          new Publication(published, complete, List.of(), attempt, why + outcome, List.of()),
+          new Publication(published, complete, List.of(), counted, why + outcome, List.of()),
           addStrays(strays, copied));
       return new Transition(stay, effects);
     }
@@ -898,7 +939,7 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
         + " until the next membership change"
         + (newDead.isEmpty() ? "" : " (send the FAIL of " + String.join(", ", newDead) + " again)") : null;
     ClusterAggregate rolled = new ClusterAggregate(complete, null, List.of(), (int) (lastUsed - complete.epoch()),
-        new Publication(published, complete, List.of(), attempt, held, attempt == 1 ? allIntents : List.of()),
+        new Publication(published, complete, List.of(), counted, held, attempt == 1 ? allIntents : List.of()),
         addStrays(strays, copied));
     List<MembershipChange> withdrawn = new ArrayList<>(attempt >= 2 ? allIntents : List.of());
     if (hold) {
@@ -910,8 +951,8 @@ public record ClusterAggregate(RingSnapshot active, InFlight inFlight, List<Memb
           + "back to published epoch " + published.epoch() + " and only its failures are planned again: send this "
           + "change again", c));
     }
-    String note = "re-planned from published epoch " + published.epoch() + " because " + why + " (attempt "
-        + attempt + ")";
+    String note = "re-planned from published epoch " + published.epoch() + " because " + why
+        + (counted == attempt ? " (attempt " + attempt + ")" : " (not counted as a rejection)");
     Transition t = new Transition(rolled, List.of());
     if (attempt <= HOLD_AFTER_REJECTIONS) {
       // The first attempt plans the same membership; the second only the failures; the third only the repair of

@@ -80,11 +80,13 @@ final class ClusterProcessor implements Processor<String, Command, String, Outpu
       EpochRecord epoch = RecordSerdes.epochRecord().deserialize(command.value());
       metrics.answer(epoch.getState().name());
       byte[] checksum = AvroBytes.toArray(epoch.getTargetChecksum());
-      transition = epoch.getState() == EpochState.PUBLISHED
-          ? aggregate.onPublished(epoch.getEpoch(), checksum, epoch.getFilling() != null
-              && !epoch.getFilling().isEmpty(), () -> EpochRecords.rebuild(epoch))
-          : aggregate.onRejected(epoch.getEpoch(), checksum, epoch.getReason() == null ? "no reason given"
-              : epoch.getReason(), mapping.clusterBytes());
+      String reason = epoch.getReason() == null ? "no reason given" : epoch.getReason();
+      transition = switch (epoch.getState()) {
+        case PUBLISHED -> aggregate.onPublished(epoch.getEpoch(), checksum, epoch.getFilling() != null
+            && !epoch.getFilling().isEmpty(), () -> EpochRecords.rebuild(epoch));
+        case REVERTED -> aggregate.onReverted(epoch.getEpoch(), checksum, reason, mapping.clusterBytes());
+        default -> aggregate.onRejected(epoch.getEpoch(), checksum, reason, mapping.clusterBytes());
+      };
     } else {
       TaskStatus status = RecordSerdes.taskStatus().deserialize(command.value());
       transition = aggregate.onStatus(status.getTaskId(), status.getEpoch(), AvroMapping.progress(status.getState()),

@@ -22,7 +22,7 @@ public record Command(Kind kind, String originalKey, byte[] value, String topic,
   public enum Kind {
     MEMBERSHIP,
     TASK_STATUS,
-    /** A PUBLISHED or REJECTED record of ring.epochs: the publisher's answer to a READY epoch. */
+    /** A PUBLISHED, REJECTED or REVERTED record of ring.epochs: the publisher's answer to an epoch. */
     EPOCH
   }
 

@@ -97,7 +97,7 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
 
   /**
    * ring.epochs is the orchestrator's own output and the publisher's: only the publisher's answers (PUBLISHED,
-   * REJECTED) go on to the cluster; a record that does not decode is nobody's request, so it is logged and skipped,
+   * REJECTED) and reverts (REVERTED) go on to the cluster; a record that does not decode is nobody's request, so it is logged and skipped,
    * not put on the reject topic.
    */
   private static Record<String, Routed> answer(Command command, long timestamp) {
@@ -109,7 +109,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
           command.partition(), command.offset(), e.getMessage());
       return null;
     }
-    if ((epoch.getState() == EpochState.PUBLISHED || epoch.getState() == EpochState.REJECTED)
+    if ((epoch.getState() == EpochState.PUBLISHED || epoch.getState() == EpochState.REJECTED
+        || epoch.getState() == EpochState.REVERTED)
         && epoch.getClusterId() != null && !epoch.getClusterId().isBlank()) {
       return new Record<>(epoch.getClusterId(), new Routed.Valid(command), timestamp);
     }

@@ -34,7 +34,7 @@ public final class OrchestratorMetrics {
 
   /** The states an epoch record the orchestrator writes (or reads back from the publisher) has. */
   static final List<String> EPOCH_STATES = List.of("PLANNED", "READY", "SUPERSEDED", "CANCELLED", "PUBLISHED",
-      "REJECTED");
+      "REJECTED", "REVERTED");
 
   /** Why the orchestrator refused an input: a fixed set, never the free text of the reject record. */
   public enum RejectReason {
@@ -65,7 +65,7 @@ public final class OrchestratorMetrics {
     this.registry = registry;
     for (String state : EPOCH_STATES) {
       Counter c = Counter.builder(EPOCHS).description("epoch records by state: written by the orchestrator "
-          + "(PLANNED, READY, SUPERSEDED, CANCELLED) or the publisher's answers it processed (PUBLISHED, REJECTED)")
+          + "(PLANNED, READY, SUPERSEDED, CANCELLED) or the publisher's records it processed (PUBLISHED, REJECTED, REVERTED)")
           .tag("state", state).register(registry);
       epochs.put(state, c);
     }
@@ -81,7 +81,7 @@ public final class OrchestratorMetrics {
     epochs.get(state.name()).increment();
   }
 
-  /** A publisher's answer the orchestrator processed: {@code PUBLISHED} or {@code REJECTED}. */
+  /** A publisher's record the orchestrator processed: {@code PUBLISHED}, {@code REJECTED} or {@code REVERTED}. */
   void answer(String state) {
     Counter c = epochs.get(state);
     if (c != null) {

@@ -667,6 +667,45 @@ class ClusterAggregateTest {
         .extracting(e -> ((Rejection) e).origin().requestId()).contains(drain.requestId());
   }
 
+  /**
+   * Found by RejectedEpochIT: a FAIL superseded a JOIN whose first transition stage was published, and the failure
+   * epoch took the JOIN's number. The publisher reverted the stage, so it never publishes that number again, and
+   * rejected the failure epoch under it. After one earlier rejection that counted as the second in a row, and the
+   * JOIN was withdrawn. The revert now rolls the cluster back at once, plans the same membership and counts nothing.
+   */
+  @Test
+  void shouldPlanEveryChangeAgainWhenAFailureTookTheNumberOfARevertedStage() {
+    ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
+    state = state.onPublished(1, initial().checksum(), false, ClusterAggregateTest::initial).next();
+    MembershipChange join = change(Action.JOIN, "node-12", "az-1");
+    Transition joined = verifyAll(state.onChange(join, BYTES).next());
+    EpochEvent joinReady = ready(joined);
+    state = joined.next().onRejected(2, joinReady.plan().target().checksum(), "TASKS: for the test", BYTES).next();
+    RingSnapshot staged = state.inFlight().plan().target();
+    assertThat(staged.epoch()).isEqualTo(3);
+    assertThat(state.publication().rejections()).isEqualTo(1);
+    Transition fail = state.onChange(change(Action.FAIL, "node-05", null), BYTES);
+    EpochEvent failure = ready(fail);
+    assertThat(failure.plan().target().epoch()).as("the failure epoch takes the staged plan's number").isEqualTo(3);
+
+    Transition reverted = fail.next().onReverted(3, staged.checksum(), "its plan was superseded", BYTES);
+
+    assertThat(reverted.effects()).noneMatch(Rejection.class::isInstance);
+    EpochEvent failureAgain = ready(reverted);
+    assertThat(failureAgain.cause().action()).isEqualTo(Action.FAIL);
+    assertThat(failureAgain.plan().target().epoch()).isEqualTo(5);
+    assertThat(failureAgain.previousChecksum()).isEqualTo(initial().checksum());
+    assertThat(reverted.next().inFlight().plan().target().member("node-12")).as("the JOIN planned again").isNotNull();
+    assertThat(reverted.next().inFlight().plan().target().member("node-05")).isNull();
+    assertThat(reverted.next().publication().rejections()).as("a revert is no rejection").isEqualTo(1);
+    assertThat(reverted.next().publication().replanned()).contains(join);
+    // The publisher's rejection of the failure epoch under the reverted number, which follows, changes nothing.
+    Transition late = reverted.next().onRejected(3, failure.plan().target().checksum(), "SEQUENCE: reverted", BYTES);
+    assertThat(late.effects()).isEmpty();
+    // Nor does the revert of a plan whose number nothing took again.
+    assertThat(late.next().onReverted(2, joinReady.plan().target().checksum(), "rejected", BYTES).effects()).isEmpty();
+  }
+
   @Test
   void shouldCountRejectionsUntilAnEpochWithoutFillingMarksIsPublished() {
     ClusterAggregate state = ClusterAggregate.uninitialised().init(initial(), null).next();
