@@ -27,6 +27,18 @@ public final class Cutover {
    */
   public static Optional<String> fenceReason(MembershipAction action, int tasks, EpochRecord lastPublished,
       Participants participants, long nowMillis) {
+    return fenceReason(null, action, tasks, lastPublished, participants, nowMillis);
+  }
+
+  /**
+   * As {@link #fenceReason(MembershipAction, int, EpochRecord, Participants, long)}, for the plan {@code plan} (null:
+   * not known, as in a forecast): a plan that {@linkplain #repairsInPlace repairs in place} says so in its reason.
+   */
+  public static Optional<String> fenceReason(EpochRecord plan, MembershipAction action, int tasks,
+      EpochRecord lastPublished, Participants participants, long nowMillis) {
+    if (tasks > 0 && plan != null && repairsInPlace(plan, lastPublished)) {
+      return Optional.of(inPlaceReason(lastPublished.getEpoch()));
+    }
     if (tasks == 0) {
       return Optional.of("it moves no range");
     }
@@ -34,11 +46,44 @@ public final class Cutover {
       return Optional.of("the cluster has published no epoch yet");
     }
     if (action == MembershipAction.FAIL) {
-      return Optional.of("it repairs a failure, whose dead node is still a replica of the ring it starts from");
+      return Optional.of(plan == null
+          ? "it repairs a failure: in place, without a write pause, when a failure epoch is published first (the "
+              + "survivors keep a replica in every zone); otherwise at the fence, as the dead node is still a replica "
+              + "of the ring it starts from"
+          : "it repairs a failure, whose dead node is still a replica of the ring it starts from");
     }
     if (!lastPublished.getFilling().isEmpty()) {
       return Optional.of("the epoch it starts from (" + lastPublished.getEpoch() + ") has filling marks");
     }
     return participants.fenceOnlyReason(nowMillis, LEGACY_WINDOW);
+  }
+
+  /** The reason a plan that repairs failure epoch {@code failureEpoch} in place gives (see {@link #repairsInPlace}). */
+  public static String inPlaceReason(long failureEpoch) {
+    return "it repairs in place the filling replicas of failure epoch " + failureEpoch + ", which that epoch's clients "
+        + "already write: its copies are fenced at epoch " + failureEpoch + " (only writers of older rings are refused) "
+        + "and verify while writes go on, so there is no write pause";
+  }
+
+  /**
+   * Whether {@code plan} repairs the failure epoch {@code lastPublished} in place: {@code lastPublished} has filling
+   * marks, and {@code plan} is a later epoch chained to it ({@code previousChecksum}) that builds the same ring (the
+   * same members, zones, weights and tokens, {@code vnodes}, {@code replicas}, {@code hashId} and {@code policyId}).
+   * Every replica such a plan fills is then a filling replica of {@code lastPublished}, written by its clients
+   * already, and the plan changes only where reads go: its copies need neither transition stages nor a fence at the
+   * plan's epoch. They are fenced at {@code lastPublished}'s epoch instead (refusing writers of older rings, which
+   * do not write the filling replicas) and verified by dominance while its clients write (docs/protocol.md,
+   * "Repairs in place"). Pure.
+   */
+  public static boolean repairsInPlace(EpochRecord plan, EpochRecord lastPublished) {
+    return plan != null && lastPublished != null && lastPublished.getFilling() != null
+        && !lastPublished.getFilling().isEmpty() && plan.getEpoch() > lastPublished.getEpoch()
+        && plan.getPreviousChecksum() != null && lastPublished.getTargetChecksum() != null
+        && java.util.Arrays.equals(AvroBytes.toArray(plan.getPreviousChecksum()),
+            AvroBytes.toArray(lastPublished.getTargetChecksum()))
+        && plan.getMembers().equals(lastPublished.getMembers()) && plan.getVnodes() == lastPublished.getVnodes()
+        && plan.getReplicas() == lastPublished.getReplicas()
+        && java.util.Objects.equals(plan.getHashId(), lastPublished.getHashId())
+        && java.util.Objects.equals(plan.getPolicyId(), lastPublished.getPolicyId());
   }
 }

@@ -534,7 +534,8 @@ public final class DemoScenario implements AutoCloseable {
             r.getTimestampMillis())));
       }
       for (EpochRecord r : watch.records(last, EpochState.FENCE_CUTOVER)) {
-        cutover = "fence: " + r.getReason();
+        boolean inPlace = r.getReason() != null && r.getReason().startsWith("published in place");
+        cutover = (inPlace ? "in place: " : "fence: ") + r.getReason();
       }
       for (EpochRecord r : watch.records(last, EpochState.REVERTED)) {
         transition.add(new Mark("reverted", r.getTimestampMillis()));

@@ -1,6 +1,7 @@
 package io.ringshift.worker.internal;
 
 import io.ringshift.protocol.CodecException;
+import io.ringshift.protocol.Cutover;
 import io.ringshift.protocol.TrustedKeys;
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.EpochRecord;
@@ -95,6 +96,28 @@ public final class ControlState {
       return new Transition(decides ? later.staged : staged, Math.max(converged, later.converged),
           decides ? later.fenceCutover : fenceCutover, everStaged || later.everStaged);
     }
+  }
+
+  /**
+   * The latest PLANNED record of each epoch (the highest plan version read), by epoch key: what tells whether the
+   * epoch repairs in place ({@link #inPlaceFenceEpoch}); forgotten with the transition records ({@link #sweep}).
+   */
+  private final Map<String, EpochRecord> plans = new ConcurrentHashMap<>();
+  /** The record of each cluster's highest verified PUBLISHED epoch. */
+  private final Map<String, EpochRecord> lastPublished = new ConcurrentHashMap<>();
+
+  /**
+   * The epoch a copy of {@code epoch} fences at when the epoch repairs in place ({@link Cutover#repairsInPlace}: its
+   * latest plan builds the ring of the last published epoch, a failure epoch with filling marks, chained to it): that
+   * failure epoch, whose clients already write every target the copies fill, so that only writers of older rings are
+   * refused and the copies verify by dominance while writes go on (docs/worker.md, "Repairs in place"). Empty when
+   * the copies fence at their own epoch: the plan or the failure epoch's PUBLISHED record is not read yet, or the
+   * plan changes the ring.
+   */
+  public OptionalLong inPlaceFenceEpoch(String clusterId, long epoch) {
+    EpochRecord plan = plans.get(epochKey(clusterId, epoch));
+    EpochRecord published = lastPublished.get(clusterId);
+    return Cutover.repairsInPlace(plan, published) ? OptionalLong.of(published.getEpoch()) : OptionalLong.empty();
   }
 
   /** The transition records read, by epoch key; forgotten once no task of the epoch is held ({@link #sweep}). */
@@ -402,7 +425,8 @@ public final class ControlState {
    * An epoch record: a PUBLISHED one signed by a trusted publisher key opens its cleanups' grace period, timed from
    * now. A PUBLISHED record that is unsigned, signed by an unknown key or altered is logged and ignored: it could
    * otherwise make cleanups delete the old owners' copies of an epoch that was never published. A CANCELLED, REJECTED
-   * or REVERTED record makes the epoch's number dead; STAGED, CONVERGED and FENCE_CUTOVER records say how the epoch is
+   * or REVERTED record makes the epoch's number dead; the latest PLANNED record of an epoch is kept, to tell whether it
+   * repairs in place ({@link #inPlaceFenceEpoch}); STAGED, CONVERGED and FENCE_CUTOVER records say how the epoch is
    * cut over ({@link #transition}). Records of a state this version does not know (UNKNOWN) are ignored.
    */
   public void onEpoch(EpochRecord record) {
@@ -450,6 +474,10 @@ public final class ControlState {
         transitions.merge(key, new Transition(false, 0, true, false), Transition::merge);
         return;
       }
+      case PLANNED -> {
+        plans.merge(key, record, (known, next) -> planVersion(next) >= planVersion(known) ? next : known);
+        return;
+      }
       case PUBLISHED -> {
         // below
       }
@@ -473,6 +501,8 @@ public final class ControlState {
     record.getMembers().forEach(m -> ids.add(m.getId()));
     latestMembers.merge(record.getClusterId(), new PublishedMembers(record.getEpoch(), Set.copyOf(ids)),
         (known, next) -> next.epoch() >= known.epoch() ? next : known);
+    lastPublished.merge(record.getClusterId(), record,
+        (known, next) -> next.getEpoch() >= known.getEpoch() ? next : known);
     Map<String, Long> gone = failed.get(record.getClusterId());
     if (gone != null) {
       gone.entrySet().removeIf(e -> ids.contains(e.getKey()) && e.getValue() < record.getEpoch()); // joined again
@@ -482,6 +512,10 @@ public final class ControlState {
       failed.computeIfAbsent(record.getClusterId(), c -> new java.util.concurrent.ConcurrentHashMap<>())
           .merge(record.getCause().getNodeId(), record.getEpoch(), Math::min);
     }
+  }
+
+  private static int planVersion(EpochRecord plan) {
+    return plan.getPlanVersion() == null ? 0 : plan.getPlanVersion();
   }
 
   public Optional<TaskStatus> status(String taskId) {
@@ -599,11 +633,13 @@ public final class ControlState {
     // The transition records of an epoch are read by its tasks only: they are forgotten once no task of the epoch is
     // held (it was just swept, or it is history a starting worker reads, or it moved nothing) and a later epoch of the
     // cluster is published.
-    transitions.keySet().removeIf(key -> {
+    java.util.function.Predicate<String> done = key -> {
       int slash = key.indexOf('/');
       long epoch = Long.parseLong(key.substring(0, slash));
       return epoch < highestPublished(key.substring(slash + 1)) && !tasksByEpoch.containsKey(key);
-    });
+    };
+    transitions.keySet().removeIf(done);
+    plans.keySet().removeIf(done);
     return finished;
   }
 

@@ -2,6 +2,7 @@ package io.ringshift.worker.internal;
 
 import io.ringshift.ring.RingRange;
 import io.ringshift.schemas.avro.RangeCopyTask;
+import io.ringshift.schemas.avro.TaskKind;
 import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.worker.TaskTuning;
@@ -41,11 +42,13 @@ import org.slf4j.LoggerFactory;
  *       epoch (the publisher published a transition stage of it) keep tailing after the request too, until every live
  *       participant routes by the first stage (a CONVERGED record of stage 1 or later): only then does the fence
  *       refuse nothing but stragglers' writes.
- *   <li><b>Fence and verify.</b> Fence the range at the task's epoch on the target, then on every reachable
+ *   <li><b>Fence and verify.</b> Fence the range at the task's epoch (a repair in place: at the failure epoch it
+ *       repairs, {@link #fenceEpoch}) on the target, then on every reachable
  *       source (the target and the copied-from source must succeed), drain the feed up to the source's fence
  *       position, compare range digests. Where they differ, re-copy the differing pieces from the source and
  *       compare again: VERIFIED, or BLOCKED with both digests and a new attempt after a doubling backoff. In a
- *       staged epoch dual writes keep reaching both sides, so where the digests differ the run verifies by
+ *       staged epoch dual writes keep reaching both sides (in a repair in place, the failure epoch's writes), so
+ *       where the digests differ the run verifies by
  *       dominance instead ({@link RangeDominance}; {@link #verifyByDominance}): it re-applies what the check names,
  *       never clearing anything, and checks again, in a bounded number of rounds.
  * </ol>
@@ -88,6 +91,11 @@ final class CopyRun extends TaskRun {
 
   /** Sources this run asked to fence (before the call, as a call that failed may still have fenced). */
   private final Set<String> fenced = new LinkedHashSet<>();
+  /**
+   * The epoch the last fence of this run was set at: the task's, or the failure epoch it repairs in place
+   * ({@link ControlState#inPlaceFenceEpoch}); 0 before it fenced.
+   */
+  private long fencedAt;
   /** Whether the status this run resumed from says an earlier run fenced the target and the sources. */
   private final boolean resumedFenced;
   /** Copies started over in a row because the source's change log no longer reached back to the position. */
@@ -534,9 +542,10 @@ final class CopyRun extends TaskRun {
     }
     RangeDigest sourceDigest = call(source, NodeDown.Role.SOURCE, s -> s.digest(range));
     RangeDigest targetDigest = call(target, NodeDown.Role.TARGET, t -> t.digest(range));
-    // Read now, not when the run fenced: an epoch whose STAGED record came after the fence has dual writes too.
+    // Read now, not when the run fenced: an epoch whose STAGED record came after the fence has dual writes too. A
+    // repair in place lets the failure epoch's clients write both sides through its fence.
     if (!sourceDigest.sameContentAs(targetDigest)
-        && ctx.control().everStaged(task().getClusterId(), task().getEpoch())) {
+        && (fencedAt < task().getEpoch() || ctx.control().everStaged(task().getClusterId(), task().getEpoch()))) {
       return verifyByDominance(fence, sourceDigest, targetDigest, attempt);
     }
     String recopied = "";
@@ -583,8 +592,9 @@ final class CopyRun extends TaskRun {
     RingRange range = range();
     String target = task().getTarget();
     long epoch = task().getEpoch();
-    LOG.info("task {}: digests differ at fence position {} of staged epoch {} (source {}, target {}): verifying by "
-        + "dominance while dual writes go on", id(), fence.position(), epoch, sourceDigest, targetDigest);
+    LOG.info("task {}: digests differ at fence position {} of {} epoch {} (source {}, target {}): verifying by "
+        + "dominance while writes go on", id(), fence.position(), fencedAt < epoch ? "in-place" : "staged", epoch,
+        sourceDigest, targetDigest);
     Rounds rounds = new Rounds();
     RangeDominance.Outcome outcome = dominanceRounds(range, rounds);
     progress.digest = sourceDigest.digest().clone();
@@ -594,14 +604,15 @@ final class CopyRun extends TaskRun {
       progress.targetDigest = null;
       progress.blockedReason = null;
       publish();
-      LOG.info("task {}: VERIFIED by dominance at fence position {} of staged epoch {} after {}: {}", id(),
+      LOG.info("task {}: VERIFIED by dominance at fence position {} of epoch {} after {}: {}", id(),
           fence.position(), epoch, rounds, outcome);
       return null;
     }
     progress.targetDigest = targetDigest.digest().clone();
     Duration wait = verifyBackoff(attempt);
-    String reason = "range digests differ after draining to fence position " + fence.position() + " of staged epoch "
-        + epoch + ", and the target does not dominate the source after " + rounds + ": " + outcome
+    String reason = "range digests differ after draining to fence position " + fence.position() + " of "
+        + (fencedAt < epoch ? "epoch " + epoch + ", which repairs in place," : "staged epoch " + epoch + ",")
+        + " and the target does not dominate the source after " + rounds + ": " + outcome
         + sampleKeys("missing or older on the target", outcome.missing())
         + sampleKeys("on the target, unexplained by the source", outcome.unexplained())
         + "; source " + source + " had " + sourceDigest + ", target " + target + " had " + targetDigest
@@ -783,7 +794,7 @@ final class CopyRun extends TaskRun {
   }
 
   /**
-   * Fences the range at the task's epoch: the target first, then the copied-from source (which must succeed), then
+   * Fences the range at {@link #fenceEpoch}: the target first, then the copied-from source (which must succeed), then
    * the other sources, best effort (an unreachable replica accepts no writes either). Returns the source's fence.
    *
    * <p>Why the target too, and first: a REPAIR's target is a filling replica of the failure epoch, so the clients of
@@ -795,7 +806,8 @@ final class CopyRun extends TaskRun {
    * epoch, so its fence refuses nothing a client sends; it is fenced the same way so that one rule holds.
    */
   private Fence fence(String source, RingRange range) {
-    long epoch = task().getEpoch();
+    long epoch = fenceEpoch();
+    fencedAt = epoch;
     String target = task().getTarget();
     fenced.add(target);
     call(target, NodeDown.Role.TARGET, t -> t.fence(range, epoch));
@@ -812,6 +824,22 @@ final class CopyRun extends TaskRun {
       }
     }
     return fence;
+  }
+
+  /**
+   * The epoch this run fences at: the task's, or for a REPAIR of an epoch that repairs in place (docs/worker.md,
+   * "Repairs in place"), the failure epoch it repairs. Its clients write the target already (a filling replica of
+   * theirs), so a fence at the task's epoch would refuse every client's writes to the range until the repair is
+   * published, while one at the failure epoch refuses only writers of older rings, which do not write the target;
+   * the copy then verifies by dominance while the failure epoch's clients write both sides. Decided at each fence
+   * from what the control view has read (the plan and the failure epoch's PUBLISHED record), so a plan of the epoch
+   * that changes the ring fences at the task's epoch again.
+   */
+  private long fenceEpoch() {
+    if (task().getKind() != TaskKind.REPAIR) {
+      return task().getEpoch();
+    }
+    return ctx.control().inPlaceFenceEpoch(task().getClusterId(), task().getEpoch()).orElse(task().getEpoch());
   }
 
   /**
@@ -893,7 +921,8 @@ final class CopyRun extends TaskRun {
       nodes.add(task().getTarget());
       nodes.addAll(task().getSources());
     }
-    // Fences are keyed by range and epoch, not by task: a live task of the epoch that fences the range on a node keeps
+    // A fence at the failure epoch a repair in place repairs needs no lift: that epoch is published, and the fence
+    // refuses only writes of older rings (FenceLifts counts it lifted). Fences are keyed by range and epoch, not by task: a live task of the epoch that fences the range on a node keeps
     // that fence (lifting it would let older-epoch writes land after that task's fence position); what is held back
     // is tried again at the worker's sweeps until it is lifted.
     ctx.lifts().lift(task().getClusterId(), task().getEpoch(), range(), nodes, id());

@@ -229,8 +229,9 @@ final class SimPublisher implements LeaseMember {
       } else if (decision instanceof PublisherCore.Note n) {
         w.kafka.send(txn, World.EPOCHS, n.record().getClusterId(), RecordSerdes.epochRecord().serialize(n.record()),
             clock.millis());
-        w.count(n.record().getState() == EpochState.FENCE_CUTOVER ? "fence cutovers"
-            : "barriers reached (" + n.record().getStage() + ")");
+        w.count(n.record().getState() != EpochState.FENCE_CUTOVER ? "barriers reached (" + n.record().getStage() + ")"
+            : n.record().getReason() != null && n.record().getReason().startsWith("published in place")
+                ? "repairs in place" : "fence cutovers");
       } else if (decision instanceof PublisherCore.Reject r) {
         w.kafka.send(txn, World.EPOCHS, r.record().getClusterId(), RecordSerdes.epochRecord().serialize(r.record()),
             clock.millis());

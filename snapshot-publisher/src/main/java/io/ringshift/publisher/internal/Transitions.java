@@ -289,8 +289,10 @@ public final class Transitions {
         return new Verdict.Stage(first, stagedRecord(planned, first, history.lastPublished(), nowMillis), true);
       }
     }
+    boolean inPlace = history.any() && Cutover.repairsInPlace(planned, history.lastPublished());
     EpochRecord note = EpochRecord.newBuilder(planned).setState(EpochState.FENCE_CUTOVER)
-        .setReason("published at the fence, without transition stages: " + reason).setSignature(null)
+        .setReason((inPlace ? "published in place, without transition stages: "
+            : "published at the fence, without transition stages: ") + reason).setSignature(null)
         .setSigningKeyId(null).setTimestampMillis(nowMillis).build();
     return new Verdict.Note(note);
   }
@@ -302,7 +304,7 @@ public final class Transitions {
       return t.epoch() == planned.getEpoch() ? "an earlier plan of epoch " + t.epoch() + " was staged and is reverted"
           : "epoch " + t.epoch() + " is still in transition";
     }
-    return Cutover.fenceReason(planned.getCause() == null ? null : planned.getCause().getAction(),
+    return Cutover.fenceReason(planned, planned.getCause() == null ? null : planned.getCause().getAction(),
         planned.getDiffSummary() == null ? 0 : planned.getDiffSummary().getTasks(),
         history.any() ? history.lastPublished() : null, participants(planned.getClusterId()), nowMillis)
         .orElse(null);
