@@ -244,15 +244,17 @@ public final class ControlPlaneAdmin implements AutoCloseable {
     public Contents poll(Duration wait) {
       try {
         if (!started) {
-          Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
-          List<ConsumerRecord<byte[], byte[]>> records;
+          // Every record polled is applied, those past the end offsets too: the consumer's position has moved past
+          // them, and the next poll would not return them again (fromBeginning drops them, and a watch that started
+          // while a cleanup finished never saw its VERIFIED status, and never became idle).
+          consumer.assign(partitions);
+          consumer.seekToBeginning(partitions);
           try {
-            records = ReadToEnd.fromBeginning(consumer, end, timeout, "reading " + what + " from Kafka at "
+            ReadToEnd.read(consumer, this::apply, timeout, System::nanoTime, "reading " + what + " from Kafka at "
                 + bootstrap);
           } catch (IllegalStateException e) {
             throw AdminException.unavailable(e.getMessage(), e);
           }
-          records.forEach(this::apply);
           started = true;
         } else {
           consumer.poll(wait).forEach(this::apply);

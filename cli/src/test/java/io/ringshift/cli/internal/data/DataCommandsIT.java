@@ -141,8 +141,16 @@ class DataCommandsIT {
     assertThat(cancel.exitCode()).as(cancel.toString()).isZero();
     assertThat(cancel.stdout()).contains("CANCEL of epoch 2 (JOIN of node node-09) on cluster default written to ",
         "epoch 2 CANCELLED (plan 0): cancelled by ", "JOIN of node node-09 abandoned", "stays on epoch 1");
-    Cli.Result watch = java.util.concurrent.CompletableFuture.supplyAsync(() -> Cli.run("status", "--watch", "1",
-        "--until-idle", "--bootstrap", bootstrap)).get(120, TimeUnit.SECONDS);
+    // On its own thread, interrupted if it does not end: a watch left running would hold the CLI runner's lock, and
+    // every later test would wait for it for good.
+    java.util.concurrent.ExecutorService one = java.util.concurrent.Executors.newSingleThreadExecutor();
+    Cli.Result watch;
+    try {
+      watch = one.submit(() -> Cli.run("status", "--watch", "1", "--until-idle", "--bootstrap", bootstrap))
+          .get(120, TimeUnit.SECONDS);
+    } finally {
+      one.shutdownNow();
+    }
     assertThat(watch.exitCode()).as(watch.toString()).isZero();
     Cli.Result status = Cli.run("status", "--bootstrap", bootstrap);
     assertThat(status.stdout()).as(status.toString()).contains("active     epoch 1 PUBLISHED", "in flight  none",
