@@ -232,8 +232,9 @@ final class RequestFollower {
           }
           case FENCE_CUTOVER -> {
             if (ours && e.getEpoch() == following) {
-              out.printf(Locale.ROOT, "epoch %d is %s: writes to its moving ranges wait at the cutover%n",
-                  e.getEpoch(), e.getReason());
+              boolean inPlace = e.getReason() != null && e.getReason().startsWith("published in place");
+              out.printf(Locale.ROOT, "epoch %d is %s%s%n", e.getEpoch(), e.getReason(), inPlace ? ""
+                  : ": writes to its moving ranges wait at the cutover");
               out.flush();
             }
           }
