@@ -120,6 +120,7 @@ public final class LocalControlPlane implements AutoCloseable {
     private TaskTuning workerTuning = TaskTuning.DEFAULTS;
     private Duration grace = WorkerConfig.DEFAULT_GRACE;
     private boolean withPublisher = true;
+    private boolean transitionStages = true;
     private SigningKey signingKey;
     private String clusterId = RingBuilder.DEFAULT_CLUSTER;
 
@@ -181,6 +182,15 @@ public final class LocalControlPlane implements AutoCloseable {
       withNodes = true;
       nodeCount = count;
       nodePort = basePort;
+      return this;
+    }
+
+    /**
+     * Whether the publisher cuts changes over in transition stages (true, the default) or at the fence, as before
+     * stages ({@code PublisherConfig.withTransitionStages}): a baseline for the cutover's cost.
+     */
+    public Builder transitionStages(boolean on) {
+      transitionStages = on;
       return this;
     }
 
@@ -424,7 +434,8 @@ public final class LocalControlPlane implements AutoCloseable {
   private static void startPublisher(Builder s, Parts p, SigningKey key) {
     PublisherConfig config = PublisherConfig.of(p.bootstrapServers, key)
         .withTopics(p.config.topics())
-        .withTimeout(s.startupTimeout);
+        .withTimeout(s.startupTimeout)
+        .withTransitionStages(s.transitionStages);
     if (!s.applicationId.equals(OrchestratorConfig.DEFAULT_APPLICATION_ID)) {
       // Planes sharing a broker (tests) each need their own transactional id, or they would fence each other.
       config = config.withTransactionalId(s.applicationId + "-publisher");

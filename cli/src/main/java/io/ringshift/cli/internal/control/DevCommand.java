@@ -104,6 +104,11 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
           + "that a join has a node to bring in (default: ${DEFAULT-VALUE}).")
   private int spares;
 
+  @Option(names = "--no-transition-stages",
+      description = "Publish every change at the fence, as before transition stages (docs/protocol.md, \"Fallback\"): "
+          + "a baseline for what the stages save.")
+  private boolean noStages;
+
   @Option(names = "--dashboard-port", paramLabel = "PORT", defaultValue = "8080",
       description = "The live web dashboard's port on 127.0.0.1 (default: ${DEFAULT-VALUE}, or a free port when it is "
           + "in use; 0 picks a free one; -1 runs none).")
@@ -129,7 +134,7 @@ public final class DevCommand extends LongRunningCommand implements Callable<Int
       throw new BadInputException("--data-dir " + dataDir + " is a file; give a directory (created if absent)");
     }
     LocalControlPlane.Builder settings = LocalControlPlane.builder().port(port).dataDir(dataDir)
-        .clusterBytes(clusterBytes).topicPrefix(topicPrefix);
+        .clusterBytes(clusterBytes).topicPrefix(topicPrefix).transitionStages(!noStages);
     if (nodes != 0 || matched("--node-port") || matched("--grace") || matched("--spares")) {
       settings.nodes(checkNodes(), checkNodePort()).spares(checkSpares()).worker(checkGrace());
     }
