@@ -46,7 +46,8 @@ class ProtocolSimulationTest {
     System.out.printf("protocol simulation: %d scenarios from seed %d in %.1f s (%.0f a minute), %d events, %d epochs "
         + "published, %d failed%n", count, first, seconds, count * 60 / seconds, events, epochs, failed.size());
     System.out.println("  transitions: " + totals.entrySet().stream()
-        .filter(e -> e.getKey().matches(".*(stage|barrier|fence cutover|in place|revert|muted|lease|acknowledged|refused).*"))
+        .filter(e -> e.getKey()
+            .matches(".*(stage|barrier|fence cutover|in place|revert|muted|lease|acknowledged|refused).*"))
         .map(e -> e.getKey() + " " + e.getValue()).collect(java.util.stream.Collectors.joining(", ")));
     for (ProtocolSimulation.Result r : failed) {
       System.out.println(report(r));

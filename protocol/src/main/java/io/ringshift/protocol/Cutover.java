@@ -58,11 +58,21 @@ public final class Cutover {
     return participants.fenceOnlyReason(nowMillis, LEGACY_WINDOW);
   }
 
+  /** How the reason of the publisher's FENCE_CUTOVER record starts for a plan cut over at the fence. */
+  public static final String FENCE_NOTE = "published at the fence, without transition stages: ";
+  /** How the reason of the publisher's FENCE_CUTOVER record starts for a plan that {@link #repairsInPlace}. */
+  public static final String IN_PLACE_NOTE = "published in place, without transition stages: ";
+
+  /** Whether {@code note}, a FENCE_CUTOVER record, says its plan repairs in place (no write pause). */
+  public static boolean isInPlaceNote(EpochRecord note) {
+    return note.getReason() != null && note.getReason().startsWith(IN_PLACE_NOTE);
+  }
+
   /** The reason a plan that repairs failure epoch {@code failureEpoch} in place gives (see {@link #repairsInPlace}). */
   public static String inPlaceReason(long failureEpoch) {
-    return "it repairs in place the filling replicas of failure epoch " + failureEpoch + ", which that epoch's clients "
-        + "already write: its copies are fenced at epoch " + failureEpoch + " (only writers of older rings are refused) "
-        + "and verify while writes go on, so there is no write pause";
+    return "it repairs in place the filling replicas of failure epoch " + failureEpoch + ", which that epoch's "
+        + "clients already write: its copies are fenced at epoch " + failureEpoch + " (only writers of older rings are "
+        + "refused) and verify while writes go on, so there is no write pause";
   }
 
   /**

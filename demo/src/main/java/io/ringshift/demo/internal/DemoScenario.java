@@ -534,8 +534,7 @@ public final class DemoScenario implements AutoCloseable {
             r.getTimestampMillis())));
       }
       for (EpochRecord r : watch.records(last, EpochState.FENCE_CUTOVER)) {
-        boolean inPlace = r.getReason() != null && r.getReason().startsWith("published in place");
-        cutover = (inPlace ? "in place: " : "fence: ") + r.getReason();
+        cutover = (io.ringshift.protocol.Cutover.isInPlaceNote(r) ? "in place: " : "fence: ") + r.getReason();
       }
       for (EpochRecord r : watch.records(last, EpochState.REVERTED)) {
         transition.add(new Mark("reverted", r.getTimestampMillis()));

@@ -48,17 +48,24 @@ public final class ControlState {
   private final Map<String, Long> publishedAt = new ConcurrentHashMap<>();
   /** Every task of each epoch seen on ring.tasks (any kind), by epoch key: what {@link #sweep} forgets. */
   private final Map<String, Map<String, TaskKind>> tasksByEpoch = new ConcurrentHashMap<>();
-  /** The highest verified PUBLISHED epoch of each cluster (one entry per cluster, never swept). */
-  private final Map<String, Long> highestPublished = new ConcurrentHashMap<>();
-  /** The members of each cluster's highest published epoch. */
-  private final Map<String, PublishedMembers> latestMembers = new ConcurrentHashMap<>();
+  /**
+   * The record of each cluster's highest verified PUBLISHED epoch (one entry per cluster, never swept): its epoch,
+   * its members, and the failure epoch a repair in place repairs ({@link #inPlaceFenceEpoch}).
+   */
+  private final Map<String, EpochRecord> lastPublished = new ConcurrentHashMap<>();
 
   /** The members of a published epoch. */
   public record PublishedMembers(long epoch, Set<String> ids) {}
 
   /** The members of the cluster's highest published epoch (signed by a trusted key), if one was read. */
   public Optional<PublishedMembers> latestPublishedMembers(String clusterId) {
-    return Optional.ofNullable(latestMembers.get(clusterId));
+    EpochRecord published = lastPublished.get(clusterId);
+    if (published == null) {
+      return Optional.empty();
+    }
+    Set<String> ids = new java.util.HashSet<>();
+    published.getMembers().forEach(m -> ids.add(m.getId()));
+    return Optional.of(new PublishedMembers(published.getEpoch(), Set.copyOf(ids)));
   }
 
   /**
@@ -103,8 +110,6 @@ public final class ControlState {
    * epoch repairs in place ({@link #inPlaceFenceEpoch}); forgotten with the transition records ({@link #sweep}).
    */
   private final Map<String, EpochRecord> plans = new ConcurrentHashMap<>();
-  /** The record of each cluster's highest verified PUBLISHED epoch. */
-  private final Map<String, EpochRecord> lastPublished = new ConcurrentHashMap<>();
 
   /**
    * The epoch a copy of {@code epoch} fences at when the epoch repairs in place ({@link Cutover#repairsInPlace}: its
@@ -496,11 +501,8 @@ public final class ControlState {
       return;
     }
     publishedAt.putIfAbsent(epochKey(record.getClusterId(), record.getEpoch()), clock.millis());
-    highestPublished.merge(record.getClusterId(), record.getEpoch(), Math::max);
     Set<String> ids = new java.util.HashSet<>();
     record.getMembers().forEach(m -> ids.add(m.getId()));
-    latestMembers.merge(record.getClusterId(), new PublishedMembers(record.getEpoch(), Set.copyOf(ids)),
-        (known, next) -> next.epoch() >= known.epoch() ? next : known);
     lastPublished.merge(record.getClusterId(), record,
         (known, next) -> next.getEpoch() >= known.getEpoch() ? next : known);
     Map<String, Long> gone = failed.get(record.getClusterId());
@@ -533,7 +535,8 @@ public final class ControlState {
 
   /** The highest epoch of {@code clusterId} this worker saw a verified PUBLISHED record of, or -1. */
   public long highestPublished(String clusterId) {
-    return highestPublished.getOrDefault(clusterId, -1L);
+    EpochRecord published = lastPublished.get(clusterId);
+    return published == null ? -1L : published.getEpoch();
   }
 
   /** When this worker first saw a verified PUBLISHED record of {@code epoch} of {@code clusterId}, if it has. */

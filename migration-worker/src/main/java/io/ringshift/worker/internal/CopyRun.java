@@ -922,7 +922,8 @@ final class CopyRun extends TaskRun {
       nodes.addAll(task().getSources());
     }
     // A fence at the failure epoch a repair in place repairs needs no lift: that epoch is published, and the fence
-    // refuses only writes of older rings (FenceLifts counts it lifted). Fences are keyed by range and epoch, not by task: a live task of the epoch that fences the range on a node keeps
+    // refuses only writes of older rings (FenceLifts counts it lifted).
+    // Fences are keyed by range and epoch, not by task: a live task of the epoch that fences the range on a node keeps
     // that fence (lifting it would let older-epoch writes land after that task's fence position); what is held back
     // is tried again at the worker's sweeps until it is lifted.
     ctx.lifts().lift(task().getClusterId(), task().getEpoch(), range(), nodes, id());

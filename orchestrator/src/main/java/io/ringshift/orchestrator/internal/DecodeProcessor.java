@@ -97,8 +97,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], String, Routed>
 
   /**
    * ring.epochs is the orchestrator's own output and the publisher's: only the publisher's answers (PUBLISHED,
-   * REJECTED) and reverts (REVERTED) go on to the cluster; a record that does not decode is nobody's request, so it is logged and skipped,
-   * not put on the reject topic.
+   * REJECTED) and reverts (REVERTED) go on to the cluster; a record that does not decode is nobody's request, so it
+   * is logged and skipped, not put on the reject topic.
    */
   private static Record<String, Routed> answer(Command command, long timestamp) {
     EpochRecord epoch;

@@ -65,7 +65,8 @@ public final class OrchestratorMetrics {
     this.registry = registry;
     for (String state : EPOCH_STATES) {
       Counter c = Counter.builder(EPOCHS).description("epoch records by state: written by the orchestrator "
-          + "(PLANNED, READY, SUPERSEDED, CANCELLED) or the publisher's records it processed (PUBLISHED, REJECTED, REVERTED)")
+          + "(PLANNED, READY, SUPERSEDED, CANCELLED) or the publisher's records it processed (PUBLISHED, REJECTED, "
+          + "REVERTED)")
           .tag("state", state).register(registry);
       epochs.put(state, c);
     }

@@ -230,8 +230,7 @@ final class SimPublisher implements LeaseMember {
         w.kafka.send(txn, World.EPOCHS, n.record().getClusterId(), RecordSerdes.epochRecord().serialize(n.record()),
             clock.millis());
         w.count(n.record().getState() != EpochState.FENCE_CUTOVER ? "barriers reached (" + n.record().getStage() + ")"
-            : n.record().getReason() != null && n.record().getReason().startsWith("published in place")
-                ? "repairs in place" : "fence cutovers");
+            : io.ringshift.protocol.Cutover.isInPlaceNote(n.record()) ? "repairs in place" : "fence cutovers");
       } else if (decision instanceof PublisherCore.Reject r) {
         w.kafka.send(txn, World.EPOCHS, r.record().getClusterId(), RecordSerdes.epochRecord().serialize(r.record()),
             clock.millis());

@@ -291,8 +291,7 @@ public final class Transitions {
     }
     boolean inPlace = history.any() && Cutover.repairsInPlace(planned, history.lastPublished());
     EpochRecord note = EpochRecord.newBuilder(planned).setState(EpochState.FENCE_CUTOVER)
-        .setReason((inPlace ? "published in place, without transition stages: "
-            : "published at the fence, without transition stages: ") + reason).setSignature(null)
+        .setReason((inPlace ? Cutover.IN_PLACE_NOTE : Cutover.FENCE_NOTE) + reason).setSignature(null)
         .setSigningKeyId(null).setTimestampMillis(nowMillis).build();
     return new Verdict.Note(note);
   }

@@ -1,5 +1,6 @@
 package io.ringshift.cli.internal.control;
 
+import io.ringshift.protocol.Cutover;
 import io.ringshift.cli.Ringshift;
 import io.ringshift.orchestrator.admin.ClusterView;
 import io.ringshift.orchestrator.admin.ControlPlaneAdmin;
@@ -232,9 +233,8 @@ final class RequestFollower {
           }
           case FENCE_CUTOVER -> {
             if (ours && e.getEpoch() == following) {
-              boolean inPlace = e.getReason() != null && e.getReason().startsWith("published in place");
-              out.printf(Locale.ROOT, "epoch %d is %s%s%n", e.getEpoch(), e.getReason(), inPlace ? ""
-                  : ": writes to its moving ranges wait at the cutover");
+              out.printf(Locale.ROOT, "epoch %d is %s%s%n", e.getEpoch(), e.getReason(),
+                  Cutover.isInPlaceNote(e) ? "" : ": writes to its moving ranges wait at the cutover");
               out.flush();
             }
           }
