@@ -255,6 +255,29 @@ public final class RingSnapshot {
     return replicaSets[r];
   }
 
+  /**
+   * The first range of this ring, walking from {@code range}'s start, that overlaps {@code range} and whose replicas
+   * include {@code memberId}; -1 when there is none. The empty range between two equal tokens does not count (no
+   * lookup lands in one). One search, then a walk over the ranges that overlap {@code range} only, so the cost is
+   * that of the overlap, not of the ring (a storage node asks this for every piece of every range it deletes).
+   */
+  public int firstReplicatedRange(RingRange range, String memberId) {
+    int n = tokenCount();
+    int r = range.isWhole() ? 0 : rangeOf(range.start() + 1); // the range holding the first position of range
+    for (int visited = 0; visited < n; visited++, r = r + 1 == n ? 0 : r + 1) {
+      long end = rangeEnd(r);
+      boolean empty = rangeStart(r) == end && n > 1;
+      if (!empty && replicaSets[r].contains(memberId)) {
+        return r;
+      }
+      // The next ring range overlaps too only while this one ends inside range, before its end.
+      if (!range.isWhole() && (end == range.end() || !range.contains(end))) {
+        return -1;
+      }
+    }
+    return -1;
+  }
+
   /** Bytes of the token table, bucket index and replica table held in memory (approximate). */
   public long footprintBytes() {
     return table.footprintBytes() + 4L * tokenMembers.length + 40L * replicaSets.length

@@ -337,18 +337,11 @@ public final class OwnershipCheckedStore extends ForwardingStore {
   }
 
   /**
-   * The first range of {@code ring} that overlaps {@code range} and that this node replicates, or -1. The empty range
-   * between two equal tokens, which no lookup lands in, does not count.
+   * The first range of {@code ring} from {@code range}'s start that overlaps {@code range} and that this node
+   * replicates, or -1. The empty range between two equal tokens, which no lookup lands in, does not count.
    */
   private int replicatedRange(RingRange range, RingSnapshot ring) {
-    for (int r = 0; r < ring.tokenCount(); r++) {
-      boolean empty = ring.rangeStart(r) == ring.rangeEnd(r) && ring.tokenCount() > 1;
-      if (!empty && RingRange.of(ring.rangeStart(r), ring.rangeEnd(r)).intersects(range)
-          && ring.replicasOfRange(r).contains(nodeId)) {
-        return r;
-      }
-    }
-    return -1;
+    return ring.firstReplicatedRange(range, nodeId);
   }
 
   @Override
