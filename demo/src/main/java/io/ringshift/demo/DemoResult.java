@@ -34,7 +34,7 @@ import java.util.Map;
  * @param elapsedMillis from the start of the plane to the end of the checks
  * @param failures every check that failed, described; empty when the run passed
  * @param steadyWriteP99Millis the p99 latency of the writes acknowledged while no change was in progress (from a
- *     request to its publication, plus a second), or -1 when there were none
+ *     request to {@link ChangeReport#endedAt}, plus a second), or -1 when there were none
  */
 public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> changes, int loaded, long loadedBytes,
     long loadMillis, long workloadMillis, long writes, long refusedAttempts, long failedAttempts, long abandonedWrites, long reads,
@@ -104,8 +104,10 @@ public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> ch
    *     {@code -} (it moved nothing, or was not planned)
    * @param transition when the publisher wrote each transition record of its last epoch (docs/protocol.md):
    *     {@code stage 1}, {@code barrier 1} (every live participant at stage 1), {@code stage 2}, {@code final}
-   *     (published after every live participant reached stage 2), {@code barrier 3} (every one at FINAL)
-   * @param writeP99Millis the p99 latency of the writes acknowledged from its request to its publication, or -1
+   *     (published after every live participant reached stage 2), {@code barrier 3} (every one at FINAL), or
+   *     {@code reverted}
+   * @param writeP99Millis the p99 latency of the writes acknowledged from its request to its publication or cancel,
+   *     or its last transition record when later ({@link #endedAt}), or -1
    */
   public record ChangeReport(String label, List<Long> epochs, String outcome, int tasks, long bytesMoved,
       long idealBytes, double movedFraction, double idealFraction, List<Mark> marks, Spread fenceWindows,
@@ -134,6 +136,18 @@ public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> ch
     /** When a stage was reached, or -1 when it was not. */
     public long at(String stage) {
       return marks.stream().filter(m -> m.stage().equals(stage)).mapToLong(Mark::millis).findFirst().orElse(-1);
+    }
+
+    /**
+     * When the change stopped moving the ring clients route by: its publication or cancel, or its last transition
+     * mark when later (a cancelled change in its first stage is reverted after the cancel); -1 before any mark.
+     */
+    public long endedAt() {
+      long end = Math.max(at("published"), at("cancelled"));
+      for (Mark m : transition) {
+        end = Math.max(end, m.millis());
+      }
+      return end;
     }
 
     /** Bytes moved over the ideal, or -1 when the ideal is 0 (a cancelled change). */

@@ -33,6 +33,22 @@ class DemoResultTest {
   }
 
   @Test
+  void shouldEndACancelledChangeAtItsRevertWhenTheRevertCameLater() {
+    List<Mark> marks = List.of(new Mark("requested", 1_000), new Mark("planned", 1_050), new Mark("cancelled",
+        1_900));
+    ChangeReport reverted = new ChangeReport("cancel", List.of(3L), "CANCELLED", 5, 100, 0, 0, 0, marks,
+        Spread.NONE, Spread.NONE, -1, "reverted", List.of(new Mark("stage 1", 1_400), new Mark("barrier 1", 2_600),
+            new Mark("reverted", 6_000)), 12.0);
+    assertThat(reverted.endedAt()).isEqualTo(6_000);
+    ChangeReport published = new ChangeReport("join", List.of(2L), "PUBLISHED", 10, 300, 200, 0.1, 0.08,
+        List.of(new Mark("requested", 1_000), new Mark("published", 5_200)), Spread.NONE, Spread.NONE, 12);
+    assertThat(published.endedAt()).isEqualTo(5_200);
+    ChangeReport cancelledBeforeStages = new ChangeReport("cancel", List.of(3L), "CANCELLED", 5, 100, 0, 0, 0, marks,
+        Spread.NONE, Spread.NONE, -1);
+    assertThat(cancelledBeforeStages.endedAt()).isEqualTo(1_900);
+  }
+
+  @Test
   void shouldHaveNoIdealRatioWithoutAnIdeal() {
     ChangeReport cancelled = new ChangeReport("cancel", List.of(3L), "CANCELLED", 5, 100, 0, 0, 0, List.of(),
         Spread.NONE, Spread.NONE, -1);

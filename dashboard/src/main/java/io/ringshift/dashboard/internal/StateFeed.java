@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
 public final class StateFeed implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(StateFeed.class);
   private static final Duration POLL = Duration.ofMillis(500);
+  /** While records stream in, the state is rebuilt at most once per this (ControlPlaneAdmin.Follower#poll). */
+  private static final Duration GATHER = Duration.ofMillis(250);
   private static final long HEALTH_MILLIS = 2_000;
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -60,7 +62,7 @@ public final class StateFeed implements AutoCloseable {
     try (ControlPlaneAdmin.Follower follower = admin.follow(EnumSet.allOf(ControlPlaneAdmin.Part.class))) {
       while (running) {
         try {
-          contents = follower.poll(POLL);
+          contents = follower.poll(POLL, GATHER);
           problem = null;
         } catch (RuntimeException e) {
           problem = "cannot read the control plane's topics at " + config.bootstrap() + ": " + e.getMessage();

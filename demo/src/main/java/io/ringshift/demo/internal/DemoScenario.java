@@ -543,8 +543,10 @@ public final class DemoScenario implements AutoCloseable {
     }
     transition.sort(java.util.Comparator.comparingLong(Mark::millis));
     long from = run.marks.isEmpty() ? -1 : run.marks.get(0).millis();
+    // To its publication or cancel, or its revert or last barrier when later: the seconds its stages were routed by.
     long to = Math.max(marks.stream().filter(m -> m.stage().equals("published") || m.stage().equals("cancelled"))
         .mapToLong(Mark::millis).max().orElse(-1), from);
+    to = Math.max(to, transition.stream().mapToLong(Mark::millis).max().orElse(-1));
     double p99 = from < 0 ? -1 : writeP99(from, to);
     return new ChangeReport(run.label, run.epochs, run.outcome, tasks.size(), moved, idealBytes, movedFraction,
         idealFraction, marks, Spread.of(fenced), Spread.of(down), swap, cutover, transition, p99);
@@ -563,7 +565,10 @@ public final class DemoScenario implements AutoCloseable {
     return p99(parts);
   }
 
-  /** The p99 latency of the writes acknowledged in seconds that overlap no change (request to publication + 1 s). */
+  /**
+   * The p99 latency of the writes acknowledged in seconds that overlap no change (request to publication, cancel or
+   * revert, + 1 s).
+   */
   private double steadyWriteP99(List<ChangeReport> changes) {
     List<float[]> parts = new ArrayList<>();
     List<Timeline.Second> seconds = timeline.seconds();
@@ -572,7 +577,7 @@ public final class DemoScenario implements AutoCloseable {
       boolean quiet = true;
       for (ChangeReport c : changes) {
         long from = c.marks().isEmpty() ? -1 : c.marks().get(0).millis();
-        long to = Math.max(Math.max(c.at("published"), c.at("cancelled")), from) + 1000;
+        long to = Math.max(c.endedAt(), from) + 1000;
         if (from >= 0 && start + 1000 > from && start <= to) {
           quiet = false;
         }

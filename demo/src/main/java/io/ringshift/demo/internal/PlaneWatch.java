@@ -28,6 +28,11 @@ import java.util.function.Predicate;
  */
 public final class PlaneWatch implements AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(200);
+  /**
+   * While task statuses stream in (thousands within seconds at 120 x 256), the view is rebuilt at most once per this:
+   * rebuilt on every batch, the watch took a good share of the two cores the demo's application shares with it.
+   */
+  private static final Duration GATHER = Duration.ofMillis(200);
   private static final EnumSet<TaskState> CAUGHT_UP_OR_LATER =
       EnumSet.of(TaskState.CAUGHT_UP, TaskState.FENCED, TaskState.VERIFIED);
 
@@ -126,7 +131,7 @@ public final class PlaneWatch implements AutoCloseable {
   private void run() {
     try {
       while (running) {
-        update(follower.poll(POLL));
+        update(follower.poll(POLL, GATHER));
       }
     } catch (RuntimeException e) {
       failure = e;

@@ -39,6 +39,8 @@ final class RequestFollower {
   private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
 
   private static final Duration POLL = Duration.ofMillis(250);
+  /** While task statuses stream in, the progress is computed at most once per this. */
+  private static final Duration GATHER = Duration.ofMillis(100);
 
   private final ControlPlaneAdmin client;
   private final MembershipEvent request;
@@ -175,7 +177,7 @@ final class RequestFollower {
     int lastVerified = -1;
     long lastProgress = 0;
     while (System.nanoTime() - start < wait.toNanos()) {
-      Contents contents = follower.poll(POLL);
+      Contents contents = follower.poll(POLL, GATHER);
       Integer rejected = rejection(contents);
       if (rejected != null) {
         return rejected;
