@@ -54,8 +54,9 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
  * The demo's scenario on a running plane (docs/operations.md, "The demo"): declare the cluster, load the keys, start
- * the application, then five changes one after another, each followed to its end, then wait for every cleanup, stop
- * the application and check. Which nodes are drained, reweighted and failed is drawn from the seed ({@link
+ * the application, then five changes one after another, each followed to its end, then wait for every cleanup, let the
+ * application run alone for {@link #STEADY} (the steady state the write latency during the changes is compared with),
+ * stop it and check. Which nodes are drained, reweighted and failed is drawn from the seed ({@link
  * ScenarioPicks}: the failed node in another zone than the drained one, so that three zones remain; the reweighted
  * one in a zone that keeps two members, so that its weight moves data).
  *
@@ -73,6 +74,12 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 public final class DemoScenario implements AutoCloseable {
   /** How long one step may take before the demo gives up on it. */
   static final Duration STEP_TIMEOUT = Duration.ofMinutes(10);
+  /**
+   * How long the application runs alone after the last cleanup: no change and no cleanup in progress, the JVM warm.
+   * Back-to-back changes leave few quiet seconds otherwise (none at all in some runs), and a steady-state p99 of a
+   * handful of seconds is no baseline.
+   */
+  static final Duration STEADY = Duration.ofSeconds(10);
   /** The workers' throttle while the mistaken join copies, so that the cancel reaches it mid-copy. */
   static final long CANCEL_STEP_THROTTLE = 512L * 1024;
   /** How long the failed node is down before its FAIL is written: what a health manager's debounce would take. */
@@ -156,6 +163,9 @@ public final class DemoScenario implements AutoCloseable {
           + "operations/s for the whole scenario", settings.rate()));
       runChanges();
       settle();
+      progress.println(String.format(Locale.ROOT, "steady state: the application alone for %d s, the baseline of the "
+          + "write latency during the changes", STEADY.toSeconds()));
+      Thread.sleep(STEADY.toMillis());
       workload.stop(Duration.ofSeconds(30));
       workloadMillis = System.currentTimeMillis() - timeline.startMillis();
       return check(begin, loaded);
