@@ -132,7 +132,12 @@ public final class StateModel {
     return out;
   }
 
-  /** Every epoch's records in log order, grouped by epoch: its states with their times, its cause and outcome. */
+  /**
+   * Every epoch's records in log order, grouped by epoch: its states with their times, its cause and outcome. The
+   * outcome ({@code last}) is the last state of the epoch's life (PLANNED, STAGED, READY, PUBLISHED, CANCELLED, ...):
+   * a CONVERGED record (a barrier passed) or a FENCE_CUTOVER one (how it cuts over) is listed among its states but is
+   * no outcome, so an epoch whose last barrier came after its publication still reads PUBLISHED.
+   */
   static List<Map<String, Object>> timeline(List<EpochRecord> history) {
     Map<Long, Map<String, Object>> byEpoch = new LinkedHashMap<>();
     for (EpochRecord e : history) {
@@ -154,7 +159,10 @@ public final class StateModel {
         state.put("reason", e.getReason());
       }
       states.add(state);
-      row.put("last", e.getState().name());
+      if (!row.containsKey("last")
+          || e.getState() != EpochState.CONVERGED && e.getState() != EpochState.FENCE_CUTOVER) {
+        row.put("last", e.getState().name());
+      }
       row.put("cause", EpochRecords.cause(e.getCause(), true));
       if (e.getDiffSummary() != null) {
         row.put("tasks", e.getDiffSummary().getTasks());
