@@ -143,7 +143,17 @@ public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> ch
      * mark when later (a cancelled change in its first stage is reverted after the cancel); -1 before any mark.
      */
     public long endedAt() {
-      long end = Math.max(at("published"), at("cancelled"));
+      return endOf(marks, transition);
+    }
+
+    /** {@link #endedAt} of a change with these marks and transition marks, before its report is built. */
+    public static long endOf(List<Mark> marks, List<Mark> transition) {
+      long end = -1;
+      for (Mark m : marks) {
+        if (m.stage().equals("published") || m.stage().equals("cancelled")) {
+          end = Math.max(end, m.millis());
+        }
+      }
       for (Mark m : transition) {
         end = Math.max(end, m.millis());
       }

@@ -165,7 +165,9 @@ public final class DemoScenario implements AutoCloseable {
       settle();
       progress.println(String.format(Locale.ROOT, "steady state: the application alone for %d s, the baseline of the "
           + "write latency during the changes", STEADY.toSeconds()));
-      Thread.sleep(STEADY.toMillis());
+      long steadyFrom = System.currentTimeMillis();
+      watch.await(w -> System.currentTimeMillis() - steadyFrom >= STEADY.toMillis(), STEADY.plusSeconds(5),
+          "the steady-state window");
       workload.stop(Duration.ofSeconds(30));
       workloadMillis = System.currentTimeMillis() - timeline.startMillis();
       return check(begin, loaded);
@@ -554,9 +556,7 @@ public final class DemoScenario implements AutoCloseable {
     transition.sort(java.util.Comparator.comparingLong(Mark::millis));
     long from = run.marks.isEmpty() ? -1 : run.marks.get(0).millis();
     // To its publication or cancel, or its revert or last barrier when later: the seconds its stages were routed by.
-    long to = Math.max(marks.stream().filter(m -> m.stage().equals("published") || m.stage().equals("cancelled"))
-        .mapToLong(Mark::millis).max().orElse(-1), from);
-    to = Math.max(to, transition.stream().mapToLong(Mark::millis).max().orElse(-1));
+    long to = Math.max(ChangeReport.endOf(marks, transition), from);
     double p99 = from < 0 ? -1 : writeP99(from, to);
     return new ChangeReport(run.label, run.epochs, run.outcome, tasks.size(), moved, idealBytes, movedFraction,
         idealFraction, marks, Spread.of(fenced), Spread.of(down), swap, cutover, transition, p99);
