@@ -31,7 +31,7 @@ class PublisherCoreStagesTest {
   private static final RingSnapshotCodec CODEC = new RingSnapshotCodec();
 
   private final ClusterScript script = new ClusterScript("eu-west/cache");
-  private final PublisherCore core = new PublisherCore(KEY, TrustedKeys.of(KEY.publicKey()), Duration.ofSeconds(15), true);
+  private PublisherCore core = new PublisherCore(KEY, TrustedKeys.of(KEY.publicKey()), Duration.ofSeconds(15), true);
   private final List<PublisherCore.Decision> written = new ArrayList<>();
   private long now = 1_700_000_000_000L;
 
@@ -122,6 +122,30 @@ class PublisherCoreStagesTest {
     assertThat(written.get(written.size() - 1)).isInstanceOf(PublisherCore.Note.class);
     assertThat(lastRecord().getState()).isEqualTo(EpochState.FENCE_CUTOVER);
     assertThat(lastRecord().getReason()).contains("old-client does not route by transition stages");
+    verify(join);
+    read(join.ready());
+    decide();
+    assertThat(written.get(written.size() - 1)).isInstanceOf(PublisherCore.Publish.class);
+    assertThat(lastSnapshot().stage()).isEqualTo(TransitionStage.FINAL);
+  }
+
+  /**
+   * With stages turned off the publisher still answers a plan that moves ranges, with FENCE_CUTOVER and the reason:
+   * the workers wait for a decision before they fence (docs/worker.md, "The fence waits for stage 1").
+   */
+  @Test
+  void shouldDecideAtTheFenceWhenStagesAreTurnedOff() {
+    core = new PublisherCore(KEY, TrustedKeys.of(KEY.publicKey()), Duration.ofSeconds(15), false);
+    publishAtOnce(script.init(6));
+    Step join = script.join("node-07", "az-1");
+
+    read(join.planned());
+    decide();
+
+    assertThat(written.get(written.size() - 1)).isInstanceOf(PublisherCore.Note.class);
+    assertThat(lastRecord().getState()).isEqualTo(EpochState.FENCE_CUTOVER);
+    assertThat(lastRecord().getReason()).isEqualTo(
+        "published at the fence, without transition stages: transition stages are turned off in this publisher");
     verify(join);
     read(join.ready());
     decide();

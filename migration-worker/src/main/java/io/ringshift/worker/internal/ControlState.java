@@ -97,6 +97,14 @@ public final class ControlState {
     /** An epoch no STAGED, CONVERGED or FENCE_CUTOVER record was read of: cut over at the fence, as before v5. */
     public static final Transition NONE = new Transition(false, 0, false, false);
 
+    /**
+     * Whether the publisher's decision on how the epoch is cut over was read: a STAGED, FENCE_CUTOVER or REVERTED
+     * record, or a CONVERGED one (written only for a staged epoch).
+     */
+    public boolean decided() {
+      return staged || fenceCutover || everStaged || converged > 0;
+    }
+
     /** The state after {@code later}, read after this: the last STAGED, FENCE_CUTOVER or REVERTED record decides. */
     Transition merge(Transition later) {
       boolean decides = later.staged || later.fenceCutover;
@@ -125,11 +133,19 @@ public final class ControlState {
     return Cutover.repairsInPlace(plan, published) ? OptionalLong.of(published.getEpoch()) : OptionalLong.empty();
   }
 
+  /**
+   * The clusters of which a cutover record (STAGED, FENCE_CUTOVER, REVERTED, CONVERGED) was read: their publisher
+   * decides every plan that moves ranges, so a copy waits for the decision on its epoch before it fences
+   * ({@link #awaitDecision}). A publisher of before transition stages writes none, and its copies fence at once.
+   */
+  private final Set<String> decidingClusters = ConcurrentHashMap.newKeySet();
+
   /** The transition records read, by epoch key; forgotten once no task of the epoch is held ({@link #sweep}). */
   private final Map<String, Transition> transitions = new ConcurrentHashMap<>();
   /**
-   * What runs waiting for the participants to converge on a stage of an epoch wake, by epoch key; each runs once, at
-   * the next CONVERGED record of the epoch or at a record that makes its number dead, and is then forgotten.
+   * What runs waiting for the publisher's decision on an epoch or for its participants to converge on a stage wake,
+   * by epoch key; each runs once, at the next cutover record of the epoch or at a record that makes its number dead,
+   * and is then forgotten.
    */
   private final Map<String, Set<Runnable>> convergenceWaits = new ConcurrentHashMap<>();
 
@@ -176,7 +192,28 @@ public final class ControlState {
     return false;
   }
 
-  /** Forgets a wait of {@link #awaitConverged}; does nothing when there is none. */
+  /**
+   * Whether a copy of {@code epoch} may fence as far as the publisher's decision goes: the decision on how the epoch
+   * is cut over was read ({@link Transition#decided}), or the cluster's publisher writes no decisions (none was ever
+   * read of the cluster). When not, {@code wake} runs once, at the next cutover record of the epoch (STAGED,
+   * FENCE_CUTOVER, REVERTED, CONVERGED) or at a record that makes its number dead, as for {@link #awaitConverged};
+   * {@link #cancelConvergenceWait} forgets it earlier.
+   */
+  public boolean awaitDecision(String clusterId, long epoch, Runnable wake) {
+    if (!decidingClusters.contains(clusterId) || transition(clusterId, epoch).decided()) {
+      return true;
+    }
+    String key = epochKey(clusterId, epoch);
+    convergenceWaits.computeIfAbsent(key, k -> java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>()))
+        .add(wake);
+    if (transition(clusterId, epoch).decided()) {
+      cancelConvergenceWait(clusterId, epoch, wake);
+      return true;
+    }
+    return false;
+  }
+
+  /** Forgets a wait of {@link #awaitConverged} or {@link #awaitDecision}; does nothing when there is none. */
   public void cancelConvergenceWait(String clusterId, long epoch, Runnable wake) {
     String key = epochKey(clusterId, epoch);
     Set<Runnable> waits = convergenceWaits.get(key);
@@ -447,6 +484,7 @@ public final class ControlState {
         // Not a dead number for the worker: the orchestrator may plan again under it (a FAIL re-plans the epoch in
         // flight), and those tasks must run to a READY record, which the publisher then rejects, which rolls the
         // cluster back to a fresh number. Their copies take the fence.
+        decidingClusters.add(record.getClusterId());
         transitions.merge(key, new Transition(false, 0, true, false), Transition::merge);
         wakeConvergenceWaits(key); // the runs waiting for its participants go on, at the fence
         return;
@@ -461,7 +499,9 @@ public final class ControlState {
       // the worker wait before it fences and verify by dominance, which deletes nothing; CONVERGED only opens gates
       // that a STAGED record closed, and a cleanup still waits for a signed PUBLISHED record.
       case STAGED -> {
+        decidingClusters.add(record.getClusterId());
         transitions.merge(key, new Transition(true, 0, false, true), Transition::merge);
+        wakeConvergenceWaits(key); // the runs waiting for the decision wait for the participants now
         return;
       }
       case CONVERGED -> {
@@ -471,12 +511,15 @@ public final class ControlState {
               record.getEpoch(), record.getClusterId(), stage);
           return;
         }
+        decidingClusters.add(record.getClusterId());
         transitions.merge(key, new Transition(false, stage, false, false), Transition::merge);
         wakeConvergenceWaits(key);
         return;
       }
       case FENCE_CUTOVER -> {
+        decidingClusters.add(record.getClusterId());
         transitions.merge(key, new Transition(false, 0, true, false), Transition::merge);
+        wakeConvergenceWaits(key); // the runs waiting for the decision fence now
         return;
       }
       case PLANNED -> {

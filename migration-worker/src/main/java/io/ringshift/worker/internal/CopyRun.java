@@ -121,8 +121,10 @@ final class CopyRun extends TaskRun {
   private volatile RingRange followed;
   /** What ended the wait for the fence, set by the tail thread; thrown by the run's own thread. */
   private volatile RuntimeException tailFailure;
-  /** What a CONVERGED record (or the end of the epoch) runs to wake this run while it waits to fence. */
+  /** What a cutover record (or the end of the epoch) runs to wake this run while it waits to fence. */
   private final Runnable convergedWake = control::wake;
+  /** When this run first waited for the publisher's decision on its epoch (clock millis); -1 while it has not. */
+  private long decisionWaitSince = -1;
 
   CopyRun(RangeCopyTask task, TaskStatus previous, TaskContext ctx) {
     super(task, previous, ctx);
@@ -268,9 +270,11 @@ final class CopyRun extends TaskRun {
       }
       return ctx.tuning().retryInterval();
     }
-    if (progress.blockedReason != null && progress.blockedReason.startsWith(CONVERGENCE_WAIT)) {
-      LOG.info("task {}: every live participant routes by stage 1 of epoch {} or later; fencing", id(),
-          task().getEpoch());
+    if (progress.blockedReason != null && (progress.blockedReason.startsWith(CONVERGENCE_WAIT)
+        || progress.blockedReason.startsWith(DECISION_WAIT_REASON))) {
+      LOG.info("task {}: {}; fencing", id(), ctx.control().staged(task().getClusterId(), task().getEpoch())
+          ? "every live participant routes by stage 1 of epoch " + task().getEpoch() + " or later"
+          : "epoch " + task().getEpoch() + " is cut over at the fence");
     }
     ctx.tails().unfollow(this);
     phase = Phase.VERIFY;
@@ -281,18 +285,44 @@ final class CopyRun extends TaskRun {
 
   /** How a wait for the participants to converge on a stage begins (WorkerMetrics.BlockReason reads it). */
   static final String CONVERGENCE_WAIT = "waiting for every live participant";
+  /** How a wait for the publisher's decision on the epoch begins (WorkerMetrics.BlockReason reads it). */
+  static final String DECISION_WAIT_REASON = "waiting for the publisher's cutover decision";
+  /**
+   * The longest a copy waits for the publisher's decision on its epoch before it fences anyway, as before stages. The
+   * publisher decides a plan as soon as it reads it, normally long before every copy of the plan is caught up; the
+   * bound keeps a change moving should the decision never come (a publisher that ignored the plan).
+   */
+  static final Duration DECISION_WAIT = Duration.ofSeconds(30);
 
   /**
    * Null when the run may fence now; otherwise what it waits for: the task's epoch is staged (a STAGED record was
    * read) and no CONVERGED record of stage 1 or later has been. Until then clients still on the previous ring write
    * with an older epoch, and the fence would refuse them; from then on every live client writes both rings with the
-   * task's epoch, which the fence lets through. An epoch that is not staged (a FENCE_CUTOVER record, or no record
-   * of how it is cut over) fences at once, as before stages.
+   * task's epoch, which the fence lets through. An epoch that is not staged (a FENCE_CUTOVER record) fences at once,
+   * as before stages. Before either, the run waits for the publisher's decision (no record of how the epoch is cut
+   * over was read yet, while the cluster's publisher writes them): fencing then would refuse the previous ring's
+   * writers if the decision turns out to be STAGED. It waits at most {@link #DECISION_WAIT}, then fences as before
+   * stages; a cluster whose publisher writes no decisions (one of before stages) fences at once.
    */
   private String fenceGate() {
     ControlState view = ctx.control();
     String cluster = task().getClusterId();
     long epoch = task().getEpoch();
+    if (!view.awaitDecision(cluster, epoch, convergedWake)) {
+      long now = ctx.clock().millis();
+      if (decisionWaitSince < 0) {
+        decisionWaitSince = now;
+      }
+      if (now - decisionWaitSince < DECISION_WAIT.toMillis()) {
+        return DECISION_WAIT_REASON + " on epoch " + epoch + " before fencing (no STAGED or FENCE_CUTOVER record "
+            + "yet): if the epoch moves by transition stages, the fence must wait for its first stage; following "
+            + source + " meanwhile";
+      }
+      view.cancelConvergenceWait(cluster, epoch, convergedWake);
+      LOG.warn("task {}: no cutover decision on epoch {} read in {} s; fencing as before transition stages", id(),
+          epoch, DECISION_WAIT.toSeconds());
+      return null;
+    }
     if (!view.staged(cluster, epoch) || view.awaitConverged(cluster, epoch, 1, convergedWake)) {
       return null;
     }

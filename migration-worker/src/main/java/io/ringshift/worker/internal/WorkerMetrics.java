@@ -50,6 +50,8 @@ public final class WorkerMetrics implements AutoCloseable {
      * a stage of the epoch (a CONVERGED record; the copy keeps its state).
      */
     WAITING_FOR_CONVERGENCE(CopyRun.CONVERGENCE_WAIT),
+    /** A copy waits to fence until the publisher decided how its epoch is cut over (STAGED or FENCE_CUTOVER). */
+    WAITING_FOR_CUTOVER_DECISION(CopyRun.DECISION_WAIT_REASON),
     /** A cleanup waits for the copies of its range to be VERIFIED. */
     COPIES_NOT_VERIFIED(" not VERIFIED"),
     /** A store failed a call; the task retries. */

@@ -187,6 +187,34 @@ class ControlStateTest {
   }
 
   /**
+   * A copy waits for the publisher's decision on its epoch only once the cluster's publisher is known to write
+   * decisions (some cutover record of the cluster was read); the decision, STAGED or FENCE_CUTOVER, wakes it once.
+   */
+  @Test
+  void shouldAwaitThePublishersDecisionOnlyOfAPublisherThatWritesThem() {
+    java.util.concurrent.atomic.AtomicInteger woken = new java.util.concurrent.atomic.AtomicInteger();
+    Runnable wake = woken::incrementAndGet;
+    assertThat(state.awaitDecision(Harness.CLUSTER, 4, wake)).as("a publisher of before stages: no wait").isTrue();
+
+    state.onEpoch(Harness.epochRecord(3, EpochState.FENCE_CUTOVER, null));
+    assertThat(state.awaitDecision(Harness.CLUSTER, 4, wake)).isFalse();
+    assertThat(state.awaitDecision("other-cluster", 4, wake)).as("per cluster").isTrue();
+    state.onEpoch(Harness.epochRecord(5, EpochState.STAGED, 1)); // another epoch
+    assertThat(woken).hasValue(0);
+    state.onEpoch(Harness.epochRecord(4, EpochState.STAGED, 1));
+    assertThat(woken).hasValue(1);
+    assertThat(state.awaitDecision(Harness.CLUSTER, 4, wake)).isTrue();
+
+    assertThat(state.awaitDecision(Harness.CLUSTER, 6, wake)).isFalse();
+    state.onEpoch(Harness.epochRecord(6, EpochState.FENCE_CUTOVER, null));
+    assertThat(woken).as("FENCE_CUTOVER decides too").hasValue(2);
+    assertThat(state.awaitDecision(Harness.CLUSTER, 6, wake)).isTrue();
+    assertThat(state.transition(Harness.CLUSTER, 7).decided()).isFalse();
+    state.onEpoch(Harness.epochRecord(7, EpochState.CONVERGED, 1)); // written only for a staged epoch
+    assertThat(state.transition(Harness.CLUSTER, 7).decided()).isTrue();
+  }
+
+  /**
    * REVERTED (an abandoned staged plan) does not end the epoch's tasks: the orchestrator may plan again under the
    * number (a FAIL re-plans the epoch in flight), and those copies must run to a READY record that the publisher
    * rejects, which rolls the cluster back. They take the fence; a copy of the number still verifies without deleting

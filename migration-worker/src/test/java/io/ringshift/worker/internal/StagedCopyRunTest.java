@@ -15,6 +15,7 @@ import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.storage.Version;
 import io.ringshift.storage.WriteResult;
+import io.ringshift.worker.FakeTime;
 import io.ringshift.worker.Limits;
 import io.ringshift.worker.TaskTuning;
 import java.nio.charset.StandardCharsets;
@@ -143,6 +144,89 @@ class StagedCopyRunTest {
         .isInstanceOf(WriteResult.RetryWithEpoch.class);
     assertThat(t.contents(HALF)).isEqualTo(a.contents(HALF));
     assertThat(rounds("holds") + rounds("differs")).as("equal digests: no dominance check").isZero();
+    h.awaitFinished(run);
+  }
+
+  /**
+   * The publisher decides every plan; a fence taken before its decision is read would refuse the previous ring's
+   * writers should the decision be STAGED (the simulation counted 236 such refusals in 600 scenarios before). Once a
+   * decision of the cluster was read (its publisher writes them), the run waits for the one on its epoch: STAGED
+   * turns the wait into the wait for stage 1, which CONVERGED ends.
+   */
+  @Test
+  void shouldWaitForThePublishersDecisionBeforeFencingAndThenForTheFirstStage() {
+    harness(Harness.FAST.withIntervals(Duration.ofMillis(20), Duration.ofSeconds(30)));
+    TaskRun run = runUntilWaitingForTheDecision();
+
+    TaskStatus waiting = awaitDecisionWait();
+    assertThat(waiting.getState()).as("a wait, not a block").isEqualTo(TaskState.CAUGHT_UP);
+    assertThat(waiting.getBlockedReason()).isEqualTo("waiting for the publisher's cutover decision on epoch 2 before "
+        + "fencing (no STAGED or FENCE_CUTOVER record yet): if the epoch moves by transition stages, the fence must "
+        + "wait for its first stage; following node-a meanwhile");
+    assertThat(WorkerMetrics.BlockReason.of(waiting.getBlockedReason()))
+        .isEqualTo(WorkerMetrics.BlockReason.WAITING_FOR_CUTOVER_DECISION);
+    byte[] straggler = keysIn(HALF, "straggler", 1).get(0);
+    assertThat(a.put(straggler, bytes("old ring"), EPOCH - 1)).isInstanceOf(WriteResult.Applied.class);
+    await("the run keeps following its source").atMost(Harness.WAIT)
+        .until(() -> t.contents(HALF).containsKey(text(straggler)));
+    assertThat(a.fences()).as("the source is not fenced").isEmpty();
+
+    staged(); // wakes the run (its poll interval is 30 s): now it waits for the participants
+    h.awaitStatus(id, "waiting for the participants", s -> s.getBlockedReason() != null
+        && s.getBlockedReason().startsWith("waiting for every live participant"));
+    assertThat(a.fences()).as("still not fenced").isEmpty();
+
+    converged(1);
+    h.awaitState(id, TaskState.VERIFIED);
+    assertThat(a.fences()).extracting(f -> f.epoch()).containsExactly(EPOCH);
+    h.awaitFinished(run);
+  }
+
+  /**
+   * Runs the task where the cluster's publisher is known to decide plans (a decision on an earlier epoch was read),
+   * requests the fence, and returns once the run waits for the decision on its own epoch.
+   */
+  private TaskRun runUntilWaitingForTheDecision() {
+    h.control.onEpoch(epochRecord(EPOCH - 1, EpochState.FENCE_CUTOVER, null));
+    TaskRun run = h.run(task);
+    h.awaitState(id, TaskState.CAUGHT_UP);
+    run.update(fenceRequested(task));
+    awaitDecisionWait();
+    return run;
+  }
+
+  private TaskStatus awaitDecisionWait() {
+    return h.awaitStatus(id, "waiting for the decision", s -> s.getBlockedReason() != null
+        && s.getBlockedReason().startsWith("waiting for the publisher's cutover decision"));
+  }
+
+  /** A FENCE_CUTOVER decision read while the run waits for it fences at once (the record wakes the run). */
+  @Test
+  void shouldFenceAsSoonAsTheDecisionIsToCutOverAtTheFence() {
+    harness(Harness.FAST.withIntervals(Duration.ofMillis(20), Duration.ofSeconds(30)));
+    TaskRun run = runUntilWaitingForTheDecision();
+
+    h.control.onEpoch(epochRecord(EPOCH, EpochState.FENCE_CUTOVER, null));
+    TaskStatus verified = h.awaitState(id, TaskState.VERIFIED);
+
+    assertThat(verified.getBlockedReason()).isNull();
+    assertThat(a.fences()).extracting(f -> f.epoch()).containsExactly(EPOCH);
+    h.awaitFinished(run);
+  }
+
+  /** No decision within the bound (a publisher that ignored the plan): the run fences anyway, as before stages. */
+  @Test
+  void shouldFenceAfterTheBoundWhenNoDecisionComes() {
+    FakeTime time = FakeTime.offsetFromSystem();
+    h = new Harness(nodes.stores(), Limits.unlimited(), Harness.FAST.withIntervals(Duration.ofMillis(20),
+        Duration.ofMillis(50)), time, Duration.ZERO);
+    TaskRun run = runUntilWaitingForTheDecision();
+    assertThat(a.fences()).isEmpty();
+
+    time.advance(CopyRun.DECISION_WAIT.plusSeconds(1));
+    h.awaitState(id, TaskState.VERIFIED);
+
+    assertThat(a.fences()).extracting(f -> f.epoch()).containsExactly(EPOCH);
     h.awaitFinished(run);
   }
 

@@ -49,6 +49,9 @@ final class Invariants {
   /** Each published epoch's filling marks: replicas placed but not read from. */
   private final Map<Long, List<io.ringshift.protocol.FillingRange>> marks = new HashMap<>();
   private final SimKafka.Reader epochs;
+  /** Epochs whose last cutover record is STAGED, and the highest stage a CONVERGED record of each named. */
+  private final Set<Long> staged = new HashSet<>();
+  private final Map<Long, Integer> converged = new HashMap<>();
 
   Invariants(World w) {
     this.w = w;
@@ -103,6 +106,13 @@ final class Invariants {
       w.trace.note(w.loop.now(), "ring.epochs: " + e.getState() + " epoch " + e.getEpoch() + " plan "
           + e.getPlanVersion() + (e.getCause() == null ? "" : " cause " + e.getCause().getAction() + " "
               + e.getCause().getNodeId()) + (e.getReason() == null ? "" : ": " + e.getReason()));
+      switch (e.getState()) {
+        case STAGED -> staged.add(e.getEpoch());
+        case FENCE_CUTOVER, REVERTED -> staged.remove(e.getEpoch());
+        case CONVERGED -> converged.merge(e.getEpoch(), e.getStage() == null ? 0 : e.getStage(), Math::max);
+        default -> {
+        }
+      }
       if (e.getState() != EpochState.PUBLISHED) {
         return;
       }
@@ -125,6 +135,16 @@ final class Invariants {
           : io.ringshift.protocol.RingSnapshotCodec.fromAvro(e.getFilling()));
       w.count("epochs published");
     });
+  }
+
+  /**
+   * Whether a client write refused by a fence of {@code epoch} now is one transition stages exist to spare: the epoch
+   * is staged and its participants have not all reached stage 1 yet, so the writer may still route by the previous
+   * ring. A copy fences only after CONVERGED 1 once it knows the epoch is staged; a fence before that was taken
+   * before the worker knew how the epoch is cut over.
+   */
+  boolean refusedBeforeStage1(long epoch) {
+    return staged.contains(epoch) && converged.getOrDefault(epoch, 0) < 1;
   }
 
   RingSnapshot latestPublishedRing() {

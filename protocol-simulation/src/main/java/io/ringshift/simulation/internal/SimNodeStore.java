@@ -76,12 +76,20 @@ final class SimNodeStore implements Store {
 
   @Override
   public WriteResult put(byte[] key, byte[] value, long epoch, Version version) {
-    return target().put(key, value, epoch, version);
+    return counted(target().put(key, value, epoch, version));
   }
 
   @Override
   public WriteResult delete(byte[] key, long epoch, Version version) {
-    return target().delete(key, epoch, version);
+    return counted(target().delete(key, epoch, version));
+  }
+
+  /** Counts a client write refused by a fence that a staged epoch's copies should not have taken yet. */
+  private WriteResult counted(WriteResult result) {
+    if (result instanceof WriteResult.RetryWithEpoch retry && w.checks.refusedBeforeStage1(retry.epoch())) {
+      w.count("writes refused at a fence of a staged epoch before its stage 1 converged");
+    }
+    return result;
   }
 
   @Override

@@ -256,12 +256,10 @@ public final class Transitions {
 
   /**
    * The answer to a PLANNED record: its first stage ({@link Verdict.Stage}), or FENCE_CUTOVER with the reason
-   * ({@link Verdict.Note}); {@link Verdict.Ignore} for a plan already abandoned or that moves nothing.
+   * ({@link Verdict.Note}), also when stages are turned off: the workers wait for one of the two before they fence;
+   * {@link Verdict.Ignore} for a plan already abandoned or that moves nothing.
    */
   Verdict stageDecision(EpochRecord planned, EpochCheck.History history, SigningKey key, long nowMillis) {
-    if (!enabled) {
-      return new Verdict.Ignore("transition stages are turned off in this publisher");
-    }
     if (planned.getDiffSummary() == null || planned.getDiffSummary().getTasks() == 0) {
       return new Verdict.Ignore("it moves no range: nothing to fence or to stage");
     }
@@ -298,6 +296,9 @@ public final class Transitions {
 
   /** Why a planned change is not published in stages, or null when it is. */
   private String noStagesReason(EpochRecord planned, EpochCheck.History history, long nowMillis) {
+    if (!enabled) {
+      return "transition stages are turned off in this publisher";
+    }
     Transition t = byCluster.get(planned.getClusterId());
     if (t != null) {
       return t.epoch() == planned.getEpoch() ? "an earlier plan of epoch " + t.epoch() + " was staged and is reverted"
