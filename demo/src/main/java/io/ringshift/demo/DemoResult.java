@@ -35,12 +35,25 @@ import java.util.Map;
  * @param failures every check that failed, described; empty when the run passed
  * @param steadyWriteP99Millis the p99 latency of the writes acknowledged while no change was in progress (from a
  *     request to {@link ChangeReport#endedAt}, plus a second), or -1 when there were none
+ * @param steadyCpuCores the demo process's CPU use over those same seconds, in cores busy on average (every role,
+ *     the nodes and the application share the process), or -1 when not measured
  */
 public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> changes, int loaded, long loadedBytes,
     long loadMillis, long workloadMillis, long writes, long refusedAttempts, long failedAttempts, long abandonedWrites, long reads,
     long readsBehind, long staleReads, long fillingReads, long replicaReads, long lostWrites, List<String> examples,
     int auditEpochs, String audit, boolean auditPassed, long elapsedMillis, List<String> failures,
-    double steadyWriteP99Millis) {
+    double steadyWriteP99Millis, double steadyCpuCores) {
+
+  /** Without the steady-state CPU use. */
+  public DemoResult(long seed, DemoSettings settings, List<ChangeReport> changes, int loaded, long loadedBytes,
+      long loadMillis, long workloadMillis, long writes, long refusedAttempts, long failedAttempts,
+      long abandonedWrites, long reads, long readsBehind, long staleReads, long fillingReads, long replicaReads,
+      long lostWrites, List<String> examples, int auditEpochs, String audit, boolean auditPassed, long elapsedMillis,
+      List<String> failures, double steadyWriteP99Millis) {
+    this(seed, settings, changes, loaded, loadedBytes, loadMillis, workloadMillis, writes, refusedAttempts,
+        failedAttempts, abandonedWrites, reads, readsBehind, staleReads, fillingReads, replicaReads, lostWrites,
+        examples, auditEpochs, audit, auditPassed, elapsedMillis, failures, steadyWriteP99Millis, -1);
+  }
 
   /** Without the steady-state latency. */
   public DemoResult(long seed, DemoSettings settings, List<ChangeReport> changes, int loaded, long loadedBytes,
@@ -50,7 +63,7 @@ public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> ch
       List<String> failures) {
     this(seed, settings, changes, loaded, loadedBytes, loadMillis, workloadMillis, writes, refusedAttempts,
         failedAttempts, abandonedWrites, reads, readsBehind, staleReads, fillingReads, replicaReads, lostWrites,
-        examples, auditEpochs, audit, auditPassed, elapsedMillis, failures, -1);
+        examples, auditEpochs, audit, auditPassed, elapsedMillis, failures, -1, -1);
   }
 
   public DemoResult {
@@ -108,10 +121,12 @@ public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> ch
    *     {@code reverted}
    * @param writeP99Millis the p99 latency of the writes acknowledged from its request to its publication or cancel,
    *     or its last transition record when later ({@link #endedAt}), or -1
+   * @param cpuCores the demo process's CPU use over the same seconds, in cores busy on average, or -1
    */
   public record ChangeReport(String label, List<Long> epochs, String outcome, int tasks, long bytesMoved,
       long idealBytes, double movedFraction, double idealFraction, List<Mark> marks, Spread fenceWindows,
-      Spread downWindows, long swapDelayMillis, String cutover, List<Mark> transition, double writeP99Millis) {
+      Spread downWindows, long swapDelayMillis, String cutover, List<Mark> transition, double writeP99Millis,
+      double cpuCores) {
 
     public ChangeReport {
       epochs = List.copyOf(epochs);
@@ -119,12 +134,20 @@ public record DemoResult(long seed, DemoSettings settings, List<ChangeReport> ch
       transition = List.copyOf(transition);
     }
 
+    /** Without the CPU use. */
+    public ChangeReport(String label, List<Long> epochs, String outcome, int tasks, long bytesMoved,
+        long idealBytes, double movedFraction, double idealFraction, List<Mark> marks, Spread fenceWindows,
+        Spread downWindows, long swapDelayMillis, String cutover, List<Mark> transition, double writeP99Millis) {
+      this(label, epochs, outcome, tasks, bytesMoved, idealBytes, movedFraction, idealFraction, marks, fenceWindows,
+          downWindows, swapDelayMillis, cutover, transition, writeP99Millis, -1);
+    }
+
     /** Without transition figures (a change cut over before stages, or not measured). */
     public ChangeReport(String label, List<Long> epochs, String outcome, int tasks, long bytesMoved, long idealBytes,
         double movedFraction, double idealFraction, List<Mark> marks, Spread fenceWindows, Spread downWindows,
         long swapDelayMillis) {
       this(label, epochs, outcome, tasks, bytesMoved, idealBytes, movedFraction, idealFraction, marks, fenceWindows,
-          downWindows, swapDelayMillis, "-", List.of(), -1);
+          downWindows, swapDelayMillis, "-", List.of(), -1, -1);
     }
 
     /** When a transition record was written, or -1. */

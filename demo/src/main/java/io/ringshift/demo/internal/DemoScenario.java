@@ -157,6 +157,7 @@ public final class DemoScenario implements AutoCloseable {
       initialize();
       Seeder.Loaded loaded = load();
       timeline = new Timeline(System.currentTimeMillis());
+      closing.add(CpuSampler.start(timeline));
       workload = new DemoApplication(keys, client, clientStores::get, settings.rate(), settings.seed(), timeline).start();
       closing.add(workload);
       progress.println(String.format(Locale.ROOT, "application: writing and reading through RingClient at %,d "
@@ -459,13 +460,14 @@ public final class DemoScenario implements AutoCloseable {
       failures.add("audit " + auditLine);
     }
     List<ChangeReport> changes = runs.stream().map(this::report).toList();
+    List<Timeline.Second> quiet = quietSeconds(changes);
     long acked = timeline.seconds().stream().mapToLong(Timeline.Second::acknowledged).sum();
     long refused = timeline.seconds().stream().mapToLong(Timeline.Second::refused).sum();
     long failed = timeline.seconds().stream().mapToLong(Timeline.Second::failed).sum();
     return new DemoResult(settings.seed(), settings, changes, keys.size(), keys.logicalBytes(), loaded.millis(), workloadMillis, acked,
         refused, failed, workload.abandoned(), workload.reads(), workload.readsBehind(), workload.staleReads(),
         filling.count(), replicas.pairs(), replicas.missing(), examples, audit.verified(), auditLine, audit.passed(),
-        System.currentTimeMillis() - begin, failures, steadyWriteP99(changes));
+        System.currentTimeMillis() - begin, failures, writeP99(quiet), cpuCores(quiet));
   }
 
   /** Keys a node holds, read whole through its admin listener. */
@@ -557,30 +559,39 @@ public final class DemoScenario implements AutoCloseable {
     long from = run.marks.isEmpty() ? -1 : run.marks.get(0).millis();
     // To its publication or cancel, or its revert or last barrier when later: the seconds its stages were routed by.
     long to = Math.max(ChangeReport.endOf(marks, transition), from);
-    double p99 = from < 0 ? -1 : writeP99(from, to);
+    List<Timeline.Second> window = from < 0 ? List.of() : secondsOverlapping(from, to);
     return new ChangeReport(run.label, run.epochs, run.outcome, tasks.size(), moved, idealBytes, movedFraction,
-        idealFraction, marks, Spread.of(fenced), Spread.of(down), swap, cutover, transition, p99);
+        idealFraction, marks, Spread.of(fenced), Spread.of(down), swap, cutover, transition,
+        from < 0 ? -1 : writeP99(window), from < 0 ? -1 : cpuCores(window));
   }
 
-  /** The p99 latency of the writes acknowledged in the workload's seconds that overlap [fromMillis, toMillis]. */
-  private double writeP99(long fromMillis, long toMillis) {
-    List<float[]> parts = new ArrayList<>();
+  /** The workload's seconds that overlap [fromMillis, toMillis]. */
+  private List<Timeline.Second> secondsOverlapping(long fromMillis, long toMillis) {
+    List<Timeline.Second> out = new ArrayList<>();
     List<Timeline.Second> seconds = timeline.seconds();
     for (int i = 0; i < seconds.size(); i++) {
       long start = timeline.startMillis() + i * 1000L;
       if (start + 1000 > fromMillis && start <= toMillis) {
-        parts.add(seconds.get(i).latencies());
+        out.add(seconds.get(i));
       }
     }
-    return p99(parts);
+    return out;
   }
 
-  /**
-   * The p99 latency of the writes acknowledged in seconds that overlap no change (request to publication, cancel or
-   * revert, + 1 s).
-   */
-  private double steadyWriteP99(List<ChangeReport> changes) {
-    List<float[]> parts = new ArrayList<>();
+  /** The p99 latency of the writes acknowledged in {@code seconds}. */
+  private static double writeP99(List<Timeline.Second> seconds) {
+    return p99(seconds.stream().map(Timeline.Second::latencies).toList());
+  }
+
+  /** The process's CPU use over {@code seconds}, in cores busy on average; -1 when not sampled. */
+  private static double cpuCores(List<Timeline.Second> seconds) {
+    long nanos = seconds.stream().mapToLong(Timeline.Second::cpuNanos).sum();
+    return seconds.isEmpty() || nanos == 0 ? -1 : nanos / 1e9 / seconds.size();
+  }
+
+  /** The workload's seconds that overlap no change (request to publication, cancel or revert, + 1 s). */
+  private List<Timeline.Second> quietSeconds(List<ChangeReport> changes) {
+    List<Timeline.Second> quietOnes = new ArrayList<>();
     List<Timeline.Second> seconds = timeline.seconds();
     for (int i = 0; i < seconds.size(); i++) {
       long start = timeline.startMillis() + i * 1000L;
@@ -593,10 +604,10 @@ public final class DemoScenario implements AutoCloseable {
         }
       }
       if (quiet) {
-        parts.add(seconds.get(i).latencies());
+        quietOnes.add(seconds.get(i));
       }
     }
-    return p99(parts);
+    return quietOnes;
   }
 
   private static double p99(List<float[]> parts) {

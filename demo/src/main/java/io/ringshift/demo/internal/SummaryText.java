@@ -46,12 +46,12 @@ public final class SummaryText {
         + "routes by the stage):");
     for (ChangeReport c : r.changes()) {
       lines.add("  " + c.label() + ": " + cutover(c) + (c.writeP99Millis() < 0 ? ""
-          : String.format(Locale.ROOT, "; write p99 %.1f ms", c.writeP99Millis()))
+          : String.format(Locale.ROOT, "; write p99 %.1f ms", c.writeP99Millis()) + cpu(c.cpuCores()))
           + "; " + c.fenceWindows().count() + " writes refused at its fences");
     }
     if (r.steadyWriteP99Millis() >= 0) {
       lines.add(String.format(Locale.ROOT, "  write p99 while no change was in progress: %.1f ms",
-          r.steadyWriteP99Millis()));
+          r.steadyWriteP99Millis()) + cpu(r.steadyCpuCores()));
     }
     double seconds = Math.max(1, r.workloadMillis()) / 1e3;
     int askedWrites = r.settings().rate() / 2;
@@ -114,6 +114,15 @@ public final class SummaryText {
       parts.add("reverted " + (s1 >= 0 ? seconds(Math.max(0, reverted - s1)) + " after stage 1" : ""));
     }
     return "stages: " + String.join(", ", parts);
+  }
+
+  /**
+   * The process's CPU use beside a latency figure: the demo runs the broker, every role, the nodes and the application
+   * in one process, so a figure taken with every core busy measures the machine's queue as much as the protocol.
+   */
+  static String cpu(double cores) {
+    return cores < 0 ? "" : String.format(Locale.ROOT, " (process CPU %.1f of %d cores)", cores,
+        Runtime.getRuntime().availableProcessors());
   }
 
   static String spread(Spread s) {

@@ -31,6 +31,7 @@ public final class Timeline {
     final LongAdder reads = new LongAdder();
     final LongAdder readFailures = new LongAdder();
     final LongAdder stale = new LongAdder();
+    final LongAdder cpuNanos = new LongAdder();
     private float[] latencies = new float[64];
     private int latencyCount;
 
@@ -71,6 +72,11 @@ public final class Timeline {
     public long stale() {
       return stale.sum();
     }
+
+    /** The process's CPU time that fell in this second (all threads), ns; 0 when not sampled. */
+    public long cpuNanos() {
+      return cpuNanos.sum();
+    }
   }
 
   /** The bucket of wall-clock time {@code millis} (times before the start go to the first). */
@@ -88,6 +94,11 @@ public final class Timeline {
     Second s = at(atMillis);
     s.acknowledged.increment();
     s.latency(atMillis - startedMillis);
+  }
+
+  /** Adds {@code nanos} of the process's CPU time to the second of {@code atMillis}. */
+  public void cpu(long atMillis, long nanos) {
+    at(atMillis).cpuNanos.add(nanos);
   }
 
   public void refused(long atMillis) {

@@ -55,6 +55,26 @@ class SummaryTextTest {
         + "18.5 ms; 0 writes refused at its fences", "  write p99 while no change was in progress: 12.3 ms");
   }
 
+  /** Each latency figure says how busy the process was over the same seconds, when that was measured. */
+  @Test
+  void shouldPrintTheProcessCpuBesideEachLatencyFigure() {
+    ChangeReport join = new ChangeReport("scale-out: join node-13 (az-1)", List.of(2L), "PUBLISHED", 66,
+        14_000_000, 19_000_000, 0.07, 0.077, List.of(new Mark("requested", 1_000), new Mark("planned", 1_020),
+            new Mark("published", 20_900)), Spread.NONE, Spread.NONE, 106, "stages",
+        List.of(new Mark("stage 1", 1_070)), 18.5, 1.94);
+    DemoResult r = new DemoResult(9, DemoSettings.defaults().withSeed(9), List.of(join), 200_000, 87_000_000,
+        9_100, 60_000, 37_000, 0, 0, 0, 32_337, 0, 0, 0, 600_000, 0, List.of(), 6, "passed: 6 published", true,
+        79_000, List.of(), 12.25, 1.26);
+    int cores = Runtime.getRuntime().availableProcessors();
+
+    List<String> lines = SummaryText.lines(r);
+
+    assertThat(lines).anySatisfy(l -> assertThat(l).startsWith("  scale-out: join node-13 (az-1): stages:")
+        .contains("; write p99 18.5 ms (process CPU 1.9 of " + cores + " cores); 0 writes refused"));
+    assertThat(lines).contains("  write p99 while no change was in progress: 12.3 ms (process CPU 1.3 of " + cores
+        + " cores)");
+  }
+
   @Test
   void shouldNameEveryFailedCheck() {
     List<String> lines = SummaryText.lines(result(List.of("3 stale reads", "audit FAILED: x")));
