@@ -3,7 +3,6 @@ package io.ringshift.demo.internal;
 import io.ringshift.storage.Entry;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -33,7 +32,8 @@ public final class KeySpace {
 
   private final int keys;
   private final long seed;
-  private final String format;
+  /** Digits of a key's index, zero-padded: at least 7, more when the space needs them. */
+  private final int width;
   private final AtomicLongArray ackedSequence;
   private final AtomicLongArray ackedEpoch;
   /** Bytes (key + value) of each key's last acknowledged value; written by the key's one writer only. */
@@ -45,7 +45,7 @@ public final class KeySpace {
     }
     this.keys = keys;
     this.seed = seed;
-    this.format = "demo-%0" + Math.max(7, String.valueOf(keys - 1).length()) + "d";
+    this.width = Math.max(7, String.valueOf(keys - 1).length());
     this.ackedSequence = new AtomicLongArray(keys);
     this.ackedEpoch = new AtomicLongArray(keys);
     this.ackedBytes = new int[keys];
@@ -58,15 +58,31 @@ public final class KeySpace {
     return keys;
   }
 
-  /** The key of index {@code i}, as UTF-8 bytes. */
+  /**
+   * The key of index {@code i}, as UTF-8 bytes: {@code demo-} and the index zero-padded. Written digit by digit: the
+   * application and the checks call it for every operation and every key, and a formatter per call was a visible part
+   * of the demo's CPU.
+   */
   public byte[] key(int i) {
-    return String.format(Locale.ROOT, format, i).getBytes(StandardCharsets.UTF_8);
+    if (i < 0) {
+      throw new IllegalArgumentException("key index was " + i + "; it must be >= 0");
+    }
+    byte[] out = new byte[PREFIX.length + width];
+    System.arraycopy(PREFIX, 0, out, 0, PREFIX.length);
+    int rest = i;
+    for (int at = out.length - 1; at >= PREFIX.length; at--) {
+      out[at] = (byte) ('0' + rest % 10);
+      rest /= 10;
+    }
+    return out;
   }
+
+  private static final byte[] PREFIX = "demo-".getBytes(StandardCharsets.UTF_8);
 
   /** The index of a key of this space, or -1 for any other key. */
   public int indexOf(byte[] key) {
     String text = new String(key, StandardCharsets.UTF_8);
-    if (!text.startsWith("demo-") || text.length() != String.format(Locale.ROOT, format, 0).length()) {
+    if (!text.startsWith("demo-") || text.length() != PREFIX.length + width) {
       return -1;
     }
     try {

@@ -45,6 +45,8 @@ class KeySpaceTest {
   void shouldMapKeysToTheirIndexAndNothingElse() {
     KeySpace keys = new KeySpace(1_000, 1);
     assertThat(new String(keys.key(7), StandardCharsets.UTF_8)).isEqualTo("demo-0000007");
+    assertThat(new String(keys.key(0), StandardCharsets.UTF_8)).isEqualTo("demo-0000000");
+    assertThat(new String(keys.key(999), StandardCharsets.UTF_8)).isEqualTo("demo-0000999");
     assertThat(keys.indexOf(keys.key(999))).isEqualTo(999);
     assertThat(keys.indexOf("demo-0001000".getBytes(StandardCharsets.UTF_8))).isEqualTo(-1);
     assertThat(keys.indexOf("load-0000001".getBytes(StandardCharsets.UTF_8))).isEqualTo(-1);
