@@ -12,6 +12,7 @@ import io.ringshift.schemas.avro.TaskState;
 import io.ringshift.schemas.avro.TaskStatus;
 import io.ringshift.schemas.avro.WorkerBudgets;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -139,6 +140,15 @@ public final class ControlState {
    * ({@link #awaitDecision}). A publisher of before transition stages writes none, and its copies fence at once.
    */
   private final Set<String> decidingClusters = ConcurrentHashMap.newKeySet();
+  /**
+   * How long after this view read an epoch's plan a copy of a cluster not known to decide (no cutover record read yet:
+   * its first change, or a publisher of before stages) still waits for a decision ({@link #awaitDecision}): a
+   * stage-aware publisher answers a plan within a second or two, and a change whose copies take longer than this
+   * never waits.
+   */
+  static final Duration UNKNOWN_PUBLISHER_WAIT = Duration.ofSeconds(5);
+  /** When this view first read a PLANNED record of each epoch (clock millis), by epoch key; swept with the plans. */
+  private final Map<String, Long> plannedAt = new ConcurrentHashMap<>();
 
   /** The transition records read, by epoch key; forgotten once no task of the epoch is held ({@link #sweep}). */
   private final Map<String, Transition> transitions = new ConcurrentHashMap<>();
@@ -194,16 +204,23 @@ public final class ControlState {
 
   /**
    * Whether a copy of {@code epoch} may fence as far as the publisher's decision goes: the decision on how the epoch
-   * is cut over was read ({@link Transition#decided}), or the cluster's publisher writes no decisions (none was ever
-   * read of the cluster). When not, {@code wake} runs once, at the next cutover record of the epoch (STAGED,
+   * is cut over was read ({@link Transition#decided}), or the cluster is not known to have a publisher that decides
+   * (no cutover record of it was ever read) and {@link #UNKNOWN_PUBLISHER_WAIT} has passed since its plan was read (or
+   * no plan was). When not, {@code wake} runs once, at the next cutover record of the epoch (STAGED,
    * FENCE_CUTOVER, REVERTED, CONVERGED) or at a record that makes its number dead, as for {@link #awaitConverged};
    * {@link #cancelConvergenceWait} forgets it earlier.
    */
   public boolean awaitDecision(String clusterId, long epoch, Runnable wake) {
-    if (!decidingClusters.contains(clusterId) || transition(clusterId, epoch).decided()) {
+    String key = epochKey(clusterId, epoch);
+    if (transition(clusterId, epoch).decided()) {
       return true;
     }
-    String key = epochKey(clusterId, epoch);
+    if (!decidingClusters.contains(clusterId)) {
+      Long planned = plannedAt.get(key);
+      if (planned == null || clock.millis() - planned >= UNKNOWN_PUBLISHER_WAIT.toMillis()) {
+        return true;
+      }
+    }
     convergenceWaits.computeIfAbsent(key, k -> java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>()))
         .add(wake);
     if (transition(clusterId, epoch).decided()) {
@@ -524,6 +541,7 @@ public final class ControlState {
       }
       case PLANNED -> {
         plans.merge(key, record, (known, next) -> planVersion(next) >= planVersion(known) ? next : known);
+        plannedAt.putIfAbsent(key, clock.millis());
         return;
       }
       case PUBLISHED -> {
@@ -686,6 +704,7 @@ public final class ControlState {
     };
     transitions.keySet().removeIf(done);
     plans.keySet().removeIf(done);
+    plannedAt.keySet().removeIf(done);
     return finished;
   }
 

@@ -215,6 +215,30 @@ class ControlStateTest {
   }
 
   /**
+   * Before any cutover record of the cluster was read (its first change, or a publisher of before stages), a copy
+   * waits for a decision only until {@link ControlState#UNKNOWN_PUBLISHER_WAIT} after the epoch's plan was read.
+   */
+  @Test
+  void shouldWaitForTheFirstDecisionOfAClusterOnlyShortlyAfterThePlan() {
+    io.ringshift.worker.FakeTime time = io.ringshift.worker.FakeTime.stoppedAt(java.time.Instant.parse(
+        "2026-12-07T00:00:00Z"));
+    ControlState view = new ControlState(TrustedKeys.of(Harness.PUBLISHER.publicKey()), time);
+    Runnable wake = () -> { };
+    assertThat(view.awaitDecision(Harness.CLUSTER, 2, wake)).as("no plan read").isTrue();
+
+    view.onEpoch(Harness.epochRecord(2, EpochState.PLANNED, null));
+    assertThat(view.awaitDecision(Harness.CLUSTER, 2, wake)).isFalse();
+    time.advance(ControlState.UNKNOWN_PUBLISHER_WAIT.minusMillis(1));
+    assertThat(view.awaitDecision(Harness.CLUSTER, 2, wake)).isFalse();
+    time.advance(java.time.Duration.ofMillis(1));
+    assertThat(view.awaitDecision(Harness.CLUSTER, 2, wake)).as("then as before stages").isTrue();
+
+    view.onEpoch(Harness.epochRecord(3, EpochState.PLANNED, null));
+    view.onEpoch(Harness.epochRecord(3, EpochState.STAGED, 1));
+    assertThat(view.awaitDecision(Harness.CLUSTER, 3, wake)).as("decided").isTrue();
+  }
+
+  /**
    * REVERTED (an abandoned staged plan) does not end the epoch's tasks: the orchestrator may plan again under the
    * number (a FAIL re-plans the epoch in flight), and those copies must run to a READY record that the publisher
    * rejects, which rolls the cluster back. They take the fence; a copy of the number still verifies without deleting
