@@ -137,7 +137,8 @@ public final class ControlState {
   /**
    * The clusters of which a cutover record (STAGED, FENCE_CUTOVER, REVERTED, CONVERGED) was read: their publisher
    * decides every plan that moves ranges, so a copy waits for the decision on its epoch before it fences
-   * ({@link #awaitDecision}). A publisher of before transition stages writes none, and its copies fence at once.
+   * ({@link #awaitDecision}). A publisher of before transition stages writes none: its copies wait for a decision
+   * only shortly after their plan ({@link #UNKNOWN_PUBLISHER_WAIT}).
    */
   private final Set<String> decidingClusters = ConcurrentHashMap.newKeySet();
   /**
