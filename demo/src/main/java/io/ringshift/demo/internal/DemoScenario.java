@@ -562,7 +562,7 @@ public final class DemoScenario implements AutoCloseable {
     List<Timeline.Second> window = from < 0 ? List.of() : secondsOverlapping(from, to);
     return new ChangeReport(run.label, run.epochs, run.outcome, tasks.size(), moved, idealBytes, movedFraction,
         idealFraction, marks, Spread.of(fenced), Spread.of(down), swap, cutover, transition,
-        from < 0 ? -1 : writeP99(window), from < 0 ? -1 : cpuCores(window));
+        writeP99(window), cpuCores(window));
   }
 
   /** The workload's seconds that overlap [fromMillis, toMillis]. */

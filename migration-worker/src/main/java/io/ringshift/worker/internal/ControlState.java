@@ -187,16 +187,22 @@ public final class ControlState {
    * once instead of at its next poll; {@link #cancelConvergenceWait} forgets it earlier.
    */
   public boolean awaitConverged(String clusterId, long epoch, int stage, Runnable wake) {
-    String key = epochKey(clusterId, epoch);
     if (convergedStage(clusterId, epoch) >= stage) {
       return true;
     }
+    return registered(clusterId, epoch, wake, () -> convergedStage(clusterId, epoch) >= stage);
+  }
+
+  /**
+   * Registers {@code wake} for the epoch's next cutover record, then reads {@code holds} again: a record read in
+   * between wakes what it found registered, or is seen here (the wait is then forgotten). Returns {@code holds}.
+   */
+  private boolean registered(String clusterId, long epoch, Runnable wake, java.util.function.BooleanSupplier holds) {
     // An insertion-ordered set: the waits wake in the order they registered, the same order on every run (the
     // deterministic simulation runs this code), not in the order of the lambdas' identity hashes.
-    convergenceWaits.computeIfAbsent(key, k -> java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>()))
-        .add(wake);
-    // Read again after registering: a record read in between wakes what it found registered, or is seen here.
-    if (convergedStage(clusterId, epoch) >= stage) {
+    convergenceWaits.computeIfAbsent(epochKey(clusterId, epoch),
+        k -> java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>())).add(wake);
+    if (holds.getAsBoolean()) {
       cancelConvergenceWait(clusterId, epoch, wake);
       return true;
     }
@@ -222,13 +228,7 @@ public final class ControlState {
         return true;
       }
     }
-    convergenceWaits.computeIfAbsent(key, k -> java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>()))
-        .add(wake);
-    if (transition(clusterId, epoch).decided()) {
-      cancelConvergenceWait(clusterId, epoch, wake);
-      return true;
-    }
-    return false;
+    return registered(clusterId, epoch, wake, () -> transition(clusterId, epoch).decided());
   }
 
   /** Forgets a wait of {@link #awaitConverged} or {@link #awaitDecision}; does nothing when there is none. */
