@@ -244,12 +244,10 @@ public final class AuditReplay {
     private int published;
 
     /**
-     * The highest epoch a REJECTED or CANCELLED record names so far, -1 if none: the orchestrator never uses the
-     * number of a rolled-back or cancelled epoch again, so the next published epoch comes after it.
+     * The numbers REJECTED, CANCELLED and REVERTED records name: never published. The orchestrator never uses the
+     * number of a rolled-back or cancelled epoch again, so the next published epoch comes after one of them.
      */
-    private long highestRejected = -1;
-    /** The numbers REJECTED, CANCELLED and REVERTED records name: never published. */
-    private final Set<Long> dead = new HashSet<>();
+    private final java.util.TreeSet<Long> dead = new java.util.TreeSet<>();
     /** The transition stage snapshots STAGED records rebuild to, verified, by epoch. */
     private final Map<Long, List<byte[]>> stages = new TreeMap<>();
     /** The last published epoch and its ring; null before the first. */
@@ -284,7 +282,6 @@ public final class AuditReplay {
       for (EpochRecord e : records) {
         if (e.getState() == EpochState.REJECTED || e.getState() == EpochState.CANCELLED
             || e.getState() == EpochState.REVERTED) {
-          highestRejected = Math.max(highestRejected, e.getEpoch());
           dead.add(e.getEpoch());
         }
         if (e.getState() == EpochState.STAGED) {
@@ -333,14 +330,14 @@ public final class AuditReplay {
     private Failure verify(EpochRecord e) {
       long epoch = e.getEpoch();
       // After a rejection the orchestrator rolls back and plans again under numbers above the rejected ones; after a
-      // cancel the next epoch comes after the cancelled one.
-      boolean afterRollback = previous != null && ((highestRejected > previous.epoch() && epoch > highestRejected)
-          || onlyDeadBetween(previous.epoch(), epoch));
+      // cancel the next epoch comes after the cancelled one; an epoch staged before a later plan was cancelled is
+      // still the next: a dead number between the two is enough (the chain check ties the epoch to the previous).
+      boolean afterRollback = previous != null && deadBetween(previous.epoch(), epoch);
       if (previous != null && epoch != previous.epoch() + 1 && !afterRollback) {
         return new Failure(cluster, epoch, Check.EPOCH_SEQUENCE,
             "epoch " + (previous.epoch() + 1) + " (the previous published epoch " + previous.epoch() + " + 1)"
-                + (highestRejected > previous.epoch() ? ", or an epoch above the rejected or cancelled epoch " + highestRejected
-                    : ""),
+                + (dead.higher(previous.epoch()) != null ? ", or an epoch above the rejected or cancelled epoch "
+                    + dead.higher(previous.epoch()) : ""),
             "epoch " + epoch);
       }
       RingSnapshot ring;
@@ -475,14 +472,10 @@ public final class AuditReplay {
       return null;
     }
 
-    /** Whether every number strictly between {@code last} and {@code epoch} is dead. */
-    private boolean onlyDeadBetween(long last, long epoch) {
-      for (long n = last + 1; n < epoch; n++) {
-        if (!dead.contains(n)) {
-          return false;
-        }
-      }
-      return true;
+    /** Whether a number strictly between {@code last} and {@code epoch} is dead (rejected, cancelled, reverted). */
+    private boolean deadBetween(long last, long epoch) {
+      Long next = dead.higher(last);
+      return next != null && next < epoch;
     }
 
     /**

@@ -75,26 +75,31 @@ public final class EpochCheck {
    *     the orchestrator rolls back and plans again under numbers above it, which are never the rejected ones
    * @param highestReverted the highest epoch of the cluster a REVERTED record names, -1 if none: clients saw a stage
    *     of it, so its number is never published with any ring
-   * @param dead the numbers REJECTED, CANCELLED and REVERTED records name: an epoch after the last published one
-   *     follows it when every number between them is dead (a staged epoch waits for its barrier while a later plan is
-   *     cancelled)
+   * @param dead the numbers REJECTED, CANCELLED and REVERTED records name, in order: an epoch after the last
+   *     published one follows it when a number between them is dead (the orchestrator rolled back and planned again
+   *     above it; the chain check still ties the epoch to the last published one)
    */
   public record History(Map<Long, byte[]> publishedChecksums, long lastEpoch, byte[] lastChecksum,
       EpochRecord lastPublished, Supplier<RingSnapshot> lastPublishedRing, long highestRejected,
-      long highestReverted, java.util.function.LongPredicate dead) {
+      long highestReverted, java.util.NavigableSet<Long> dead) {
     /** A cluster that has published nothing. */
     public static History none() {
-      return new History(Map.of(), -1, null, null, () -> null, -1, -1, n -> false);
+      return new History(Map.of(), -1, null, null, () -> null, -1, -1, java.util.Collections.emptyNavigableSet());
     }
 
-    /** Whether every number strictly between the last published epoch and {@code epoch} is dead. */
-    boolean onlyDeadBefore(long epoch) {
-      for (long n = lastEpoch + 1; n < epoch; n++) {
-        if (!dead.test(n)) {
-          return false;
-        }
-      }
-      return true;
+    /**
+     * Whether a number strictly between the last published epoch and {@code epoch} is dead: the orchestrator never
+     * uses such a number again, and plans (or has planned) the next epoch above it. Not only above the highest: an
+     * epoch staged while a later plan, chained to it, is cancelled or rejected is still the next to publish.
+     */
+    boolean deadBetween(long epoch) {
+      Long first = firstDead();
+      return first != null && first < epoch;
+    }
+
+    /** The lowest dead number above the last published epoch, or null. */
+    Long firstDead() {
+      return dead.higher(lastEpoch);
     }
 
     boolean any() {
@@ -192,13 +197,12 @@ public final class EpochCheck {
             + "(the highest reverted epoch is %d); readers saw that number with another ring, so it is never published, "
             + "and only an epoch above it can be", epoch, cluster, history.highestReverted());
       }
-      boolean afterRollback = (history.highestRejected() > last && epoch > history.highestRejected())
-          || history.onlyDeadBefore(epoch);
+      boolean afterRollback = history.deadBetween(epoch);
       if (epoch != last + 1 && !afterRollback) {
         return failed(ready, nowMillis, Check.SEQUENCE, "epoch %d does not follow the last published epoch %d of "
             + "cluster %s; published epochs are consecutive (numbers of rejected and cancelled epochs aside), so only "
-            + "epoch %d can be published next%s", epoch, last, cluster, last + 1, history.highestRejected() > last
-            ? ", or an epoch above the rejected or cancelled epoch " + history.highestRejected() : "");
+            + "epoch %d can be published next%s", epoch, last, cluster, last + 1, history.firstDead() != null
+            ? ", or an epoch above the rejected or cancelled epoch " + history.firstDead() : "");
       }
       if (!Arrays.equals(previous, history.lastChecksum())) {
         return failed(ready, nowMillis, Check.CHAIN, "epoch %d names previousChecksum %s, but the last published "

@@ -48,7 +48,7 @@ public final class PublisherState {
     RingSnapshot lastPublishedRing; // built from lastPublished when first needed
     long highestRejected = -1; // of REJECTED, CANCELLED and REVERTED records: numbers never used again
     long highestReverted = -1; // of REVERTED records: numbers readers saw in a stage
-    final java.util.Set<Long> dead = new java.util.HashSet<>(); // numbers of REJECTED, CANCELLED, REVERTED records
+    final java.util.TreeSet<Long> dead = new java.util.TreeSet<>(); // numbers of REJECTED, CANCELLED, REVERTED records
   }
 
   private final Map<String, Cluster> clusters = new HashMap<>();
@@ -205,7 +205,7 @@ public final class PublisherState {
             c.lastPublishedRing = EpochRecords.rebuild(c.lastPublished);
           }
           return c.lastPublishedRing;
-        }, c.highestRejected, c.highestReverted, c.dead::contains);
+        }, c.highestRejected, c.highestReverted, Collections.unmodifiableNavigableSet(c.dead));
   }
 
   /** The last published epoch of the cluster, or -1. */
