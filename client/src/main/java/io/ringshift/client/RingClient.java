@@ -107,6 +107,11 @@ public final class RingClient implements AutoCloseable {
   private HotKeysReporter reporter;
   /** Reports what the client routes by to the transition barrier; null when it does not participate. */
   private volatile ParticipantReporter participant;
+  /**
+   * The lease's holding period ({@link ParticipantReporter#period}) after whose start the tail read the snapshots
+   * topic to its end: the moving ranges of a transition are served only while it is the current one.
+   */
+  private volatile long syncedPeriod;
   /** A node's last client write without a version (-1: none); set by the node through {@link #unversionedWrites}. */
   private volatile java.util.function.LongSupplier unversionedWritesAt = () -> -1;
 
@@ -177,6 +182,8 @@ public final class RingClient implements AutoCloseable {
                 RoutingTable t = table;
                 return t == null ? null : t.accepted.snapshot();
               }, () -> unversionedWritesAt.getAsLong());
+          // Each time the lease is taken (the first time, and after a lapse) the tail reads to the end again.
+          participant.onLeaseAcquired(tail::requestSync);
         }
         metrics.transitions(() -> {
           RoutingTable t = table;
@@ -274,10 +281,19 @@ public final class RingClient implements AutoCloseable {
 
   /**
    * {@code p}, unless it is a range a transition moves and the client's lease in the barrier lapsed: the publisher may
-   * then move the transition on without it, so it stops serving those ranges until a report is acknowledged again.
+   * then move the transition on without it, so it stops serving those ranges until a report is acknowledged again and
+   * the client has read the snapshots topic to its end since (a stage it routed by while it had no lease may be one
+   * the publisher has moved on from; docs/protocol.md, "The client barrier").
    */
   private Placement serving(RoutingTable t, Placement p) {
     ParticipantReporter reporting = participant;
+    if (p.moving() && reporting != null && reporting.leaseHeld() && syncedPeriod != reporting.period()) {
+      throw new RingClientException(String.format(java.util.Locale.ROOT, "cluster %s epoch %d is in transition "
+          + "stage %s and this client's lease in the barrier was taken at %s after it held none: it does not serve "
+          + "the moving range (%s, %s] until it has read %s to its end since", clusterId, t.epoch(), t.stage(),
+          Instant.ofEpochMilli(reporting.lastAcknowledgedMillis()), Long.toUnsignedString(p.rangeStart()),
+          Long.toUnsignedString(p.rangeEnd()), config.topic()));
+    }
     if (p.moving() && reporting != null && !reporting.leaseHeld()) {
       throw new RingClientException(String.format(java.util.Locale.ROOT, "cluster %s epoch %d is in transition "
           + "stage %s and this client's lease in the barrier lapsed (no report acknowledged on %s since %s): it does "
@@ -620,6 +636,13 @@ public final class RingClient implements AutoCloseable {
      */
     private boolean isHistory(GateOutcome.Refused r) {
       return r.reason() == RefusalReason.OLDER_EPOCH && (r.epoch() <= persistedEpoch || r.epoch() < floor);
+    }
+
+    @Override
+    public void onSynced(long token) {
+      syncedPeriod = token;
+      LOG.debug("cluster {}: read {} to its end after taking lease period {}; routing by epoch {}", clusterId,
+          config.topic(), token, epoch());
     }
 
     @Override

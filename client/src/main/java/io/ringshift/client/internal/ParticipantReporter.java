@@ -9,11 +9,13 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -51,6 +53,13 @@ public final class ParticipantReporter implements AutoCloseable {
    * stepped back cannot stretch it past where the publisher counts it lapsed. {@link Long#MIN_VALUE}: none yet.
    */
   private final AtomicLong ackedSentAtNanos = new AtomicLong(Long.MIN_VALUE);
+  /**
+   * The lease's holding period: 0 before the first acknowledged report, then one more each time an acknowledgement
+   * arrives when the lease was not held (the first, or one after a lapse). Guarded by {@code this} with the two above
+   * when they move.
+   */
+  private final AtomicLong period = new AtomicLong();
+  private volatile LongConsumer onAcquired = p -> { };
   private volatile boolean closed;
 
   /**
@@ -123,9 +132,7 @@ public final class ParticipantReporter implements AutoCloseable {
       byte[] value = RecordSerdes.participantReport().serialize(report(current.get(), sentAt));
       producer.send(new ProducerRecord<>(topic, clusterId + "/" + participantId, value), (metadata, e) -> {
         if (e == null) {
-          ackedSentAt.accumulateAndGet(sentAt, Math::max);
-          ackedSentAtNanos.accumulateAndGet(sentAtNanos,
-              (held, next) -> held == Long.MIN_VALUE || next - held > 0 ? next : held);
+          acknowledged(sentAt, sentAtNanos, System.nanoTime());
         } else {
           LOG.warn("cluster {}: participant {} could not report to {}: {}", clusterId, participantId, topic,
               e.toString());
@@ -134,6 +141,45 @@ public final class ParticipantReporter implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.warn("cluster {}: participant {} could not report to {}: {}", clusterId, participantId, topic,
           e.toString());
+    }
+  }
+
+  /**
+   * A report sent at {@code sentAt} ({@code sentAtNanos}) was acknowledged at {@code arrivedNanos}: the lease runs from
+   * its sending; when it was not held until now (none yet, or lapsed), a new holding period starts.
+   */
+  void acknowledged(long sentAt, long sentAtNanos, long arrivedNanos) {
+    long started;
+    synchronized (this) {
+      long held = ackedSentAtNanos.get();
+      boolean lapsed = held == Long.MIN_VALUE || arrivedNanos - held >= lease.toNanos();
+      ackedSentAt.accumulateAndGet(sentAt, Math::max);
+      ackedSentAtNanos.accumulateAndGet(sentAtNanos,
+          (h, next) -> h == Long.MIN_VALUE || next - h > 0 ? next : h);
+      started = lapsed ? period.incrementAndGet() : 0;
+    }
+    if (started != 0) {
+      onAcquired.accept(started);
+    }
+  }
+
+  /**
+   * The lease's holding period ({@link #acknowledged}): 0 before the first acknowledged report, one more each time
+   * the lease is taken again after a lapse.
+   */
+  public long period() {
+    return period.get();
+  }
+
+  /**
+   * Calls {@code listener} with the new period each time the lease is taken (the first acknowledgement, and each
+   * after a lapse), on the producer's thread; at once when it was taken already.
+   */
+  public void onLeaseAcquired(LongConsumer listener) {
+    onAcquired = Objects.requireNonNull(listener, "listener");
+    long now = period.get();
+    if (now != 0) {
+      listener.accept(now);
     }
   }
 

@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
 public final class SnapshotTail implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotTail.class);
   private static final Duration POLL = Duration.ofMillis(200);
+  /** While a sync reads up to its end offsets: short, so that the moving ranges it holds back come back soon. */
+  private static final Duration SYNC_POLL = Duration.ofMillis(10);
 
   /** Receives the records of the followed key, on the tail's thread. */
   public interface Handler {
@@ -64,6 +66,12 @@ public final class SnapshotTail implements AutoCloseable {
 
     /** The floor epoch the tail read before the snapshots (-1: none); called once, before any record. */
     default void onFloor(long floor) {}
+
+    /**
+     * The tail has read, and handed to {@link #onRecord}, everything that was on the topic when sync {@code token} was
+     * asked for ({@link SnapshotTail#requestSync}); not called during the catch-up at start.
+     */
+    default void onSynced(long token) {}
   }
 
   /** Reads the floor epoch with the tail's consumer, before it reads the snapshots ({@link EpochFloor}). */
@@ -92,6 +100,12 @@ public final class SnapshotTail implements AutoCloseable {
   private Map<TopicPartition, Long> catchUpEnd;
   private boolean catchingUp = true;
   private boolean topicMissing;
+  /** The latest sync asked for ({@link #requestSync}); 0: none. */
+  private volatile long syncAsked;
+  /** The sync being read up to (0: none), the latest one started, and the end offsets it reads up to. */
+  private long syncing;
+  private long syncStarted;
+  private Map<TopicPartition, Long> syncEnd;
   /** System.nanoTime() of the last call Kafka answered, or of the start. */
   private long lastContact = System.nanoTime();
 
@@ -123,6 +137,15 @@ public final class SnapshotTail implements AutoCloseable {
   public void start() {
     started = true;
     thread.start();
+  }
+
+  /**
+   * Asks the tail to read the topic up to its end offsets as they are after this call, then to call
+   * {@link Handler#onSynced} with {@code token}; a later request (a larger token) replaces one not done yet. Thread
+   * safe; does not wait.
+   */
+  public void requestSync(long token) {
+    syncAsked = token;
   }
 
   private void run() {
@@ -189,7 +212,15 @@ public final class SnapshotTail implements AutoCloseable {
       succeeded();
       LOG.debug("cluster {}: catching up on {} to end offsets {}", key, topic, catchUpEnd);
     }
-    ConsumerRecords<String, byte[]> records = consumer.poll(POLL);
+    long asked = syncAsked;
+    if (!catchingUp && asked > syncStarted) {
+      // The end offsets are read after the request: whatever was on the topic when it was made is below them.
+      syncEnd = consumer.endOffsets(partitions, requestTimeout);
+      succeeded();
+      syncing = asked;
+      syncStarted = asked;
+    }
+    ConsumerRecords<String, byte[]> records = consumer.poll(syncing != 0 ? SYNC_POLL : POLL);
     if (!records.isEmpty()) {
       succeeded();
     }
@@ -203,6 +234,11 @@ public final class SnapshotTail implements AutoCloseable {
         catchingUp = false;
         caughtUpHandled();
       }
+    } else if (syncing != 0 && reached(syncEnd)) {
+      long done = syncing;
+      syncing = 0;
+      syncEnd = null;
+      synced(done);
     } else if (System.nanoTime() - lastContact >= probeInterval.toNanos()) {
       consumer.endOffsets(partitions, requestTimeout);
       succeeded();
@@ -210,7 +246,11 @@ public final class SnapshotTail implements AutoCloseable {
   }
 
   private boolean caughtUp() {
-    for (Map.Entry<TopicPartition, Long> end : catchUpEnd.entrySet()) {
+    return reached(catchUpEnd);
+  }
+
+  private boolean reached(Map<TopicPartition, Long> ends) {
+    for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
       if (consumer.position(end.getKey(), requestTimeout) < end.getValue()) {
         return false;
       }
@@ -226,6 +266,14 @@ public final class SnapshotTail implements AutoCloseable {
     } catch (RuntimeException e) {
       // A bug in the handler must not stop the tail, nor look like a Kafka outage.
       LOG.error("cluster {}: the record at {} could not be handled; skipping it", key, origin, e);
+    }
+  }
+
+  private void synced(long token) {
+    try {
+      handler.onSynced(token);
+    } catch (RuntimeException e) {
+      LOG.error("cluster {}: handling the end of sync {} failed; going on with new records", key, token, e);
     }
   }
 

@@ -43,6 +43,11 @@ class SnapshotTailTest {
     }
 
     @Override
+    public void onSynced(long token) {
+      calls.add("synced-" + token);
+    }
+
+    @Override
     public long epoch() {
       return -1;
     }
@@ -85,6 +90,22 @@ class SnapshotTailTest {
     // Kafka orders records within a partition only; one cluster's records all live in one partition.
     assertThat(recorder.calls.subList(0, 2)).containsExactlyInAnyOrder("a/catching-up", "b/catching-up");
     assertThat(recorder.calls.subList(2, recorder.calls.size())).containsExactly("caught-up", "c/live");
+  }
+
+  @Test
+  void syncsOnlyOnceItHasReadUpToTheEndOffsetsOfAfterTheRequest() {
+    topicWithTwoPartitions(0, 0);
+    tail.start();
+    await("caught up").atMost(Duration.ofSeconds(10)).until(() -> recorder.calls.contains("caught-up"));
+
+    // A snapshot was published before the sync is asked for, and reaches the tail only on a later poll.
+    consumer.updateEndOffsets(Map.of(P0, 1L, P1, 0L));
+    tail.requestSync(7);
+    consumer.schedulePollTask(() -> { });
+    consumer.schedulePollTask(() -> consumer.addRecord(record(P0, 0, "c1", "d")));
+
+    await("synced").atMost(Duration.ofSeconds(10)).until(() -> recorder.calls.contains("synced-7"));
+    assertThat(recorder.calls).containsExactly("caught-up", "d/live", "synced-7");
   }
 
   @Test

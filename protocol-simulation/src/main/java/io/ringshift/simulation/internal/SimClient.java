@@ -33,6 +33,9 @@ final class SimClient {
   private final Set<String> writing = new HashSet<>();
   private int counter;
   private boolean pollScheduled;
+  /** The lease period a read of the snapshots topic to its end was asked for, and the last one done. */
+  private long syncAsked;
+  private long synced;
 
   SimClient(World w, String id, List<String> keys, boolean writer) {
     this.w = w;
@@ -67,7 +70,15 @@ final class SimClient {
     SimClock clock = w.newClock();
     routed = RoutedWriter.create(routing, node -> w.storeFor(id, node)).sequential()
         .withClock(HybridClock.of("client/" + id, clock::millis));
+    syncAsked = 0;
+    synced = 0;
     participant = new SimParticipant(w, id, false, view::current);
+    participant.onAcquired = period -> {
+      // As the production client: after taking its lease it reads the snapshots topic to its end before it serves a
+      // moving range again.
+      syncAsked = period;
+      schedulePoll();
+    };
     participant.start();
     schedulePoll();
     scheduleNext();
@@ -82,6 +93,10 @@ final class SimClient {
       w.count("client operations refused: lease lapsed on a moving range");
       throw new IllegalStateException("client " + id + ": lease lapsed on a moving range");
     }
+    if (p.moving() && synced != participant.period) {
+      w.count("client operations refused: lease taken again, snapshots not read to the end since");
+      throw new IllegalStateException("client " + id + ": lease taken again, snapshots not read to the end since");
+    }
     return p;
   }
 
@@ -94,6 +109,7 @@ final class SimClient {
     long delay = w.random.chance(0.1) ? w.random.between(500, 5_000) : w.random.between(1, 100);
     w.loop.after(delay, "client " + id + " reads snapshots", () -> {
       pollScheduled = false;
+      long syncing = syncAsked;
       snapshots.readToEnd(r -> {
         if (!World.CLUSTER.equals(r.key)) {
           return;
@@ -106,6 +122,7 @@ final class SimClient {
               + refused.reason() + " " + refused.message());
         }
       });
+      synced = Math.max(synced, syncing);
     });
   }
 

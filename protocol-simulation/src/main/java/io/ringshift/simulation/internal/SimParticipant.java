@@ -26,6 +26,10 @@ final class SimParticipant {
   private final SimClock clock;
   private long lastReportedAt = Long.MIN_VALUE; // on this participant's clock
   private int life;
+  /** The lease's holding period, as the client's: one more each time a report gets through when none held it. */
+  long period;
+  /** Called with the new period each time the lease is taken. */
+  java.util.function.LongConsumer onAcquired = p -> { };
   boolean muted;
 
   SimParticipant(World w, String id, boolean node, Supplier<PublishedSnapshot> current) {
@@ -69,6 +73,7 @@ final class SimParticipant {
       return;
     }
     PublishedSnapshot s = current.get();
+    boolean held = leaseHeld();
     long now = clock.millis();
     ParticipantReport report = ParticipantReport.newBuilder()
         .setClusterId(World.CLUSTER)
@@ -85,6 +90,9 @@ final class SimParticipant {
     w.kafka.append(World.PARTICIPANTS, World.CLUSTER + "/" + id,
         RecordSerdes.participantReport().serialize(report), now);
     lastReportedAt = now;
+    if (!held) {
+      onAcquired.accept(++period);
+    }
   }
 
   /** Whether the lease holds: a report reached Kafka less than a lease ago, by this participant's clock. */
