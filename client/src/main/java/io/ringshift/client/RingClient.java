@@ -271,12 +271,17 @@ public final class RingClient implements AutoCloseable {
    * @throws RingClientException (retriable) before the first snapshot
    */
   public Placement placement(byte[] key) {
+    // The lease's state is read before the table (see serving): the order the tail and the reporter write them in.
+    ParticipantReporter reporting = participant;
+    long acked = reporting == null ? 0 : reporting.acknowledgedNanos();
+    long period = reporting == null ? 0 : reporting.period();
+    long synced = syncedPeriod;
     RoutingTable t = requireTable();
     long position = t.ring.position(key);
     if (hotKeys != null && ThreadLocalRandom.current().nextInt(HotKeySketch.SAMPLE) == 0) {
       hotKeys.offer(position, key);
     }
-    return serving(t, t.at(position));
+    return serving(t, t.at(position), reporting, acked, period, synced);
   }
 
   /**
@@ -284,17 +289,25 @@ public final class RingClient implements AutoCloseable {
    * then move the transition on without it, so it stops serving those ranges until a report is acknowledged again and
    * the client has read the snapshots topic to its end since (a stage it routed by while it had no lease may be one
    * the publisher has moved on from; docs/protocol.md, "The client barrier").
+   *
+   * <p>The caller reads the lease ({@code acked}, then {@code period}) and the synced period before the table: the
+   * reporter moves the period before the lease, and the tail installs a snapshot before it marks a sync done, so a
+   * lease seen held comes with its new period, and a sync seen done with a table at least as new as the one it read.
    */
-  private Placement serving(RoutingTable t, Placement p) {
-    ParticipantReporter reporting = participant;
-    if (p.moving() && reporting != null && reporting.leaseHeld() && syncedPeriod != reporting.period()) {
+  private Placement serving(RoutingTable t, Placement p, ParticipantReporter reporting, long acked, long period,
+      long synced) {
+    if (!p.moving() || reporting == null) {
+      return p;
+    }
+    boolean held = reporting.heldSince(acked);
+    if (held && synced != period) {
       throw new RingClientException(String.format(java.util.Locale.ROOT, "cluster %s epoch %d is in transition "
           + "stage %s and this client's lease in the barrier was taken at %s after it held none: it does not serve "
           + "the moving range (%s, %s] until it has read %s to its end since", clusterId, t.epoch(), t.stage(),
           Instant.ofEpochMilli(reporting.lastAcknowledgedMillis()), Long.toUnsignedString(p.rangeStart()),
           Long.toUnsignedString(p.rangeEnd()), config.topic()));
     }
-    if (p.moving() && reporting != null && !reporting.leaseHeld()) {
+    if (!held) {
       throw new RingClientException(String.format(java.util.Locale.ROOT, "cluster %s epoch %d is in transition "
           + "stage %s and this client's lease in the barrier lapsed (no report acknowledged on %s since %s): it does "
           + "not serve the moving range (%s, %s] until Kafka takes its report again", clusterId, t.epoch(), t.stage(),
@@ -321,12 +334,17 @@ public final class RingClient implements AutoCloseable {
    * @throws RingClientException (retriable) before the first snapshot
    */
   public Placement placement(CharSequence key) {
+    // The lease's state is read before the table (see serving): the order the tail and the reporter write them in.
+    ParticipantReporter reporting = participant;
+    long acked = reporting == null ? 0 : reporting.acknowledgedNanos();
+    long period = reporting == null ? 0 : reporting.period();
+    long synced = syncedPeriod;
     RoutingTable t = requireTable();
     long position = t.ring.position(key);
     if (hotKeys != null && ThreadLocalRandom.current().nextInt(HotKeySketch.SAMPLE) == 0) {
       hotKeys.offer(position, key);
     }
-    return serving(t, t.at(position));
+    return serving(t, t.at(position), reporting, acked, period, synced);
   }
 
   /**

@@ -153,10 +153,12 @@ public final class ParticipantReporter implements AutoCloseable {
     synchronized (this) {
       long held = ackedSentAtNanos.get();
       boolean lapsed = held == Long.MIN_VALUE || arrivedNanos - held >= lease.toNanos();
+      // The period moves before the lease: a reader that reads the lease, then the period, sees a lease held again
+      // only with its new period (RingClient.serving).
+      started = lapsed ? period.incrementAndGet() : 0;
       ackedSentAt.accumulateAndGet(sentAt, Math::max);
       ackedSentAtNanos.accumulateAndGet(sentAtNanos,
           (h, next) -> h == Long.MIN_VALUE || next - h > 0 ? next : h);
-      started = lapsed ? period.incrementAndGet() : 0;
     }
     if (started != 0) {
       onAcquired.accept(started);
@@ -185,7 +187,19 @@ public final class ParticipantReporter implements AutoCloseable {
 
   /** Whether the lease holds: a report was acknowledged less than a lease ago (by this process's clock). */
   public boolean leaseHeld() {
-    long acked = ackedSentAtNanos.get();
+    return heldSince(acknowledgedNanos());
+  }
+
+  /**
+   * When the latest acknowledged report was sent, on {@link System#nanoTime()}; {@link Long#MIN_VALUE} before the
+   * first. Read it before {@link #period()} (see {@link #acknowledged}).
+   */
+  public long acknowledgedNanos() {
+    return ackedSentAtNanos.get();
+  }
+
+  /** Whether the lease holds now, by an {@link #acknowledgedNanos()} read earlier. */
+  public boolean heldSince(long acked) {
     // Closed: the tombstone takes the participant out of the barrier at once, so it holds no lease from then on.
     return !closed && acked != Long.MIN_VALUE && System.nanoTime() - acked < lease.toNanos();
   }

@@ -101,7 +101,7 @@ public final class SnapshotTail implements AutoCloseable {
   private boolean catchingUp = true;
   private boolean topicMissing;
   /** The latest sync asked for ({@link #requestSync}); 0: none. */
-  private volatile long syncAsked;
+  private final java.util.concurrent.atomic.AtomicLong syncAsked = new java.util.concurrent.atomic.AtomicLong();
   /** The sync being read up to (0: none), the latest one started, and the end offsets it reads up to. */
   private long syncing;
   private long syncStarted;
@@ -141,11 +141,11 @@ public final class SnapshotTail implements AutoCloseable {
 
   /**
    * Asks the tail to read the topic up to its end offsets as they are after this call, then to call
-   * {@link Handler#onSynced} with {@code token}; a later request (a larger token) replaces one not done yet. Thread
-   * safe; does not wait.
+   * {@link Handler#onSynced} with {@code token}; a larger token replaces one not done yet, a smaller one (a late
+   * call) changes nothing. Thread safe; does not wait.
    */
   public void requestSync(long token) {
-    syncAsked = token;
+    syncAsked.accumulateAndGet(token, Math::max);
   }
 
   private void run() {
@@ -212,7 +212,7 @@ public final class SnapshotTail implements AutoCloseable {
       succeeded();
       LOG.debug("cluster {}: catching up on {} to end offsets {}", key, topic, catchUpEnd);
     }
-    long asked = syncAsked;
+    long asked = syncAsked.get();
     if (!catchingUp && asked > syncStarted) {
       // The end offsets are read after the request: whatever was on the topic when it was made is below them.
       syncEnd = consumer.endOffsets(partitions, requestTimeout);
