@@ -274,14 +274,13 @@ public final class RingClient implements AutoCloseable {
     // The lease's state is read before the table (see serving): the order the tail and the reporter write them in.
     ParticipantReporter reporting = participant;
     long acked = reporting == null ? 0 : reporting.acknowledgedNanos();
-    long period = reporting == null ? 0 : reporting.period();
-    long synced = syncedPeriod;
+    boolean synced = reporting == null || reporting.period() == syncedPeriod;
     RoutingTable t = requireTable();
     long position = t.ring.position(key);
     if (hotKeys != null && ThreadLocalRandom.current().nextInt(HotKeySketch.SAMPLE) == 0) {
       hotKeys.offer(position, key);
     }
-    return serving(t, t.at(position), reporting, acked, period, synced);
+    return serving(t, t.at(position), reporting, acked, synced);
   }
 
   /**
@@ -290,17 +289,16 @@ public final class RingClient implements AutoCloseable {
    * the client has read the snapshots topic to its end since (a stage it routed by while it had no lease may be one
    * the publisher has moved on from; docs/protocol.md, "The client barrier").
    *
-   * <p>The caller reads the lease ({@code acked}, then {@code period}) and the synced period before the table: the
+   * <p>The caller reads the lease ({@code acked}, then the period against the synced one) before the table: the
    * reporter moves the period before the lease, and the tail installs a snapshot before it marks a sync done, so a
    * lease seen held comes with its new period, and a sync seen done with a table at least as new as the one it read.
    */
-  private Placement serving(RoutingTable t, Placement p, ParticipantReporter reporting, long acked, long period,
-      long synced) {
+  private Placement serving(RoutingTable t, Placement p, ParticipantReporter reporting, long acked, boolean synced) {
     if (!p.moving() || reporting == null) {
       return p;
     }
     boolean held = reporting.heldSince(acked);
-    if (held && synced != period) {
+    if (held && !synced) {
       throw new RingClientException(String.format(java.util.Locale.ROOT, "cluster %s epoch %d is in transition "
           + "stage %s and this client's lease in the barrier was taken at %s after it held none: it does not serve "
           + "the moving range (%s, %s] until it has read %s to its end since", clusterId, t.epoch(), t.stage(),
@@ -337,14 +335,13 @@ public final class RingClient implements AutoCloseable {
     // The lease's state is read before the table (see serving): the order the tail and the reporter write them in.
     ParticipantReporter reporting = participant;
     long acked = reporting == null ? 0 : reporting.acknowledgedNanos();
-    long period = reporting == null ? 0 : reporting.period();
-    long synced = syncedPeriod;
+    boolean synced = reporting == null || reporting.period() == syncedPeriod;
     RoutingTable t = requireTable();
     long position = t.ring.position(key);
     if (hotKeys != null && ThreadLocalRandom.current().nextInt(HotKeySketch.SAMPLE) == 0) {
       hotKeys.offer(position, key);
     }
-    return serving(t, t.at(position), reporting, acked, period, synced);
+    return serving(t, t.at(position), reporting, acked, synced);
   }
 
   /**

@@ -102,8 +102,7 @@ public final class SnapshotTail implements AutoCloseable {
   private boolean topicMissing;
   /** The latest sync asked for ({@link #requestSync}); 0: none. */
   private final java.util.concurrent.atomic.AtomicLong syncAsked = new java.util.concurrent.atomic.AtomicLong();
-  /** The sync being read up to (0: none), the latest one started, and the end offsets it reads up to. */
-  private long syncing;
+  /** The latest sync started, and the end offsets it reads up to (null once it is done). */
   private long syncStarted;
   private Map<TopicPartition, Long> syncEnd;
   /** System.nanoTime() of the last call Kafka answered, or of the start. */
@@ -217,10 +216,9 @@ public final class SnapshotTail implements AutoCloseable {
       // The end offsets are read after the request: whatever was on the topic when it was made is below them.
       syncEnd = consumer.endOffsets(partitions, requestTimeout);
       succeeded();
-      syncing = asked;
       syncStarted = asked;
     }
-    ConsumerRecords<String, byte[]> records = consumer.poll(syncing != 0 ? SYNC_POLL : POLL);
+    ConsumerRecords<String, byte[]> records = consumer.poll(syncEnd != null ? SYNC_POLL : POLL);
     if (!records.isEmpty()) {
       succeeded();
     }
@@ -234,11 +232,9 @@ public final class SnapshotTail implements AutoCloseable {
         catchingUp = false;
         caughtUpHandled();
       }
-    } else if (syncing != 0 && reached(syncEnd)) {
-      long done = syncing;
-      syncing = 0;
+    } else if (syncEnd != null && reached(syncEnd)) {
       syncEnd = null;
-      synced(done);
+      synced(syncStarted);
     } else if (System.nanoTime() - lastContact >= probeInterval.toNanos()) {
       consumer.endOffsets(partitions, requestTimeout);
       succeeded();
